@@ -1,0 +1,81 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
+import { Kysely, PostgresDialect } from 'kysely';
+import { Migrator } from 'kysely/migration';
+import pg from 'pg';
+import { acquireEmbeddedLock } from './embedded-lock.ts';
+import { migrationProvider } from './migrations/index.ts';
+import { PGliteDialect } from './pglite-dialect.ts';
+import type { DB } from './schema.ts';
+
+export type DatabaseKind = 'pglite' | 'postgres';
+
+/** The control-plane store: a Kysely instance over PGlite (embedded) or PostgreSQL. */
+export interface Database {
+  kind: DatabaseKind;
+  db: Kysely<DB>;
+  /** The raw PGlite instance (embedded mode only), for the job queue's adapter. */
+  pglite: PGlite | null;
+  /** The pg pool (PostgreSQL mode only), shared with the job queue. */
+  pool: pg.Pool | null;
+  close(): Promise<void>;
+}
+
+export interface DatabaseOptions {
+  databaseUrl: string | null;
+  /** Where PGlite keeps its files; null keeps the embedded store in memory (tests). */
+  dataDir: string | null;
+  poolSize?: number;
+}
+
+export async function openDatabase(options: DatabaseOptions): Promise<Database> {
+  const database = options.databaseUrl ? openPostgres(options.databaseUrl, options.poolSize ?? 10) : await openPGlite(options.dataDir);
+  await migrate(database.db);
+  return database;
+}
+
+function openPostgres(url: string, max: number): Database {
+  const pool = new pg.Pool({ connectionString: url, max });
+  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+  return {
+    kind: 'postgres',
+    db,
+    pglite: null,
+    pool,
+    close: () => db.destroy(),
+  };
+}
+
+async function openPGlite(dataDir: string | null): Promise<Database> {
+  let release = () => {};
+  let pglite: PGlite;
+  if (dataDir) {
+    release = acquireEmbeddedLock(dataDir);
+    mkdirSync(join(dataDir, 'pg'), { recursive: true });
+    pglite = await PGlite.create(join(dataDir, 'pg'));
+  } else {
+    pglite = await PGlite.create();
+  }
+  const db = new Kysely<DB>({ dialect: new PGliteDialect(pglite) });
+  return {
+    kind: 'pglite',
+    db,
+    pglite,
+    pool: null,
+    async close() {
+      await db.destroy();
+      await pglite.close();
+      release();
+    },
+  };
+}
+
+export async function migrate(db: Kysely<DB>): Promise<void> {
+  const migrator = new Migrator({ db, provider: migrationProvider });
+  const { error, results } = await migrator.migrateToLatest();
+  const failed = results?.find((r) => r.status === 'Error');
+  if (error || failed) {
+    throw new Error(`Migration ${failed?.migrationName ?? ''} failed: ${(error as Error)?.message ?? 'unknown error'}`);
+  }
+}

@@ -1,0 +1,62 @@
+/**
+ * A short-lived DuckDB instance that builds one release file. Release files are written once by one
+ * process under a temp name, checkpointed, closed and only then renamed into place.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
+
+export interface ReleaseWriter {
+  conn: DuckDBConnection;
+  run(sql: string): Promise<void>;
+  scalar<T = unknown>(sql: string): Promise<T>;
+  close(): Promise<void>;
+}
+
+/** A memory limit that leaves room for Node and other processes: half of RAM, capped at 12 GB. */
+export function defaultMemoryLimit(): string {
+  // Half of RAM, at most 12 GB: the write stage of a 10M graph failed at 4 and 6 GB and needed about
+  // 10 GB (sorting the whole persons table by key); smaller graphs use far less.
+  const gb = Math.max(1, Math.min(12, Math.floor(os.totalmem() / 2 ** 30 / 2)));
+  return `${gb}GB`;
+}
+
+export async function openReleaseWriter(
+  tmpPath: string, opts: { memoryLimit?: string; threads?: number; preserveInsertionOrder?: boolean } = {},
+): Promise<ReleaseWriter> {
+  for (const p of [tmpPath, `${tmpPath}.wal`]) if (fs.existsSync(p)) fs.rmSync(p);
+  const instance = await DuckDBInstance.create(tmpPath, {
+    memory_limit: opts.memoryLimit ?? defaultMemoryLimit(),
+    threads: String(opts.threads ?? Math.max(1, os.cpus().length)),
+    // Stored order comes from explicit ORDER BYs, which hold either way. Preserving insertion order
+    // makes DuckDB buffer big INSERTs in memory (a 10M graph failed to pin blocks at 6 GB); only the
+    // importer needs it, for `row_number() OVER ()` = file order.
+    preserve_insertion_order: String(opts.preserveInsertionOrder ?? false),
+  });
+  const conn = await instance.connect();
+  return {
+    conn,
+    async run(sql) {
+      await conn.run(sql);
+    },
+    async scalar<T>(sql: string) {
+      const reader = await conn.runAndReadAll(sql);
+      return reader.getRowsJS()[0]?.[0] as T;
+    },
+    async close() {
+      await conn.run('CHECKPOINT');
+      conn.closeSync();
+      instance.closeSync();
+    },
+  };
+}
+
+/** SQL string literal. */
+export function lit(value: string): string {
+  return `'${value.replace(/'/g, "''")}'`;
+}
+
+/** SQL list literal of strings. */
+export function litList(values: readonly string[]): string {
+  return `[${values.map(lit).join(', ')}]`;
+}

@@ -1,0 +1,132 @@
+/**
+ * Warehouse client: one in-memory DuckDB instance per process that ATTACHes the current release file
+ * READ_ONLY as `graph` (queries say `graph.persons`). It re-reads the pointer at most every
+ * `pointerCheckMs` (or on `refresh()`) and re-attaches when it changed; release files are never written.
+ * DuckDB runs queries of different connections of one instance in parallel, but one connection runs one
+ * query at a time, so queries go through a small pool of connections.
+ */
+import fs from 'node:fs';
+import { DuckDBInstance, DuckDBTypeId, type DuckDBConnection, type DuckDBValue } from '@duckdb/node-api';
+import { WarehouseUnavailableError } from './errors.ts';
+import { lit } from './duck.ts';
+import { readCurrentRelease, releaseFilePath, type ReleaseInfo } from './releases.ts';
+
+export type Row = Record<string, unknown>;
+
+export interface Warehouse {
+  query<T extends Row = Row>(sql: string, params?: unknown[] | Record<string, unknown>): Promise<T[]>;
+  /** The release queries currently run against (re-checks the pointer first if due). */
+  release(): Promise<ReleaseInfo>;
+  /** Re-reads the pointer now and switches release if it changed. */
+  refresh(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface OpenWarehouseOptions {
+  dataDir: string;
+  memoryLimit?: string;
+  threads?: number;
+  connections?: number;
+  pointerCheckMs?: number;
+}
+
+function toJs(value: unknown, typeId?: DuckDBTypeId): unknown {
+  if (typeof value === 'bigint') {
+    return value <= BigInt(Number.MAX_SAFE_INTEGER) && value >= BigInt(Number.MIN_SAFE_INTEGER) ? Number(value) : value.toString();
+  }
+  if (value instanceof Date && typeId === DuckDBTypeId.DATE) return value.toISOString().slice(0, 10);
+  if (Array.isArray(value)) return value.map((v) => toJs(v));
+  return value;
+}
+
+export async function openWarehouse(o: OpenWarehouseOptions): Promise<Warehouse> {
+  const instance = await DuckDBInstance.create(':memory:', {
+    memory_limit: o.memoryLimit ?? '4GB',
+    threads: String(o.threads ?? 2),
+  });
+  const idle: DuckDBConnection[] = [];
+  for (let i = 0; i < (o.connections ?? 4); i++) idle.push(await instance.connect());
+  const waiters: Array<(c: DuckDBConnection) => void> = [];
+  const checkMs = o.pointerCheckMs ?? 2000;
+  let attached: ReleaseInfo | null = null;
+  let lastCheck = 0;
+  let inflight = 0;
+  let switching: Promise<void> | null = null;
+  let drained: (() => void) | null = null;
+
+  const acquire = (): Promise<DuckDBConnection> =>
+    idle.length > 0 ? Promise.resolve(idle.pop()!) : new Promise((resolve) => waiters.push(resolve));
+  const releaseConn = (c: DuckDBConnection): void => {
+    const next = waiters.shift();
+    if (next) next(c); else idle.push(c);
+  };
+
+  async function attach(info: ReleaseInfo): Promise<void> {
+    const file = releaseFilePath(o.dataDir, info);
+    if (!fs.existsSync(file)) throw new WarehouseUnavailableError('release_missing');
+    // Wait for running queries: DETACH under a running scan would fail them.
+    if (inflight > 0) await new Promise<void>((resolve) => { drained = resolve; });
+    const c = await acquire();
+    try {
+      if (attached) await c.run('DETACH graph');
+      attached = null;
+      await c.run(`ATTACH ${lit(file)} AS graph (READ_ONLY)`);
+      attached = info;
+    } catch (cause) {
+      throw new WarehouseUnavailableError('release_missing', { cause });
+    } finally {
+      releaseConn(c);
+    }
+  }
+
+  async function check(force: boolean): Promise<void> {
+    if (switching) return switching;
+    if (!force && attached && Date.now() - lastCheck < checkMs) return;
+    lastCheck = Date.now();
+    const current = readCurrentRelease(o.dataDir);
+    if (!current) throw new WarehouseUnavailableError('no_release');
+    if (attached && attached.file === current.file) {
+      if (!fs.existsSync(releaseFilePath(o.dataDir, current))) throw new WarehouseUnavailableError('release_missing');
+      return;
+    }
+    switching = attach(current).finally(() => { switching = null; });
+    return switching;
+  }
+
+  return {
+    async query<T extends Row = Row>(sql: string, params?: unknown[] | Record<string, unknown>): Promise<T[]> {
+      await check(false);
+      if (switching) await switching;
+      inflight++;
+      const c = await acquire();
+      try {
+        const reader = await c.runAndReadAll(sql, params as DuckDBValue[] | Record<string, DuckDBValue> | undefined);
+        const names = reader.columnNames();
+        const types = reader.columnTypes().map((t) => t.typeId);
+        return reader.getRowsJS().map((r) => {
+          const row: Row = {};
+          names.forEach((n, i) => { row[n] = toJs(r[i], types[i]); });
+          return row as T;
+        });
+      } catch (cause) {
+        if (attached && !fs.existsSync(releaseFilePath(o.dataDir, attached))) throw new WarehouseUnavailableError('release_missing', { cause });
+        throw cause;
+      } finally {
+        releaseConn(c);
+        inflight--;
+        if (inflight === 0 && drained) { const d: () => void = drained; drained = null; d(); }
+      }
+    },
+    async release() {
+      await check(false);
+      return attached!;
+    },
+    async refresh() {
+      await check(true);
+    },
+    async close() {
+      for (const c of idle) c.closeSync();
+      instance.closeSync();
+    },
+  };
+}

@@ -1,0 +1,22 @@
+import { sql, type Kysely } from 'kysely';
+import type { DB } from '../../db/schema.ts';
+
+export function createRateLimitStore(db: Kysely<DB>) {
+  return {
+    /** Adds `amount` to an organization's counter for one window; returns the new total. */
+    async addToWindow(orgId: string, windowStart: Date, amount: number): Promise<number> {
+      const row = await db
+        .insertInto('rate_limit_windows')
+        .values({ org_id: orgId, window_start: windowStart, used: amount })
+        .onConflict((oc) => oc.columns(['org_id', 'window_start']).doUpdateSet({ used: sql`rate_limit_windows.used + ${amount}` }))
+        .returning('used')
+        .executeTakeFirstOrThrow();
+      return Number(row.used);
+    },
+    async deleteWindowsBefore(before: Date): Promise<void> {
+      await db.deleteFrom('rate_limit_windows').where('window_start', '<', before).execute();
+    },
+  };
+}
+
+export type RateLimitStore = ReturnType<typeof createRateLimitStore>;

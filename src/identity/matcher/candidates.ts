@@ -1,0 +1,101 @@
+/**
+ * Candidate generation and scoring as one SQL statement over the staged rows (stage.ts) and the
+ * match index (match-index.ts). The same text serves micro-batches and million-row files:
+ *
+ * - Blocking: in_key JOIN m_key ON k is one equi hash join. Every block (email incl. gmail-folded,
+ *   phone, address current/history, surname+ZIP5 both ways round, dob+first / dob+last) is its own
+ *   key space inside that one column, so the join is a UNION ALL of blocks, never `ON a OR b`.
+ * - Micro-batches do not use this statement (point.ts: ART point lookups, scoring in JS); files get
+ *   plain hash joins over columnar scans.
+ * - Features: email/phone/address agreement comes from which blocks hit (a candidate whose email
+ *   agrees is always found by the email block, so "no email hit" is exact disagreement); names and
+ *   dob are compared with the SQL twins in compare.ts; the weight sum comes from model.ts.
+ * - Output (`columns`): per row, the 3 best candidates by weight plus the best current-address
+ *   candidate and the best email/phone candidate, which the level rules (levels.ts) need for
+ *   fallbacks. The engine asks for `packed`: every candidate, the features packed into one integer
+ *   (unpackFeatures), no weight; it computes weights and that shortlist in JS (point.ts), which is
+ *   cheaper than three window functions over all candidates and than reading twelve columns back.
+ */
+import { dobSql, firstSql, lastSql } from './compare.ts';
+import { KIND } from './keys.ts';
+import { matchWeightSql, nameWeightSql } from './model.ts';
+import { ADDR, ID, type Features } from './types.ts';
+
+export interface CandidateSqlParts {
+  rowSql: string;
+  keySql: string;
+  /** Alias the match index is attached as. */
+  mx: string;
+  /** Every candidate pair instead of the per-row shortlist (model fitting). */
+  allCandidates?: boolean;
+  /** `packed`: every candidate as (r, person_key, household_key, hh_ref, fp); see unpackFeatures. */
+  output?: 'columns' | 'packed';
+}
+
+/** Features packed 3 bits each (every level is < 8): email, phone, first, last, dob, address, swapped. */
+const PACK_SQL = `(f_email + 8 * f_phone + 64 * f_first + 512 * f_last + 4096 * f_dob + 32768 * f_address
+  + CASE WHEN f_swapped THEN 262144 ELSE 0 END)::INTEGER`;
+
+export function unpackFeatures(fp: number): Features {
+  return {
+    email: fp & 7, phone: (fp >> 3) & 7, first: (fp >> 6) & 7, last: (fp >> 9) & 7,
+    dob: (fp >> 12) & 7, address: (fp >> 15) & 7, swapped: ((fp >> 18) & 1) === 1,
+  };
+}
+
+export function candidateSql(p: CandidateSqlParts): string {
+  const output = p.output === 'packed'
+    ? `SELECT r, person_key, household_key, hh_ref, ${PACK_SQL} AS fp FROM f2`
+    : `SELECT r, person_key, household_key, hh_ref, f_email::INTEGER AS f_email, f_phone::INTEGER AS f_phone,
+    f_first::INTEGER AS f_first, f_last::INTEGER AS f_last, f_swapped, f_dob::INTEGER AS f_dob, f_address::INTEGER AS f_address, w
+  FROM f3
+  ${p.allCandidates ? '' : `QUALIFY row_number() OVER (PARTITION BY r ORDER BY w DESC, person_key) <= 3
+    OR row_number() OVER (PARTITION BY r ORDER BY f_address IN (${ADDR.unit}, ${ADDR.street}) DESC, w DESC, person_key) = 1
+    OR row_number() OVER (PARTITION BY r ORDER BY (f_email = ${ID.agree} OR f_phone = ${ID.agree}) DESC, w DESC, person_key) = 1`}`;
+  return `
+  WITH in_row AS (${p.rowSql}),
+  in_key AS (${p.keySql}),
+  hits AS (
+    SELECT i.r, m.person_key, m.kind, i.unit AS iu, m.unit AS gu
+    FROM in_key i JOIN ${p.mx}.m_key m ON m.k = i.k),
+  cand AS (
+    SELECT r, person_key,
+      bool_or(kind = ${KIND.email}) AS email_hit, bool_or(kind = ${KIND.phone}) AS phone_hit,
+      max(CASE WHEN kind = ${KIND.address} AND coalesce(iu, '') = coalesce(gu, '') THEN 3 WHEN kind = ${KIND.address} THEN 2
+               WHEN kind = ${KIND.addressHistory} THEN 1 ELSE 0 END) AS addr_hit
+    FROM hits GROUP BY r, person_key),
+  f0 AS (
+    SELECT c.r, c.person_key, p.household_key, p.hh_ref,
+      CASE WHEN c.email_hit THEN ${ID.agree} WHEN i.has_email THEN ${ID.disagree} ELSE ${ID.missing} END AS f_email,
+      CASE WHEN c.phone_hit THEN ${ID.agree} WHEN i.has_phone THEN ${ID.disagree} ELSE ${ID.missing} END AS f_phone,
+      CASE c.addr_hit WHEN 3 THEN ${ADDR.unit} WHEN 2 THEN ${ADDR.street} WHEN 1 THEN ${ADDR.history}
+        ELSE CASE WHEN list_contains(i.zip5s, p.zip5) THEN ${ADDR.zip} WHEN i.has_addr THEN ${ADDR.disagree} ELSE ${ADDR.missing} END END AS f_address,
+      ${dobSql('i.dob', 'p.dob')} AS f_dob,
+      ${firstSql('i.first', 'p.first_name', 'i.first_vars', 'p.nickname')} AS fs1,
+      ${lastSql('i.last', 'p.last_name')} AS ls1,
+      ${firstSql('i.last', 'p.first_name', null, null)} AS fs2,
+      ${lastSql('i.first', 'p.last_name')} AS ls2
+    FROM cand c JOIN in_row i ON i.r = c.r
+    JOIN ${p.mx}.m_person p ON p.person_key = c.person_key),
+  f1 AS (SELECT *, ${nameWeightSql('fs2', 'ls2', true)} > ${nameWeightSql('fs1', 'ls1', false)} AS f_swapped FROM f0),
+  f2 AS (
+    SELECT r, person_key, household_key, hh_ref, f_email, f_phone, f_address, f_dob, f_swapped,
+      CASE WHEN f_swapped THEN fs2 ELSE fs1 END AS f_first, CASE WHEN f_swapped THEN ls2 ELSE ls1 END AS f_last
+    FROM f1),
+  f3 AS (SELECT *, ${matchWeightSql()} AS w FROM f2)
+  ${output}`;
+}
+
+/** Spatial anchors for every row with a ZIP5 (its first address's); a small hash join. */
+export function spatialSql(rowSql: string, mx: string): string {
+  return `WITH in_row AS (${rowSql})
+  SELECT i.r, a.person_key AS res_person, a.household_key AS res_household, w.person_key AS work_person, w.household_key AS work_household
+  FROM in_row i
+  LEFT JOIN ${mx}.m_zip_anchor a ON a.zip5 = i.zip5s[1]
+  LEFT JOIN ${mx}.m_work_anchor w ON w.zip5 = i.zip5s[1]
+  WHERE len(i.zip5s) > 0 AND (a.zip5 IS NOT NULL OR w.zip5 IS NOT NULL)`;
+}
+
+export function personsSql(mx: string, keys: readonly bigint[]): string {
+  return `SELECT person_key, household_key FROM ${mx}.m_person WHERE person_key IN (${keys.length ? keys.join(', ') : 'NULL'})`;
+}

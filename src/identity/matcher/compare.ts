@@ -1,0 +1,135 @@
+/**
+ * Field comparators, written twice on purpose: in JS (for `scoreCandidate`, unit tests, and
+ * anything that scores without DuckDB) and as SQL expressions (for the set-based engine). The two
+ * are kept in one file so a change to one is made next to the other; test/matching checks that
+ * both give the same features for real candidates.
+ */
+import { nameVariants } from '../normalize/nickname.ts';
+import type { NormalizedRecord } from '../normalize/record.ts';
+import { nameWeight } from './model.ts';
+import { ADDR, DOB, FIRST, ID, LAST, type CandidateAttributes, type Features } from './types.ts';
+
+export const FUZZY_NAME = 0.9;
+
+/** Jaro-Winkler as DuckDB computes it (prefix scale 0.1, up to 4 chars, boost above 0.7). */
+export function jaroWinkler(a: string, b: string): number {
+  if (a === b) return 1;
+  const la = a.length;
+  const lb = b.length;
+  if (la === 0 || lb === 0) return 0;
+  const window = Math.max(0, Math.floor(Math.max(la, lb) / 2) - 1);
+  const ma = new Array<boolean>(la).fill(false);
+  const mb = new Array<boolean>(lb).fill(false);
+  let matches = 0;
+  for (let i = 0; i < la; i++) {
+    const lo = Math.max(0, i - window);
+    const hi = Math.min(lb - 1, i + window);
+    for (let j = lo; j <= hi; j++) {
+      if (mb[j] || a[i] !== b[j]) continue;
+      ma[i] = mb[j] = true;
+      matches++;
+      break;
+    }
+  }
+  if (matches === 0) return 0;
+  let t = 0;
+  for (let i = 0, j = 0; i < la; i++) {
+    if (!ma[i]) continue;
+    while (!mb[j]) j++;
+    if (a[i] !== b[j]) t++;
+    j++;
+  }
+  // Half the transpositions, rounded down: DuckDB (rapidfuzz) halves the count in integer arithmetic,
+  // e.g. DUCAN/DUNCAN is 0.902 there (fuzzy) and would be 0.876 with t / 2.
+  const jaro = (matches / la + matches / lb + (matches - Math.floor(t / 2)) / matches) / 3;
+  if (jaro <= 0.7) return jaro;
+  let prefix = 0;
+  while (prefix < Math.min(4, la, lb) && a[prefix] === b[prefix]) prefix++;
+  return jaro + prefix * 0.1 * (1 - jaro);
+}
+
+/** First-name level. `variants` = nameVariants(input) (nickname-equivalent spellings). */
+export function compareFirst(input: string | null, graph: string | null, variants: readonly string[], graphNickname?: string | null): number {
+  if (!input || !graph) return FIRST.missing;
+  if (input === graph) return FIRST.exact;
+  if (variants.includes(graph) || input === graphNickname) return FIRST.nickname;
+  if (input.length === 1) return input === graph[0] ? FIRST.initial : FIRST.disagree;
+  return jaroWinkler(input, graph) >= FUZZY_NAME ? FIRST.fuzzy : FIRST.disagree;
+}
+
+export function compareLast(input: string | null, graph: string | null): number {
+  if (!input || !graph) return LAST.missing;
+  if (input === graph) return LAST.exact;
+  return jaroWinkler(input, graph) >= FUZZY_NAME ? LAST.fuzzy : LAST.disagree;
+}
+
+/** Crosswise first-name comparison: no nickname table (the value came from a surname field). */
+function compareFirstCross(input: string | null, graph: string | null): number {
+  return compareFirst(input, graph, []);
+}
+
+export function compareDob(input: string | null, graph: string | null): number {
+  if (!input || !graph) return DOB.missing;
+  if (input === graph) return DOB.exact;
+  const [iy, im, id] = input.split('-').map(Number) as [number, number, number];
+  const [gy, gm, gd] = graph.split('-').map(Number) as [number, number, number];
+  // Same year and month (day typo), day and month transposed, or a one-digit year slip.
+  if (iy === gy && im === gm) return DOB.partial;
+  if (iy === gy && im === gd && id === gm) return DOB.partial;
+  if (im === gm && id === gd && (Math.abs(iy - gy) === 1 || Math.abs(iy - gy) === 10)) return DOB.partial;
+  return DOB.disagree;
+}
+
+/** Names straight or crosswise, whichever weighs more (a swapped pair pays SWAP_PENALTY). */
+export function compareNames(
+  row: Pick<NormalizedRecord, 'name'>, variants: readonly string[], c: Pick<CandidateAttributes, 'firstName' | 'lastName' | 'nickname'>,
+): Pick<Features, 'first' | 'last' | 'swapped'> {
+  const straight = { first: compareFirst(row.name.first, c.firstName, variants, c.nickname), last: compareLast(row.name.last, c.lastName), swapped: false };
+  const cross = { first: compareFirstCross(row.name.last, c.firstName), last: compareLast(row.name.first, c.lastName), swapped: true };
+  return nameWeight(cross) > nameWeight(straight) ? cross : straight;
+}
+
+const has = (list: readonly string[], set: ReadonlySet<string>) => list.some((x) => set.has(x));
+
+export function compareRecord(row: NormalizedRecord, c: CandidateAttributes): Features {
+  const emails = new Set(c.emailHashes);
+  const phones = new Set(c.phoneHashes);
+  const email = row.emailHashes.length === 0 ? ID.missing : has(row.emailHashes, emails) ? ID.agree : ID.disagree;
+  const phone = row.phoneHashes.length === 0 ? ID.missing : has(row.phoneHashes, phones) ? ID.agree : ID.disagree;
+  const variants = row.name.first ? nameVariants(row.name.first) : [];
+  let address: number = row.addresses.length === 0 ? ADDR.missing : ADDR.disagree;
+  const better = (lvl: number) => { if (lvl !== ADDR.missing && (address === ADDR.missing || address === ADDR.disagree || lvl < address)) address = lvl; };
+  for (const k of row.addressKeys) {
+    if (!k) continue;
+    for (const a of c.addresses) {
+      if (a.key !== k.key) continue;
+      better(!a.isCurrent ? ADDR.history : (a.unit ?? '') === (k.unit ?? '') ? ADDR.unit : ADDR.street);
+    }
+  }
+  if (address === ADDR.disagree && c.zip5 && row.addresses.some((a) => a.zip5 === c.zip5)) address = ADDR.zip;
+  return { email, phone, ...compareNames(row, variants, c), dob: compareDob(row.dob?.iso ?? null, c.dob), address };
+}
+
+// ---- SQL twins -----------------------------------------------------------------------------
+
+/** SQL first-name level; `vars` is a VARCHAR[] of nickname variants (or NULL for crosswise). */
+export function firstSql(input: string, graph: string, vars: string | null, nick: string | null): string {
+  const nickname = vars ? `WHEN list_contains(${vars}, ${graph}) OR ${input} = ${nick} THEN ${FIRST.nickname}` : '';
+  return `CASE WHEN ${input} IS NULL OR ${graph} IS NULL THEN ${FIRST.missing}
+    WHEN ${input} = ${graph} THEN ${FIRST.exact} ${nickname}
+    WHEN length(${input}) = 1 THEN CASE WHEN ${input} = left(${graph}, 1) THEN ${FIRST.initial} ELSE ${FIRST.disagree} END
+    WHEN jaro_winkler_similarity(${input}, ${graph}) >= ${FUZZY_NAME} THEN ${FIRST.fuzzy} ELSE ${FIRST.disagree} END`;
+}
+
+export function lastSql(input: string, graph: string): string {
+  return `CASE WHEN ${input} IS NULL OR ${graph} IS NULL THEN ${LAST.missing} WHEN ${input} = ${graph} THEN ${LAST.exact}
+    WHEN jaro_winkler_similarity(${input}, ${graph}) >= ${FUZZY_NAME} THEN ${LAST.fuzzy} ELSE ${LAST.disagree} END`;
+}
+
+export function dobSql(i: string, g: string): string {
+  return `CASE WHEN ${i} IS NULL OR ${g} IS NULL THEN ${DOB.missing} WHEN ${i} = ${g} THEN ${DOB.exact}
+    WHEN (year(${i}) = year(${g}) AND month(${i}) = month(${g}))
+      OR (year(${i}) = year(${g}) AND month(${i}) = day(${g}) AND day(${i}) = month(${g}))
+      OR (month(${i}) = month(${g}) AND day(${i}) = day(${g}) AND abs(year(${i}) - year(${g})) IN (1, 10)) THEN ${DOB.partial}
+    ELSE ${DOB.disagree} END`;
+}

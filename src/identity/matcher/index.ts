@@ -1,0 +1,8 @@
+/** Public surface of the matching engine (issue #5). */
+export * from './types.ts';
+export { createMatcher, type Matcher, type MatcherDeps, type MatchWarehouse } from './matcher.ts';
+export { scoreCandidate } from './score.ts';
+export { buildMatchIndex, matchIndexPath, MATCH_INDEX_VERSION, type BuildMatchIndexOptions } from './match-index.ts';
+export { decideRow, individualType, type ScoredCandidate, type Decision } from './levels.ts';
+export { WEIGHTS, LOGIT_A, LOGIT_B, I_THRESHOLD, matchWeight, probability } from './model.ts';
+export { jaroWinkler, compareRecord } from './compare.ts';

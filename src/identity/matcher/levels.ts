@@ -1,0 +1,142 @@
+/**
+ * From scored candidates to one answer per row: level, type, person, household, confidence.
+ *
+ * Evidence groups: name (first and last agree, straight or crosswise), digital (email or phone
+ * hash agrees), address (current residence key, or a past one = history), dob (exact).
+ *
+ * I  individual: p >= I_THRESHOLD and
+ *      - name agrees plus at least one non-name group (digital, address, history, dob), or
+ *      - surname agrees with first name missing/initial plus two non-name groups, or
+ *      - digital plus address/history/dob with no name disagreement (row without a name).
+ *    A common name alone (name + ZIP) therefore never reaches I, whatever its weight.
+ *    If another person within AMBIGUITY_MARGIN also qualifies, the row is not an I match:
+ *    same household -> H, otherwise the row falls to the lower levels.
+ * H  household: surname agrees at a current residence but not a single member (first name
+ *    missing or different), or an ambiguous I inside one household, or an I match demoted
+ *    because I is not allowed. Returns the household key and the household's reference person
+ *    (its lowest person key: the head in generated graphs), so the output still carries a tier-01 id.
+ * D  digital: an email or phone hash agrees without the corroboration I needs.
+ * A  address: a current residence matches the row's address, with no person-level agreement;
+ *    returns that residence's household and reference person.
+ * S  spatial: none of the above; the residence nearest the row's ZIP centroid (residential), or a
+ *    person working in that ZIP (work); auto = residential, else work.
+ *
+ * matchLevels: the row gets the highest allowed level it qualifies for, in the order
+ * I > H > D > A > S (an I match also qualifies for H, for D when digital agrees, for A when the
+ * address agrees; every row with a known ZIP qualifies for S). No allowed level -> unmatched.
+ */
+import { AMBIGUITY_MARGIN, D_THRESHOLD, I_THRESHOLD, LEVEL_CONFIDENCE } from './model.ts';
+import { ADDR, DOB, FIRST, ID, LAST, type Features, type MatchLevel, type MatchType, type SpatialMode } from './types.ts';
+
+export interface ScoredCandidate {
+  personKey: bigint;
+  householdKey: bigint | null;
+  /** Household reference person (lowest person key of the household). */
+  hhRef: bigint | null;
+  features: Features;
+  weight: number;
+  probability: number;
+}
+
+export interface SpatialAnchor {
+  resPerson: bigint | null;
+  resHousehold: bigint | null;
+  workPerson: bigint | null;
+  workHousehold: bigint | null;
+}
+
+export interface Decision {
+  personKey: bigint;
+  householdKey: bigint | null;
+  level: MatchLevel;
+  type: MatchType;
+  confidence: number;
+}
+
+const firstAgrees = (f: Features) => f.first === FIRST.exact || f.first === FIRST.nickname || f.first === FIRST.fuzzy;
+const lastAgrees = (f: Features) => f.last === LAST.exact || f.last === LAST.fuzzy;
+const digital = (f: Features) => f.email === ID.agree || f.phone === ID.agree;
+const addrCurrent = (f: Features) => f.address === ADDR.unit || f.address === ADDR.street;
+
+/** The I-level match type of a candidate, or null when its evidence is not person-level. */
+export function individualType(c: Pick<ScoredCandidate, 'features' | 'probability'>): MatchType | null {
+  const f = c.features;
+  if (c.probability < I_THRESHOLD) return null;
+  const email = f.email === ID.agree;
+  const phone = f.phone === ID.agree;
+  const hist = f.address === ADDR.history;
+  const dob = f.dob === DOB.exact;
+  const name = firstAgrees(f) && lastAgrees(f);
+  const partialName = lastAgrees(f) && (f.first === FIRST.missing || f.first === FIRST.initial);
+  const others = Number(digital(f)) + Number(addrCurrent(f) || hist) + Number(dob);
+  if (name || partialName) {
+    if (others < (name ? 1 : 2)) return null;
+    if (email) return 'email+name';
+    if (phone) return 'phone+name';
+    if (addrCurrent(f)) return 'name_address';
+    if (hist) return 'address_history';
+    return 'name_dob';
+  }
+  const conflict = f.first === FIRST.disagree || f.last === LAST.disagree;
+  if (!digital(f) || conflict || others < 2) return null;
+  const id = email ? 'email' : 'phone';
+  return addrCurrent(f) || hist ? `${id}+address` : `${id}+dob`;
+}
+
+function digitalType(f: Features): MatchType {
+  if (f.email === ID.agree && f.phone === ID.agree) return 'email+phone';
+  return f.email === ID.agree ? 'email' : 'phone';
+}
+
+/**
+ * Decides one row. `candidates` must be sorted by weight, best first. `allowed` is the
+ * matchLevels option. Returns null when nothing allowed qualifies.
+ */
+export function decideRow(
+  candidates: readonly ScoredCandidate[], allowed: ReadonlySet<MatchLevel>, spatialMode: SpatialMode, anchor: SpatialAnchor | null,
+): Decision | null {
+  const options: Decision[] = [];
+  const household = (c: ScoredCandidate, confidence: number, type: MatchType = 'household'): Decision => ({
+    personKey: c.hhRef ?? c.personKey, householdKey: c.householdKey, level: 'H', type, confidence,
+  });
+
+  // I: the best person-level candidate, unless a different person is (nearly) as good.
+  const indiv = candidates.filter((c) => individualType(c) !== null);
+  const best = indiv[0];
+  if (best) {
+    const rival = indiv.find((c) => c.personKey !== best.personKey && c.weight >= best.weight - AMBIGUITY_MARGIN);
+    if (!rival) {
+      options.push({ personKey: best.personKey, householdKey: best.householdKey, level: 'I', type: individualType(best)!, confidence: best.probability });
+      if (best.householdKey !== null) options.push(household(best, best.probability));
+    } else if (rival.householdKey !== null && rival.householdKey === best.householdKey) {
+      options.push(household(best, Math.max(best.probability, LEVEL_CONFIDENCE.H)));
+    }
+  }
+  // H: surname at a current residence without a specific member.
+  const hh = candidates.find((c) => addrCurrent(c.features) && lastAgrees(c.features) && c.householdKey !== null);
+  if (hh) options.push(household(hh, LEVEL_CONFIDENCE.H));
+  // D: the best candidate whose email or phone agrees.
+  const dig = candidates.find((c) => digital(c.features) && c.probability >= D_THRESHOLD);
+  if (dig) options.push({ personKey: dig.personKey, householdKey: dig.householdKey, level: 'D', type: digitalType(dig.features), confidence: dig.probability });
+  // A: a current residence at the row's address.
+  const addr = candidates.find((c) => addrCurrent(c.features) && c.householdKey !== null);
+  if (addr) options.push({ personKey: addr.hhRef ?? addr.personKey, householdKey: addr.householdKey, level: 'A', type: 'address', confidence: LEVEL_CONFIDENCE.A });
+  // S: spatial anchor for the row's ZIP.
+  if (anchor) {
+    const res = anchor.resPerson !== null && spatialMode !== 'work'
+      ? { personKey: anchor.resPerson, householdKey: anchor.resHousehold, type: 'spatial_residential' as const, confidence: LEVEL_CONFIDENCE.spatial_residential }
+      : null;
+    const work = anchor.workPerson !== null && spatialMode !== 'residential'
+      ? { personKey: anchor.workPerson, householdKey: anchor.workHousehold, type: 'spatial_work' as const, confidence: LEVEL_CONFIDENCE.spatial_work }
+      : null;
+    const s = spatialMode === 'work' ? work : (res ?? work);
+    if (s) options.push({ ...s, level: 'S' });
+  }
+  const order: MatchLevel[] = ['I', 'H', 'D', 'A', 'S'];
+  for (const level of order) {
+    if (!allowed.has(level)) continue;
+    const d = options.find((o) => o.level === level);
+    if (d) return d;
+  }
+  return null;
+}

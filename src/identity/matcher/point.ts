@@ -1,0 +1,158 @@
+/**
+ * The micro-batch path: no joins, only ART-served point lookups, scoring in JS.
+ *
+ *   1. `m_key WHERE k IN (<the batch's keys>)`             -> hits (k, person_key, kind, unit)
+ *   2. `m_person WHERE person_key IN (<persons hit>)`      -> candidate attributes
+ *   3. features, weights, shortlist in JS (compare.ts / model.ts)
+ *
+ * Both statements are single-table scans with a constant IN filter, which DuckDB turns into ART
+ * index scans (a join never uses an index; the old single statement spent most of its ~350 ms in
+ * FSST row fetches and the plan around them). The features are exactly those of candidateSql
+ * (candidates.ts): email/phone/address agreement from which blocks hit, names and dob from the JS
+ * twins of the SQL comparators; test/matching checks micro-batch/file-path parity.
+ */
+import type { NormalizedRecord } from '../normalize/record.ts';
+import { nameVariants } from '../normalize/nickname.ts';
+import { compareDob, compareNames } from './compare.ts';
+import { KIND, rowKeys, type StagedKey } from './keys.ts';
+import type { ScoredCandidate, SpatialAnchor } from './levels.ts';
+import { matchWeight, probability } from './model.ts';
+import { ADDR, ID, type Features } from './types.ts';
+
+type Row = Record<string, unknown>;
+type Query = (sql: string) => Promise<Row[]>;
+
+const big = (v: unknown): bigint => BigInt(v as bigint | number | string);
+const bigOrNull = (v: unknown): bigint | null => (v === null || v === undefined ? null : big(v));
+const strOrNull = (v: unknown): string | null => (v === null || v === undefined ? null : String(v));
+const inList = (xs: Iterable<bigint>) => { const s = [...xs].join(', '); return s || 'NULL'; };
+
+export function keyLookupSql(mx: string, keys: Iterable<bigint>): string {
+  return `SELECT k, person_key, kind, unit FROM ${mx}.m_key WHERE k IN (${inList(keys)})`;
+}
+
+export function personLookupSql(mx: string, persons: Iterable<bigint>): string {
+  return `SELECT person_key, household_key, hh_ref, first_name, last_name, nickname, strftime(dob, '%Y-%m-%d') AS dob, zip5
+    FROM ${mx}.m_person WHERE person_key IN (${inList(persons)})`;
+}
+
+/** Distinct ZIP5s of a row's addresses, in address order (the staged `zips`; the first is the spatial ZIP). */
+export function rowZips(row: NormalizedRecord): string[] {
+  return [...new Set(row.addresses.map((a) => a.zip5).filter((z): z is string => !!z))];
+}
+
+interface Hit { email: boolean; phone: boolean; addr: number }
+
+/** Per-row shortlist exactly as candidateSql's QUALIFY: top 3 by weight, best current address, best email/phone. */
+export function shortlist(cands: ScoredCandidate[]): ScoredCandidate[] {
+  if (cands.length <= 3) return cands;
+  const byW = (a: ScoredCandidate, b: ScoredCandidate) => b.weight - a.weight || (a.personKey < b.personKey ? -1 : a.personKey > b.personKey ? 1 : 0);
+  const sorted = [...cands].sort(byW);
+  const keep = new Set(sorted.slice(0, 3));
+  const firstWhere = (pred: (c: ScoredCandidate) => boolean) => sorted.find(pred) ?? sorted[0]!;
+  keep.add(firstWhere((c) => c.features.address === ADDR.unit || c.features.address === ADDR.street));
+  keep.add(firstWhere((c) => c.features.email === ID.agree || c.features.phone === ID.agree));
+  return sorted.filter((c) => keep.has(c));
+}
+
+/**
+ * Candidates of every row (index = position in `rows`), two point-lookup statements in all.
+ * `keys` may be passed when the caller already computed rowKeys.
+ */
+export async function pointCandidates(query: Query, mx: string, rows: readonly NormalizedRecord[],
+  keys: readonly StagedKey[][] = rows.map(rowKeys)): Promise<Map<number, ScoredCandidate[]>> {
+  const out = new Map<number, ScoredCandidate[]>();
+  const all = new Set<bigint>();
+  for (const ks of keys) for (const k of ks) all.add(k.k);
+  if (all.size === 0) return out;
+
+  // 1. key -> graph hits
+  const hitsByKey = new Map<bigint, { person: bigint; kind: number; unit: string | null }[]>();
+  for (const h of await query(keyLookupSql(mx, all))) {
+    const k = big(h.k);
+    const e = { person: big(h.person_key), kind: Number(h.kind), unit: strOrNull(h.unit) };
+    const list = hitsByKey.get(k);
+    if (list) list.push(e); else hitsByKey.set(k, [e]);
+  }
+  if (hitsByKey.size === 0) return out;
+
+  // per (row, person): which blocks agree (candidateSql's `cand`)
+  const perRow: Map<bigint, Hit>[] = keys.map((ks) => {
+    const m = new Map<bigint, Hit>();
+    for (const key of ks) {
+      for (const g of hitsByKey.get(key.k) ?? []) {
+        let h = m.get(g.person);
+        if (!h) m.set(g.person, (h = { email: false, phone: false, addr: 0 }));
+        if (g.kind === KIND.email) h.email = true;
+        else if (g.kind === KIND.phone) h.phone = true;
+        else if (g.kind === KIND.address) h.addr = Math.max(h.addr, (key.unit ?? '') === (g.unit ?? '') ? 3 : 2);
+        else if (g.kind === KIND.addressHistory) h.addr = Math.max(h.addr, 1);
+      }
+    }
+    return m;
+  });
+  const persons = new Set<bigint>();
+  for (const m of perRow) for (const p of m.keys()) persons.add(p);
+
+  // 2. candidate attributes
+  const attrs = new Map<bigint, Row>();
+  for (const p of await query(personLookupSql(mx, persons))) attrs.set(big(p.person_key), p);
+
+  // 3. features and weights (candidateSql's f0..f3)
+  rows.forEach((row, r) => {
+    const hits = perRow[r]!;
+    if (hits.size === 0) return;
+    const zips = rowZips(row);
+    const hasEmail = row.emailHashes.length > 0;
+    const hasPhone = row.phoneHashes.length > 0;
+    const hasAddr = row.addresses.length > 0;
+    const variants = row.name.first ? nameVariants(row.name.first) : [];
+    const dob = row.dob?.iso ?? null;
+    const cands: ScoredCandidate[] = [];
+    for (const [personKey, h] of hits) {
+      const p = attrs.get(personKey);
+      if (!p) continue;
+      const zip5 = strOrNull(p.zip5);
+      const address = h.addr === 3 ? ADDR.unit : h.addr === 2 ? ADDR.street : h.addr === 1 ? ADDR.history
+        : zip5 !== null && zips.includes(zip5) ? ADDR.zip : hasAddr ? ADDR.disagree : ADDR.missing;
+      const features: Features = {
+        email: h.email ? ID.agree : hasEmail ? ID.disagree : ID.missing,
+        phone: h.phone ? ID.agree : hasPhone ? ID.disagree : ID.missing,
+        ...compareNames(row, variants, { firstName: strOrNull(p.first_name), lastName: strOrNull(p.last_name), nickname: strOrNull(p.nickname) }),
+        dob: compareDob(dob, strOrNull(p.dob)),
+        address,
+      };
+      const weight = matchWeight(features);
+      cands.push({ personKey, householdKey: bigOrNull(p.household_key), hhRef: bigOrNull(p.hh_ref), features, weight, probability: probability(weight) });
+    }
+    if (cands.length) out.set(r, shortlist(cands));
+  });
+  return out;
+}
+
+export interface AnchorTables {
+  residential: Map<string, { person: bigint | null; household: bigint | null }>;
+  work: Map<string, { person: bigint | null; household: bigint | null }>;
+}
+
+/** The spatial anchor tables (one row per ZIP: tens of thousands at most), read once per index. */
+export async function loadAnchors(query: Query, mx: string): Promise<AnchorTables> {
+  const read = async (table: string) => {
+    const m: AnchorTables['residential'] = new Map();
+    for (const a of await query(`SELECT zip5, person_key, household_key FROM ${mx}.${table}`)) {
+      m.set(String(a.zip5), { person: bigOrNull(a.person_key), household: bigOrNull(a.household_key) });
+    }
+    return m;
+  };
+  return { residential: await read('m_zip_anchor'), work: await read('m_work_anchor') };
+}
+
+/** spatialSql in JS: the anchors of the row's first ZIP, or null. */
+export function spatialAnchor(t: AnchorTables, row: NormalizedRecord): SpatialAnchor | null {
+  const zip = rowZips(row)[0];
+  if (zip === undefined) return null;
+  const a = t.residential.get(zip);
+  const w = t.work.get(zip);
+  if (!a && !w) return null;
+  return { resPerson: a?.person ?? null, resHousehold: a?.household ?? null, workPerson: w?.person ?? null, workHousehold: w?.household ?? null };
+}

@@ -1,0 +1,93 @@
+/**
+ * Public shapes of the matching engine (issue #5). See docs in ./README.md for the meaning of
+ * each level and match_type.
+ */
+
+export type MatchLevel = 'I' | 'H' | 'D' | 'S' | 'A';
+export const MATCH_LEVELS: readonly MatchLevel[] = ['I', 'H', 'D', 'S', 'A'];
+
+export type SpatialMode = 'residential' | 'work' | 'auto';
+
+/**
+ * Which evidence produced the match. I: person_id, email+name, phone+name, name_address,
+ * address_history, name_dob, email+address, phone+address, email+dob, phone+dob.
+ * D: email, phone, email+phone. H: household. A: address. S: spatial_residential, spatial_work.
+ */
+export type MatchType =
+  | 'person_id'
+  | 'email+name' | 'phone+name' | 'name_address' | 'address_history' | 'name_dob'
+  | 'email+address' | 'phone+address' | 'email+dob' | 'phone+dob'
+  | 'email' | 'phone' | 'email+phone'
+  | 'household'
+  | 'address'
+  | 'spatial_residential' | 'spatial_work';
+
+export interface MatchWarning {
+  field: string;
+  code: string;
+  message: string;
+}
+
+export interface MatchResult {
+  rowId: string;
+  personKey: bigint | null;
+  householdKey: bigint | null;
+  matchLevel: MatchLevel | null;
+  matchType: MatchType | null;
+  matchConfidence: number | null;
+  warnings: MatchWarning[];
+}
+
+export interface MatchOptions {
+  matchLevels: MatchLevel[];
+  spatialMode: SpatialMode;
+  /** rowId -> graph person key decoded by the caller from a valid tier-01 id of this organization. */
+  directPersonKeys?: Map<string, bigint>;
+}
+
+/** Comparison levels per field (small integers so SQL and JS share them; 0 is always "missing"). */
+export const ID = { missing: 0, agree: 1, disagree: 2 } as const;
+export const FIRST = { missing: 0, exact: 1, nickname: 2, fuzzy: 3, initial: 4, disagree: 5 } as const;
+export const LAST = { missing: 0, exact: 1, fuzzy: 2, disagree: 3 } as const;
+export const DOB = { missing: 0, exact: 1, partial: 2, disagree: 3 } as const;
+export const ADDR = { missing: 0, unit: 1, street: 2, history: 3, zip: 4, disagree: 5 } as const;
+
+/** One candidate's comparison vector. */
+export interface Features {
+  email: number;
+  phone: number;
+  first: number;
+  last: number;
+  /** First/last matched crosswise (input first = graph last and vice versa). */
+  swapped: boolean;
+  dob: number;
+  address: number;
+}
+
+/** What the scorer needs to know about one graph person (pure data; no DuckDB). */
+export interface CandidateAttributes {
+  personKey: bigint;
+  householdKey: bigint | null;
+  firstName: string | null;
+  lastName: string | null;
+  middleName?: string | null;
+  /** A known nickname of the person (graph column `nickname`). */
+  nickname?: string | null;
+  /** YYYY-MM-DD */
+  dob: string | null;
+  /** Current ZIP5. */
+  zip5: string | null;
+  /** SHA-256 hex of the person's emails (as stored and provider-folded). */
+  emailHashes: readonly string[];
+  phoneHashes: readonly string[];
+  /** Address blocking keys (see addressKey), current and past. */
+  addresses: readonly { key: string; unit: string | null; isCurrent: boolean }[];
+}
+
+export interface CandidateScore {
+  features: Features;
+  /** Fellegi-Sunter match weight (sum of log2 m/u). */
+  weight: number;
+  /** Calibrated probability that the row is this person. */
+  probability: number;
+}

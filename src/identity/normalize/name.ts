@@ -1,0 +1,20 @@
+/**
+ * Name text canonicalization: upper-case ASCII, no punctuation, single spaces.
+ *
+ * Apostrophes and periods are removed without a space (O'NEIL -> ONEIL, ST. -> ST) because
+ * lists spell them both ways; hyphens and other punctuation become a space
+ * (JEAN-LUC -> JEAN LUC, SMITH-JONES -> SMITH JONES) so a hyphenated and a spaced spelling agree.
+ */
+import { foldToAsciiUpper } from './text.ts';
+
+export function canonicalName(raw: string | null | undefined): string | null {
+  if (raw === null || raw === undefined) return null;
+  const v = foldToAsciiUpper(raw)
+    .replace(/\b([OD])' +(?=[A-Z])/g, '$1') // "O' Brien" -> OBRIEN, same as "O'Brien"
+    .replace(/['.]/g, '')
+    .replace(/[^A-Z0-9 ]+/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
+  // Digits only (e.g. "123") are not a name.
+  return v === '' || !/[A-Z]/.test(v) ? null : v;
+}

@@ -1,0 +1,198 @@
+/**
+ * Per-record normalization of a Match input record (spec section 2). Never throws: each bad
+ * value is dropped for matching and reported in `warnings` as {field, code, message}. Empty or
+ * whitespace-only values count as absent and are not reported.
+ */
+import type { CountryCode } from 'libphonenumber-js';
+import type { RefDir } from '../reference-data.ts';
+import { addressKey, normalizeAddress, type AddressKey, type NormalizedAddress } from './address/address.ts';
+import { addressesFromInput, scalarText } from './address/input.ts';
+import { parseDob, type Dob } from './dob.ts';
+import { emailMatchKey, emailSha256, normalizeEmail } from './email.ts';
+import { normalizeNameSuffix, parseFullName } from './full-name.ts';
+import { normalizeSha256 } from './hash.ts';
+import { canonicalName } from './name.ts';
+import { canonicalGivenNames } from './nickname.ts';
+import { normalizePhone, phoneSha256 } from './phone.ts';
+import type { FieldWarning, Normalized } from './types.ts';
+
+export interface NormalizedEmail {
+  normalized: string;
+  matchKey: string;
+  sha256: string;
+  matchKeySha256: string;
+}
+
+export interface NormalizedPhone {
+  e164: string;
+  sha256: string;
+}
+
+export interface NameParts {
+  first: string | null;
+  middle: string | null;
+  last: string | null;
+  suffix: string | null;
+}
+
+export interface NormalizedRecord {
+  rowId: string | null;
+  emails: NormalizedEmail[];
+  /** Validated pre-hashed email_sha256 / emails_sha256 values, as given (lower-cased). */
+  emailSha256Inputs: string[];
+  /** Every email hash to look up: raw-normalized, provider match key, and pre-hashed; deduped. */
+  emailHashes: string[];
+  phones: NormalizedPhone[];
+  phoneSha256Inputs: string[];
+  phoneHashes: string[];
+  name: NameParts;
+  /** Where the name came from: the separate fields, parsed full_name, or both. */
+  nameSource: 'fields' | 'full_name' | 'mixed' | null;
+  /** Nickname-canonical given names of `name.first` (includes the name itself). */
+  firstNameCanonicals: string[];
+  addresses: NormalizedAddress[];
+  /** Blocking keys, parallel to `addresses` (null where too weak to block on). */
+  addressKeys: (AddressKey | null)[];
+  dob: Dob | null;
+  /** The iag_person_id as given (trimmed); verify with decodeGraphPersonId before trusting it. */
+  iagPersonId: string | null;
+  warnings: FieldWarning[];
+}
+
+export interface NormalizeOptions {
+  /** 1-indexed row position, used as the default row_id. */
+  position?: number;
+  today?: Date;
+  defaultCountry?: CountryCode;
+  referenceDir?: RefDir;
+}
+
+/** Values of a scalar field plus its array field, with warning paths. */
+function collect(rec: Record<string, unknown>, single: string, multi: string, warnings: FieldWarning[]) {
+  const out: { field: string; value: string }[] = [];
+  const push = (field: string, v: unknown) => {
+    if (v === undefined || v === null) return;
+    const s = scalarText(v);
+    if (s === null) warnings.push({ field, code: 'invalid_type', message: `${field} must be a string` });
+    else if (s.trim() !== '') out.push({ field, value: s });
+  };
+  push(single, rec[single]);
+  const list = rec[multi];
+  if (Array.isArray(list)) list.forEach((v, i) => push(`${multi}[${i}]`, v));
+  else if (typeof list === 'string') push(multi, list); // a lone string where an array belongs
+  else if (list !== undefined && list !== null) {
+    warnings.push({ field: multi, code: 'invalid_type', message: `${multi} must be an array of strings` });
+  }
+  return out;
+}
+
+function take<T>(field: string, r: Normalized<T>, warnings: FieldWarning[]): T | null {
+  if (r.warning) warnings.push({ field, ...r.warning });
+  return r.value;
+}
+
+function str(rec: Record<string, unknown>, key: string): string | null {
+  const s = scalarText(rec[key]);
+  return s !== null && s.trim() !== '' ? s : null;
+}
+
+export function normalizeMatchInput(input: unknown, opts: NormalizeOptions = {}): NormalizedRecord {
+  const warnings: FieldWarning[] = [];
+  const rec: Record<string, unknown> =
+    input !== null && typeof input === 'object' && !Array.isArray(input) ? (input as Record<string, unknown>) : {};
+  if (rec !== input) warnings.push({ field: '', code: 'invalid_type', message: 'record must be an object' });
+
+  const rawRowId = scalarText(rec.row_id);
+  let rowId = rawRowId !== null && rawRowId.trim() !== '' ? rawRowId : null;
+  if (rec.row_id !== undefined && rowId === null) {
+    warnings.push({ field: 'row_id', code: 'row_id_blank', message: 'row_id is blank; the row position is used' });
+  }
+  rowId ??= opts.position !== undefined ? String(opts.position) : null;
+
+  const emails = new Map<string, NormalizedEmail>();
+  for (const { field, value } of collect(rec, 'email', 'emails', warnings)) {
+    const n = take(field, normalizeEmail(value), warnings);
+    if (!n || emails.has(n)) continue;
+    const matchKey = emailMatchKey(n);
+    emails.set(n, { normalized: n, matchKey, sha256: emailSha256(n), matchKeySha256: emailSha256(matchKey) });
+  }
+  const emailSha256Inputs = new Set<string>();
+  for (const { field, value } of collect(rec, 'email_sha256', 'emails_sha256', warnings)) {
+    const h = take(field, normalizeSha256(value, field), warnings);
+    if (h) emailSha256Inputs.add(h);
+  }
+
+  const phones = new Map<string, NormalizedPhone>();
+  for (const { field, value } of collect(rec, 'phone', 'phones', warnings)) {
+    const e164 = take(field, normalizePhone(value, opts.defaultCountry), warnings);
+    if (e164 && !phones.has(e164)) phones.set(e164, { e164, sha256: phoneSha256(e164) });
+  }
+  const phoneSha256Inputs = new Set<string>();
+  for (const { field, value } of collect(rec, 'phone_sha256', 'phones_sha256', warnings)) {
+    const h = take(field, normalizeSha256(value, field), warnings);
+    if (h) phoneSha256Inputs.add(h);
+  }
+
+  const name: NameParts = {
+    first: canonicalName(str(rec, 'first_name')),
+    middle: canonicalName(str(rec, 'middle_name')),
+    last: canonicalName(str(rec, 'last_name')),
+    suffix: normalizeNameSuffix(str(rec, 'name_suffix')),
+  };
+  const hadFields = Object.values(name).some((v) => v !== null);
+  let nameSource: NormalizedRecord['nameSource'] = hadFields ? 'fields' : null;
+  const full = str(rec, 'full_name');
+  if (full && (!name.first || !name.last)) {
+    const p = parseFullName(full);
+    if (!p.first && !p.last) {
+      warnings.push({ field: 'full_name', code: 'name_unparseable', message: 'full_name has no name words' });
+    } else {
+      name.first ??= p.first;
+      name.last ??= p.last;
+      name.middle ??= p.middle;
+      name.suffix ??= p.suffix;
+      nameSource = hadFields ? 'mixed' : 'full_name';
+    }
+  }
+  const firstNameCanonicals = name.first ? canonicalGivenNames(name.first, opts.referenceDir) : [];
+
+  const addresses: NormalizedAddress[] = [];
+  const seen = new Set<string>();
+  const collected = addressesFromInput(rec);
+  warnings.push(...collected.warnings);
+  for (const a of collected.addresses) {
+    const r = normalizeAddress(a, opts.referenceDir);
+    for (const w of r.warnings) warnings.push({ field: `${a.source}${w.part}`, code: w.code, message: w.message });
+    if (!r.value) continue;
+    // Dedupe on the blocking key so "APT 4" and "# 4" spellings of one address count once.
+    const k = addressKey(r.value);
+    const dedupe = k ? `${k.key}#${k.unit ?? ''}` : [r.value.line1, r.value.line2, r.value.zip5 ?? r.value.city].join('|');
+    if (seen.has(dedupe)) continue;
+    seen.add(dedupe);
+    addresses.push(r.value);
+  }
+
+  const dobRaw = str(rec, 'dob');
+  const dob = dobRaw ? take('dob', parseDob(dobRaw, opts.today), warnings) : null;
+  const pid = str(rec, 'iag_person_id');
+
+  const emailList = [...emails.values()];
+  const phoneList = [...phones.values()];
+  return {
+    rowId,
+    emails: emailList,
+    emailSha256Inputs: [...emailSha256Inputs],
+    emailHashes: [...new Set([...emailList.flatMap((e) => [e.sha256, e.matchKeySha256]), ...emailSha256Inputs])],
+    phones: phoneList,
+    phoneSha256Inputs: [...phoneSha256Inputs],
+    phoneHashes: [...new Set([...phoneList.map((p) => p.sha256), ...phoneSha256Inputs])],
+    name,
+    nameSource,
+    firstNameCanonicals,
+    addresses,
+    addressKeys: addresses.map(addressKey),
+    dob,
+    iagPersonId: pid ? pid.trim() : null,
+    warnings,
+  };
+}

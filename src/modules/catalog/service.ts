@@ -1,0 +1,77 @@
+/**
+ * The field catalog as a service. The field list is static code (fields.ts, templates.ts), but a
+ * catalog is only usable when the current release actually has the columns it describes, so
+ * `getCatalog()` checks the release once per release file and can fail: callers map
+ * CatalogUnavailableError (GET /v1/catalog/fields and segment creation answer 502
+ * FILTER_CATALOG_UNAVAILABLE; discovery answers the warehouse's own 502/503).
+ */
+import { WarehouseUnavailableError } from '../../graph/errors.ts';
+import type { ReleaseInfo } from '../../graph/releases.ts';
+import { AppError } from '../../http/errors.ts';
+import type { WarehouseReader } from '../discovery/warehouse-errors.ts';
+import type { CatalogField, CatalogTemplate } from './types.ts';
+
+export class CatalogUnavailableError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'CatalogUnavailableError';
+  }
+}
+
+export interface Catalog {
+  fields: readonly CatalogField[];
+  templates: readonly CatalogTemplate[];
+  release: ReleaseInfo;
+}
+
+/** 502 FILTER_CATALOG_UNAVAILABLE, for routes that create things from filters. */
+export function catalogUnavailable(cause?: unknown): AppError {
+  return new AppError('FILTER_CATALOG_UNAVAILABLE', 502, 'The field catalog cannot be read right now; nothing was created.', {
+    cause,
+    nextStep: 'Retry shortly; if it persists, contact support with the request_id.',
+  });
+}
+
+export function createCatalogService(deps: { warehouse: WarehouseReader; fields: readonly CatalogField[]; templates: readonly CatalogTemplate[] }) {
+  const { warehouse, fields, templates } = deps;
+  let verified: { file: string; catalog: Catalog } | null = null;
+
+  async function verify(release: ReleaseInfo): Promise<Catalog> {
+    const rows = await warehouse.query(
+      "SELECT column_name FROM duckdb_columns() WHERE database_name = 'graph' AND schema_name = 'main' AND table_name = 'persons'",
+    );
+    const columns = new Set(rows.map((r) => String(r.column_name)));
+    if (columns.size === 0) throw new CatalogUnavailableError(`release ${release.file} has no persons table`);
+    const missing = fields.filter((f) => !columns.has(f.storage.column)).map((f) => f.name);
+    if (missing.length > 0) throw new CatalogUnavailableError(`release ${release.file} lacks columns for ${missing.join(', ')}`);
+    return { fields, templates, release };
+  }
+
+  return {
+    /** The catalog valid for the current release; throws CatalogUnavailableError (cause: the warehouse error). */
+    async getCatalog(): Promise<Catalog> {
+      let release: ReleaseInfo;
+      try {
+        release = await warehouse.release();
+        if (verified?.file === release.file) return verified.catalog;
+        const catalog = await verify(release);
+        verified = { file: release.file, catalog };
+        return catalog;
+      } catch (err) {
+        if (err instanceof CatalogUnavailableError) throw err;
+        throw new CatalogUnavailableError('the warehouse cannot be read', { cause: err });
+      }
+    },
+    /** The static field list (no release check): for code that only needs names and flags. */
+    fields,
+    templates,
+  };
+}
+
+export type CatalogService = ReturnType<typeof createCatalogService>;
+
+/** Whether a catalog failure came from the warehouse having no release (503) or a missing release file (502). */
+export function warehouseCauseOf(err: unknown): WarehouseUnavailableError | null {
+  const cause = (err as { cause?: unknown })?.cause;
+  return cause instanceof WarehouseUnavailableError ? cause : null;
+}

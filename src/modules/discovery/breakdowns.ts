@@ -1,0 +1,99 @@
+/**
+ * group_by and the default breakdowns, each computed in ONE scan with GROUPING SETS: the empty set
+ * () yields the total on the same pass, so a count with breakdowns costs one query, not five.
+ *
+ * Default breakdowns (when group_by is absent and the input is raw filters, one filter segment or an
+ * audience) are what planners ask first: gender, age band, household income band, and state (top
+ * 10 plus `other`). Every bucket below the privacy floor is suppressed (privacy.ts).
+ */
+import { quoteIdent } from '../../graph/filters/text.ts';
+import { suppressSmall, topWithOther, type Bucket, type SuppressedBuckets } from './privacy.ts';
+
+export interface Dimension {
+  /** Name shown in the response. */
+  name: string;
+  /** SQL over the persons alias `p`. */
+  expr: string;
+  /** Persons columns read. */
+  columns: string[];
+  /** Show only the largest N buckets plus `other`. */
+  top?: number;
+}
+
+const AGE_BAND_SQL = `CASE WHEN p.age IS NULL THEN NULL WHEN p.age < 18 THEN 'under_18' WHEN p.age < 25 THEN '18_24'
+  WHEN p.age < 35 THEN '25_34' WHEN p.age < 45 THEN '35_44' WHEN p.age < 55 THEN '45_54' WHEN p.age < 65 THEN '55_64' ELSE '65_plus' END`;
+
+export const DEFAULT_BREAKDOWNS: readonly Dimension[] = [
+  { name: 'gender', expr: 'p.gender', columns: ['gender'] },
+  { name: 'age_band', expr: AGE_BAND_SQL, columns: ['age'] },
+  { name: 'income_band', expr: 'p.income_band', columns: ['income_band'] },
+  { name: 'state', expr: 'p.state', columns: ['state'], top: 10 },
+];
+
+/** Most buckets a group_by answer lists; the rest are reported in `truncated_groups`. */
+export const MAX_GROUPS = 1000;
+
+export interface GroupedCounts {
+  total: number;
+  matched: number | null;
+  /** Raw buckets per dimension name, before suppression. */
+  buckets: Map<string, Bucket[]>;
+}
+
+/**
+ * SQL for total (+ matched) and every dimension's buckets in one pass. Result columns: `g0..gk`
+ * (GROUPING flags: 0 when the row groups by that dimension), `d0..dk` (values), `n`, `m`.
+ */
+export function groupedCountSql(dims: readonly Dimension[], from: string, where: string, matchedWhere: string | null): string {
+  const inner = [
+    ...dims.map((d, i) => `${d.expr} AS d${i}`),
+    ...(matchedWhere ? [`${matchedWhere} AS mm`] : []),
+  ];
+  const sets = ['()', ...dims.map((_, i) => `(d${i})`)].join(', ');
+  const outer = [
+    ...dims.map((_, i) => `GROUPING(d${i}) AS g${i}`),
+    ...dims.map((_, i) => `d${i}`),
+    'count(*) AS n',
+    matchedWhere ? 'count(*) FILTER (WHERE mm) AS m' : 'NULL AS m',
+  ];
+  return `SELECT ${outer.join(', ')} FROM (SELECT ${inner.join(', ') || '1 AS one'} FROM ${from} p WHERE ${where}) t GROUP BY GROUPING SETS (${sets})`;
+}
+
+function plain(v: unknown): string | number | boolean | null {
+  if (v === null || v === undefined) return null;
+  if (typeof v === 'bigint') return Number(v);
+  if (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean') return v;
+  return String(v);
+}
+
+export function readGroupedCounts(dims: readonly Dimension[], rows: Record<string, unknown>[]): GroupedCounts {
+  const out: GroupedCounts = { total: 0, matched: null, buckets: new Map(dims.map((d) => [d.name, []])) };
+  for (const row of rows) {
+    const flags = dims.map((_, i) => Number(row[`g${i}`]));
+    const n = Number(row.n);
+    const at = flags.indexOf(0);
+    if (at < 0) {
+      out.total = n;
+      out.matched = row.m === null || row.m === undefined ? null : Number(row.m);
+    } else {
+      out.buckets.get(dims[at]!.name)!.push({ group_value: plain(row[`d${at}`]), count: n });
+    }
+  }
+  return out;
+}
+
+export function suppressDimension(dim: Dimension, buckets: Bucket[], floor: number): SuppressedBuckets & { truncated_groups?: number } {
+  if (dim.top !== undefined) return topWithOther(buckets, dim.top, floor);
+  const kept = suppressSmall(buckets, floor);
+  if (kept.groups.length > MAX_GROUPS) {
+    const truncated = kept.groups.length - MAX_GROUPS;
+    kept.groups = kept.groups.slice(0, MAX_GROUPS);
+    return { ...kept, truncated_groups: truncated };
+  }
+  return kept;
+}
+
+/** A group_by dimension for a plain catalog column. */
+export function columnDimension(name: string, column: string): Dimension {
+  return { name, expr: `p.${quoteIdent(column)}`, columns: [column] };
+}

@@ -1,0 +1,29 @@
+/**
+ * GraphPorts over the warehouse reader, the catalog and the discovery engineer's membershipSql: the
+ * one place segment counting meets SQL.
+ */
+import type { FilterCatalog } from '../../graph/filters/index.ts';
+import { membershipSql } from '../../graph/membership/sql.ts';
+import type { WarehouseReader } from '../discovery/warehouse-errors.ts';
+import type { GraphPorts, ReleaseRef } from './ports.ts';
+import { referenceZip3Resolver } from './zip3.ts';
+
+export function warehouseGraphPorts(deps: {
+  warehouse: WarehouseReader;
+  catalog: () => Promise<FilterCatalog>;
+  currentRelease: () => ReleaseRef | null;
+  personsTable?: string;
+}): GraphPorts {
+  const personsTable = deps.personsTable ?? 'graph.persons';
+  return {
+    catalog: deps.catalog,
+    currentRelease: deps.currentRelease,
+    zip3: referenceZip3Resolver(),
+    async count(query) {
+      const m = membershipSql(query, { catalog: await deps.catalog(), personsTable });
+      const sql = `SELECT count(*) AS n${m.matchedWhere ? `, count(*) FILTER (WHERE ${m.matchedWhere}) AS m` : ''} FROM ${personsTable} p WHERE ${m.where}`;
+      const [row] = await deps.warehouse.query(sql, m.params);
+      return { total: Number(row?.n ?? 0), matched: m.matchedWhere ? Number(row?.m ?? 0) : null };
+    },
+  };
+}

@@ -1,0 +1,89 @@
+import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
+import type { Kysely } from 'kysely';
+import type { DB } from '../../db/schema.ts';
+import { serverSecret } from '../../lib/server-secrets.ts';
+
+/**
+ * Signing secrets at rest (ADR 006). Stored as `wsk1.<base64url(iv ‖ tag ‖ ciphertext)>`: AES-256-GCM
+ * under a key derived (HKDF-SHA256) from the server secret `webhook_secret_key`, with the owning row
+ * as additional data, so a ciphertext copied onto another organization's or subscription's row does
+ * not decrypt. Decrypted only to sign an attempt.
+ *
+ * The format is frozen: migration 007 carries its own copy of `encryptV1` (a shipped migration must not
+ * change when this file does). A new format gets a new prefix, and `openSecret` keeps reading the old one.
+ */
+export const SECRET_KEY_NAME = 'webhook_secret_key';
+export const SEALED_PREFIX = 'wsk1.';
+const HKDF_INFO = 'webhook-signing-secret/v1';
+const IV_BYTES = 12;
+const TAG_BYTES = 16;
+
+/** Additional data binding a sealed secret to its row. */
+export const orgSecretAad = (orgId: string) => `webhook_settings:${orgId}`;
+export const subscriptionSecretAad = (subscriptionId: string) => `webhook_subscriptions:${subscriptionId}`;
+
+export function deriveSecretKey(serverSecretValue: string): Buffer {
+  return Buffer.from(hkdfSync('sha256', Buffer.from(serverSecretValue, 'utf8'), Buffer.alloc(0), HKDF_INFO, 32));
+}
+
+export function encryptV1(key: Buffer, plaintext: string, aad: string): string {
+  const iv = randomBytes(IV_BYTES);
+  const cipher = createCipheriv('aes-256-gcm', key, iv);
+  cipher.setAAD(Buffer.from(aad, 'utf8'));
+  const ciphertext = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
+  return SEALED_PREFIX + Buffer.concat([iv, cipher.getAuthTag(), ciphertext]).toString('base64url');
+}
+
+export function decryptV1(key: Buffer, sealed: string, aad: string): string {
+  if (!sealed.startsWith(SEALED_PREFIX)) throw new Error('Webhook secret is not in a known sealed format.');
+  const raw = Buffer.from(sealed.slice(SEALED_PREFIX.length), 'base64url');
+  if (raw.length <= IV_BYTES + TAG_BYTES) throw new Error('Webhook secret ciphertext is truncated.');
+  const decipher = createDecipheriv('aes-256-gcm', key, raw.subarray(0, IV_BYTES));
+  decipher.setAAD(Buffer.from(aad, 'utf8'));
+  decipher.setAuthTag(raw.subarray(IV_BYTES, IV_BYTES + TAG_BYTES));
+  return Buffer.concat([decipher.update(raw.subarray(IV_BYTES + TAG_BYTES)), decipher.final()]).toString('utf8');
+}
+
+/** Start and end of a plain-text secret, stored beside the ciphertext so views never decrypt. */
+export const secretHint = (secret: string) => `${secret.slice(0, 6)}…${secret.slice(-4)}`;
+
+// One derived key per database handle (the server secret is the same for every process sharing it).
+const keys = new WeakMap<object, Promise<Buffer>>();
+
+/** Seals and opens signing secrets with the deployment's key (read once per database handle). */
+export function createSecretBox(db: Kysely<DB>) {
+  /**
+   * The key, read through `executor` when given a caller's transaction and nothing is cached yet: on the
+   * embedded store a read outside an open transaction would wait for it. Such a read is not cached,
+   * because the transaction may yet roll back the server secret it created.
+   */
+  async function key(executor: Kysely<DB> = db): Promise<Buffer> {
+    const cached = keys.get(db);
+    if (cached) return cached;
+    if (executor !== db) return deriveSecretKey(await serverSecret(executor, SECRET_KEY_NAME));
+    const k = serverSecret(db, SECRET_KEY_NAME).then(deriveSecretKey);
+    // A failed read (database unreachable) is not cached: the next call tries again.
+    k.catch(() => keys.delete(db));
+    keys.set(db, k);
+    return k;
+  }
+  return {
+    async seal(plaintext: string, aad: string, executor?: Kysely<DB>): Promise<string> {
+      return encryptV1(await key(executor), plaintext, aad);
+    },
+    /**
+     * The plain-text secret, or null if the value is not a sealed secret or does not authenticate (wrong
+     * key or wrong row). Throws only if the key cannot be read (e.g. the database is unreachable).
+     */
+    async open(sealed: string, aad: string): Promise<string | null> {
+      const k = await key();
+      try {
+        return decryptV1(k, sealed, aad);
+      } catch {
+        return null;
+      }
+    },
+  };
+}
+
+export type SecretBox = ReturnType<typeof createSecretBox>;

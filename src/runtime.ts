@@ -1,0 +1,59 @@
+import { build, type BuiltApp } from './app.ts';
+import type { Config } from './config.ts';
+import { openDatabase, type Database } from './db/database.ts';
+import { createJobQueue } from './jobs/queue.ts';
+import { jobDefinitions } from './jobs/registry.ts';
+import { startJobs, type Worker } from './jobs/worker.ts';
+import { systemClock, type Clock } from './lib/clock.ts';
+
+export interface RunningService {
+  built: BuiltApp | null;
+  database: Database;
+  /** Base URL the HTTP API listens on (null for a worker-only process). */
+  url: string | null;
+  /** Drains and stops: readiness goes 503, in-flight requests finish, the worker stops taking jobs. */
+  shutdown(): Promise<void>;
+}
+
+/**
+ * Starts `ads serve`: the HTTP API and/or the worker on one set of stores. Used by the CLI and by the
+ * graceful-shutdown tests, so both exercise the same path.
+ */
+export async function startService(
+  config: Config,
+  options: { clock?: Clock; logger?: boolean | object; database?: Database; beforeListen?: (built: BuiltApp) => Promise<void> | void } = {},
+): Promise<RunningService> {
+  const clock = options.clock ?? systemClock;
+  const database = options.database ?? (await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir }));
+  const queue = createJobQueue(database);
+  const serveHttp = config.role !== 'worker';
+  const built = await build(config, { database, queue, clock, logger: options.logger });
+  const worker: Worker = await startJobs(queue, jobDefinitions(built.services), { work: config.role !== 'api' });
+
+  let url: string | null = null;
+  if (serveHttp) {
+    await options.beforeListen?.(built);
+    url = await built.app.listen({ host: config.host, port: config.port });
+  } else {
+    await built.app.ready();
+  }
+
+  let stopping: Promise<void> | null = null;
+  return {
+    built,
+    database,
+    url,
+    shutdown() {
+      stopping ??= (async () => {
+        built.beginShutdown();
+        const grace = setTimeout(() => built.app.server.closeAllConnections?.(), config.shutdownGraceSeconds * 1000);
+        grace.unref();
+        await built.app.close();
+        clearTimeout(grace);
+        await worker.stop();
+        if (!options.database) await database.close();
+      })();
+      return stopping;
+    },
+  };
+}

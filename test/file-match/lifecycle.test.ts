@@ -1,0 +1,200 @@
+/** Signed URL security, error codes, analysis, hitl, upload-failed, refresh, and a crash mid-resolution. */
+import fs from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { waitFor } from '../webhooks/helpers.ts';
+import { setupWithEvents, toCsv, type FileTest, type People } from './helpers.ts';
+
+type Fixture = Awaited<ReturnType<typeof setupWithEvents>>;
+
+let f: FileTest;
+let p: People;
+let receiver: Fixture['receiver'];
+let fixture: Fixture;
+
+beforeAll(async () => {
+  fixture = await setupWithEvents();
+  ({ f, p, receiver } = fixture);
+});
+afterAll(async () => {
+  f.t.services.fileMatch.hooks.beforeSwap = undefined;
+  await fixture.close();
+});
+const all = () => [...p.good, ...p.nobody];
+
+describe('signed upload URLs', () => {
+  it('refuses expired, tampered and cross-object URLs with 403', async () => {
+    const c = await f.create({ shard_count: 2 });
+    const [u0, u1] = c.upload_urls as string[];
+    const sig = new URL(u0!).searchParams.get('signature')!;
+    const tampered = u0!.replace(/signature=[^&]+/, `signature=${sig.slice(0, -2)}xx`);
+    expect((await f.put(tampered, 'a,b\n')).body.error).toBe('UPLOAD_URL_INVALID');
+    // shard 0's signature on shard 1's path: not replayable onto another object
+    const cross = u1!.replace(/signature=[^&]+/, `signature=${sig}`);
+    const r = await f.put(cross, 'a,b\n');
+    expect(r.status).toBe(403);
+    expect(r.body.error).toBe('UPLOAD_URL_INVALID');
+    expect((await f.put(u0!.replace(/expires=\d+/, (m) => `expires=${Number(m.slice(8)) + 3600}`), 'x')).body.error).toBe('UPLOAD_URL_INVALID');
+    f.clock.advance(31 * 60_000);
+    const expired = await f.put(u0!, 'a,b\n');
+    expect(expired.status).toBe(403);
+    expect(expired.body.error).toBe('UPLOAD_URL_EXPIRED');
+    f.clock.advance(-31 * 60_000);
+  });
+
+  it('create errors: gzip+avro, unknown campaign (nothing created), shard_count bounds', async () => {
+    const before = (await f.call('GET', '/v1/segments?limit=100')).body.count;
+    expect((await f.call('POST', '/v1/match/file', { file_format: 'avro', compression: 'gzip' })).body.error).toBe('UNSUPPORTED_INPUT_COMPRESSION');
+    expect((await f.call('POST', '/v1/match/file', { campaign_id: 'cmp_nope' })).body.error).toBe('INVALID_CAMPAIGN_ID');
+    expect((await f.call('POST', '/v1/match/file', { shard_count: 51 })).status).toBe(400);
+    expect((await f.call('POST', '/v1/segments', { name: 'x', subtype: 'matched', file_format: 'avro', compression: 'gzip' })).body.error).toBe('UNSUPPORTED_INPUT_COMPRESSION');
+    expect((await f.call('GET', '/v1/segments?limit=100')).body.count).toBe(before);
+  });
+
+  it('Idempotency-Key replays the same segment and audience with re-signed URLs', async () => {
+    const a = await f.create({ name: 'idem' }, { 'idempotency-key': 'fm-idem-1' });
+    f.clock.advance(60_000);
+    const b = await f.create({ name: 'idem' }, { 'idempotency-key': 'fm-idem-1' });
+    f.clock.advance(-60_000);
+    expect(b.segment_id).toBe(a.segment_id);
+    expect(b.audience_id).toBe(a.audience_id);
+    expect(b.upload_url).not.toBe(a.upload_url);
+    expect(new Date(b.upload_expires_at).getTime()).toBe(new Date(a.upload_expires_at).getTime() + 60_000);
+  });
+});
+
+describe('analysis and progress', () => {
+  it('409 FILE_NOT_YET_UPLOADED, then maps columns and never maps hashes to raw email', async () => {
+    const c = await f.create({ hitl: true });
+    expect((await f.call('POST', `/v1/match/${c.segment_id}/analyze`)).body.error).toBe('FILE_NOT_YET_UPLOADED');
+    const hex = 'a'.repeat(64);
+    const rows = all().map((r) => ({ ...r, email_address: r.email, email: hex, mystery: hex, addresses: '[{"city":"X"}]' }));
+    expect((await f.put(c.upload_url, toCsv(rows, ['row_id', 'email', 'email_address', 'first_name', 'last_name', 'zip', 'mystery', 'addresses']))).status).toBe(200);
+    expect((await f.call('GET', `/v1/match/file/${c.segment_id}`)).body.matching_status).toBe('awaiting_mappings');
+    const res = await f.call('POST', `/v1/match/${c.segment_id}/analyze`);
+    expect(res.status).toBe(200);
+    const byCol = Object.fromEntries(res.body.analysis.columns.map((x: any) => [x.source_column, x]));
+    expect(byCol.email.mapped_to).toBe('email_sha256');
+    expect(byCol.email_address.mapped_to).toBe('email');
+    expect(byCol.mystery.mapped_to).toBeNull();
+    expect(res.body.analysis.unmapped_columns).toContain('mystery');
+    expect(byCol.addresses.warning).toMatch(/address_1/);
+    const st = (await f.call('GET', `/v1/match/file/${c.segment_id}`)).body;
+    expect(st.mapping_warnings).toEqual(expect.arrayContaining([expect.objectContaining({ column: 'addresses', source: 'nested_addresses' })]));
+  });
+
+  it('fails with segment.failed when no identity column is usable', async () => {
+    const c = await f.create({ webhook_url: receiver.url });
+    expect((await f.put(c.upload_url, 'color,size\nred,1\nblue,2\n')).status).toBe(200);
+    const done = await f.waitStatus(c.segment_id, ['completed', 'failed']);
+    expect(done).toMatchObject({ matching_status: 'failed', status: 'failed' });
+    expect(done.error_message).toMatch(/identity/);
+    expect((await f.call('GET', `/v1/audiences/${c.audience_id}`)).body.status).toBe('failed');
+    await waitFor(() => receiver.received.some((r) => JSON.parse(r.rawBody).subject.id === c.segment_id));
+    const ev = JSON.parse(receiver.received.find((r) => JSON.parse(r.rawBody).subject.id === c.segment_id)!.rawBody);
+    expect(ev).toMatchObject({ type: 'segment.failed', data: { status: 'failed', error_code: 'NO_USABLE_IDENTITY_COLUMN', audience_id: c.audience_id } });
+  });
+
+  it('fails on duplicate row_id across shards and on a shard header mismatch', async () => {
+    const d = await f.create({ shard_count: 2 });
+    await f.put(d.upload_urls[0], toCsv(all().slice(0, 5)));
+    await f.put(d.upload_urls[1], toCsv(all().slice(4, 8)));
+    expect((await f.waitStatus(d.segment_id, ['completed', 'failed'])).error_message).toMatch(/row_id.*unique.*g4/);
+    const h = await f.create({ shard_count: 2 });
+    await f.put(h.upload_urls[0], toCsv(all().slice(0, 5)));
+    await f.put(h.upload_urls[1], toCsv(all().slice(5, 10), ['row_id', 'email', 'last_name', 'first_name', 'zip']));
+    expect((await f.waitStatus(h.segment_id, ['completed', 'failed'])).error_message).toMatch(/header/);
+  });
+});
+
+describe('hitl, upload-failed, refresh, crash', () => {
+  it('hitl: staged upload, (skip) honoured, STAGING_COPY_FAILED leaves it unchanged, then resolves', async () => {
+    const c = await f.create({ hitl: true });
+    await f.put(c.upload_url, toCsv(all()));
+    const seg = (await f.call('GET', `/v1/segments/${c.segment_id}`)).body;
+    expect(seg.status).toBe('pending');
+    // Break the staged file: the confirm fails with 500 and nothing changes.
+    const staged = f.t.services.fileMatch.objects.pathOf(`uploads/${f.org.orgId}/${c.segment_id}/v1/staging/shard-0`);
+    fs.renameSync(staged, `${staged}.away`);
+    const bad = await f.call('POST', `/v1/segments/${c.segment_id}/mappings`, { column_mappings: { email: '(skip)' } });
+    expect(bad.status).toBe(500);
+    expect(bad.body.error).toBe('STAGING_COPY_FAILED');
+    expect((await f.call('GET', `/v1/match/file/${c.segment_id}`)).body.matching_status).toBe('awaiting_mappings');
+    fs.renameSync(`${staged}.away`, staged);
+    const ok = await f.call('POST', `/v1/audiences/${c.audience_id}/mappings`, { column_mappings: { email: '(skip)' } });
+    expect(ok.status).toBe(200);
+    expect(ok.body).toMatchObject({ ok: true, mapping_confirmed: true, column_mappings: { email: '(skip)' } });
+    const done = await f.waitStatus(c.segment_id, ['completed', 'failed']);
+    // Without email the rows match on name + ZIP only (fewer I matches) and email was never read.
+    expect(done).toMatchObject({ matching_status: 'completed', mapping_confirmed: true, input_record_count: 25 });
+    expect(done.column_mappings.email).toBe('(skip)');
+  });
+
+  it('hitl cancel aborts the staged upload and leaves the segment untouched', async () => {
+    const c = await f.create({ hitl: true });
+    await f.put(c.upload_url, toCsv(all()));
+    const before = (await f.call('GET', `/v1/segments/${c.segment_id}`)).body;
+    const res = await f.call('POST', `/v1/segments/${c.segment_id}/mappings/cancel`);
+    expect(res.body).toMatchObject({ ok: true, cancelled: true });
+    const after = (await f.call('GET', `/v1/segments/${c.segment_id}`)).body;
+    expect(after).toMatchObject({ status: before.status, input_record_count: null, column_mappings: null });
+    expect((await f.put(c.upload_url, 'x')).status).toBe(409);
+  });
+
+  it('upload-failed: pending -> failed with the audience; repeat already_resolved; 400 for non-matched', async () => {
+    const c = await f.create();
+    const r1 = await f.call('POST', `/v1/segments/${c.segment_id}/upload-failed`, { reason: 'client disk full' });
+    expect(r1.body).toEqual({ ok: true, already_resolved: false });
+    expect((await f.call('GET', `/v1/segments/${c.segment_id}`)).body).toMatchObject({ status: 'failed', error_message: expect.stringContaining('client disk full') });
+    expect((await f.call('GET', `/v1/audiences/${c.audience_id}`)).body.status).toBe('failed');
+    expect((await f.call('POST', `/v1/segments/${c.segment_id}/upload-failed`, {})).body).toEqual({ ok: true, already_resolved: true });
+    const filter = await f.call('POST', '/v1/segments', { name: 'flt', filters: [{ field: 'state', op: '=', value: 'CA' }] });
+    if (filter.status === 201) {
+      expect((await f.call('POST', `/v1/segments/${filter.body.segment_id}/upload-failed`, {})).body.error).toBe('NOT_A_MATCHED_UPLOAD');
+    }
+  });
+
+  it('refresh: pending again with 24-hour URLs, counts reset, compression not inherited; audience refresh; SHARED_SOURCE_DATA', async () => {
+    const c = await f.create({ compression: 'gzip' });
+    const { gzipSync } = await import('node:zlib');
+    await f.put(c.upload_url, gzipSync(toCsv(all())));
+    await f.waitStatus(c.segment_id, ['completed']);
+    const r = await f.call('POST', `/v1/segments/${c.segment_id}/refresh`, { shard_count: 2 });
+    expect(r.status).toBe(200);
+    expect(r.body).toMatchObject({ status: 'pending', refreshed: true, input_record_count: null, match_count: null, column_mappings: null, mapping_confirmed: false, shard_count: 2 });
+    expect(r.body.upload_urls).toHaveLength(2);
+    expect(new Date(r.body.upload_expires_at).getTime() - f.clock.now().getTime()).toBe(24 * 3600_000);
+    // The old URL is for the previous upload version.
+    expect((await f.put(c.upload_url, 'x')).body.error).toBe('UPLOAD_SUPERSEDED');
+    const st = (await f.call('GET', `/v1/match/file/${c.segment_id}`)).body;
+    expect(st).toMatchObject({ compression: 'none', matching_status: 'awaiting_upload' });
+    await f.put(r.body.upload_urls[0], toCsv(all().slice(0, 10)));
+    await f.put(r.body.upload_urls[1], toCsv(all().slice(10)));
+    await f.waitStatus(c.segment_id, ['completed']);
+    const ar = await f.call('POST', `/v1/audiences/${c.audience_id}/refresh`, { segment_id: c.segment_id });
+    expect(ar.status).toBe(200);
+    expect(ar.body).toMatchObject({ status: 'pending', subtype: 'matched', compression: 'none' });
+    expect(ar.body.upload_url).toContain('/v1/uploads/');
+    expect((await f.call('GET', `/v1/audiences/${c.audience_id}`)).body.status).toBe('pending');
+    expect((await f.call('POST', '/v1/match/file', { file_format: 'avro' })).status).toBe(201);
+    const avroSeg = await f.create({ file_format: 'avro' });
+    expect((await f.call('POST', `/v1/segments/${avroSeg.segment_id}/refresh`, { compression: 'gzip' })).body.error).toBe('UNSUPPORTED_INPUT_COMPRESSION');
+    const dup = await f.call('POST', `/v1/segments/${c.segment_id}/duplicate`, {});
+    expect((await f.call('POST', `/v1/segments/${dup.body.segment_id}/refresh`, {})).body.error).toBe('SHARED_SOURCE_DATA');
+  });
+
+  it('a worker crash mid-resolution is retried and completes with correct counts', async () => {
+    let crashes = 0;
+    f.t.services.fileMatch.hooks.beforeSwap = () => {
+      if (crashes++ === 0) throw new Error('simulated worker crash');
+    };
+    const c = await f.create();
+    await f.put(c.upload_url, toCsv(all()));
+    const done = await f.waitStatus(c.segment_id, ['completed', 'failed'], 60_000);
+    f.t.services.fileMatch.hooks.beforeSwap = undefined;
+    expect(crashes).toBe(2);
+    expect(done).toMatchObject({ matching_status: 'completed', input_record_count: 25, match_count: 20 });
+    // Only the successful run's folder remains.
+    const runs = fs.readdirSync(f.t.services.fileMatch.objects.pathOf(`results/${f.org.orgId}/${c.segment_id}/v1`));
+    expect(runs).toHaveLength(1);
+  }, 90_000);
+});

@@ -1,0 +1,72 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startService } from '../../src/runtime.ts';
+import { testConfig, testApp, type TestApp } from '../helpers/app.ts';
+import { testStores } from '../helpers/stores.ts';
+import { serveProcess } from '../helpers/serve-process.ts';
+
+describe('health, readiness and metrics', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await testApp();
+  });
+  afterAll(() => t.app.close());
+
+  it('answers liveness and readiness with every store checked', async () => {
+    expect((await t.app.inject({ method: 'GET', url: '/healthz' })).json()).toEqual({ status: 'ok' });
+    const ready = await t.app.inject({ method: 'GET', url: '/readyz' });
+    expect(ready.statusCode).toBe(200);
+    expect(ready.json().status).toBe('ready');
+    expect(ready.json().checks.control_plane).toEqual({ ok: true });
+  });
+
+  it('exposes Prometheus metrics with per-route counters', async () => {
+    await t.app.inject({ method: 'GET', url: '/healthz' });
+    const res = await t.app.inject({ method: 'GET', url: '/metrics' });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toMatch(/text\/plain/);
+    expect(res.body).toMatch(/ads_http_request_duration_seconds_count\{method="GET",route="\/healthz",status="200"\} \d+/);
+    expect(res.body).toContain('process_cpu_user_seconds_total');
+  });
+});
+
+describe('graceful shutdown', () => {
+  it('finishes in-flight requests, turns readiness off, then refuses new connections', async () => {
+    const { database } = await testStores();
+    const config = testConfig({ host: '127.0.0.1', port: 0, shutdownGraceSeconds: 10 });
+    let arrived: () => void;
+    const handlerStarted = new Promise<void>((resolve) => (arrived = resolve));
+    const service = await startService(config, {
+      database,
+      logger: false,
+      beforeListen: (built) => {
+        built.app.get('/slow', { config: { public: true } }, async () => {
+          arrived();
+          await new Promise((r) => setTimeout(r, 800));
+          return { done: true };
+        });
+      },
+    });
+    const inFlight = fetch(`${service.url}/slow`).then(async (r) => ({ status: r.status, body: await r.json() }));
+    await handlerStarted; // the request is being handled when shutdown begins
+    const stopping = service.shutdown();
+    const readiness = await service.built!.app.inject({ method: 'GET', url: '/readyz' }).catch(() => null);
+    if (readiness) expect(readiness.statusCode).toBe(503);
+    expect(await inFlight).toEqual({ status: 200, body: { done: true } });
+    await stopping;
+    await expect(fetch(`${service.url}/healthz`)).rejects.toThrow();
+  });
+
+  it('exits cleanly on SIGTERM (ads serve)', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'ads-sigterm-'));
+    const served = await serveProcess(['src/main.ts', 'serve'], {
+      DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', GRAPH_PERSONS: '0', DATABASE_URL: '',
+    }, 45_000);
+    expect(served.output()).toMatch(/ads_live_[A-Za-z0-9]{40}/); // first start of an empty data dir prints the demo key
+    expect((await fetch(`${served.url}/healthz`)).status).toBe(200);
+    expect(await served.stop()).toBe(0);
+    expect(served.output()).toContain('SIGTERM: finishing in-flight requests');
+  }, 60_000);
+});

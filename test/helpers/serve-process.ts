@@ -1,0 +1,42 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { join } from 'node:path';
+
+export interface Served {
+  url: string;
+  output: () => string;
+  child: ChildProcess;
+  /** Sends SIGTERM and resolves with the exit code. */
+  stop(): Promise<number | null>;
+}
+
+/** Starts a TypeScript entry point with tsx in its own process and waits for `on http://host:port`. */
+export async function serveProcess(args: string[], env: NodeJS.ProcessEnv, timeoutMs = 600_000): Promise<Served> {
+  const root = join(import.meta.dirname, '..', '..');  // the project root
+  const child = spawn(join(root, 'node_modules/.bin/tsx'), args, { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout!.on('data', (d) => (output += d));
+  child.stderr!.on('data', (d) => (output += d));
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`did not start:\n${output}`)), timeoutMs);
+    child.on('exit', (code) => reject(new Error(`exited ${code}:\n${output}`)));
+    const check = () => {
+      const m = output.match(/on (http:\/\/127\.0\.0\.1:\d+)/);
+      if (m) {
+        clearTimeout(timer);
+        resolve(m[1]!);
+      } else setTimeout(check, 100);
+    };
+    check();
+  });
+  return {
+    url,
+    child,
+    output: () => output,
+    stop: () =>
+      new Promise((resolve) => {
+        child.removeAllListeners('exit');
+        child.on('exit', (code) => resolve(code));
+        child.kill('SIGTERM');
+      }),
+  };
+}

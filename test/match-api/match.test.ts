@@ -1,0 +1,195 @@
+/**
+ * POST /v1/match over HTTP on a small generated graph: levels and ids, organization-salted ids,
+ * direct refresh and its fallbacks, per-row warnings, field selection and PII, limits, scopes.
+ * Billing, idempotency and scratch segments: billing.test.ts.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestOrg } from '../helpers/app.ts';
+import { byNameAddress, byNameEmail, NOBODY, pickPersons, setup, title, type MatchTest, type Row } from './setup.ts';
+
+let m: MatchTest;
+let people: Row[];
+
+beforeAll(async () => {
+  m = await setup();
+  people = await pickPersons(m, 6);
+}, 120_000);
+afterAll(async () => m?.close());
+
+const ID01 = /^[A-Z0-9]{2,16}_01_[A-Z2-7]{26}$/;
+
+describe('POST /v1/match: results', () => {
+  it('matches, echoes inputs unchanged, enriches matched rows only, and derives labels for unmatched rows', async () => {
+    const [a, b] = people;
+    const records = [
+      { row_id: 'a', ...byNameEmail(a!, { email: `  ${a!.email.toUpperCase()} ` }) },
+      byNameAddress(b!),
+      { row_id: 'nobody', ...NOBODY },
+    ];
+    const res = await m.match({ records });
+    expect(res.status).toBe(200);
+    const out = res.body.records;
+    expect(out.map((r: Row) => r.row_id)).toEqual(['a', '2', 'nobody']);
+    expect(out[0]).toMatchObject({ match_level: 'I', match_type: 'email+name', email: `  ${a!.email.toUpperCase()} `, first_name: title(a!.first_name) });
+    expect(out[0].iag_person_id).toMatch(ID01);
+    expect(out[0].match_confidence).toBeGreaterThan(0.9);
+    expect(out[1]).toMatchObject({ match_level: 'I', match_type: 'name_address', address_1: title(b!.address_1) });
+    // Default field set: the standard enrichment template (non-identity); never names or addresses.
+    expect(out[0].enrichment).toMatchObject({ age: a!.age, gender: a!.gender, homeowner: a!.homeowner });
+    expect(Array.isArray(out[0].enrichment.interests)).toBe(true);
+    for (const pii of ['first_name', 'last_name', 'address_1', 'dob', 'lat', 'zip5']) expect(out[0].enrichment).not.toHaveProperty(pii);
+    expect(out[2]).toMatchObject({ match_level: null, match_type: null, match_confidence: null, enrichment: null });
+    expect(out[2].iag_person_id).toMatch(/_02_[A-Z2-7]{32}$/);
+    expect(res.body).toMatchObject({ match_count: 2, record_count: 3, amount_charged: 0.02, scratch_segment: null });
+    expect(res.body.data_release).toEqual({ major: expect.any(Number), minor: expect.any(Number) });
+  });
+
+  it('one bad value is a row warning, never a failed batch', async () => {
+    const [a, b] = people;
+    const res = await m.match({
+      records: [
+        byNameAddress(a!, { dob: '1990-02-31' }),
+        byNameAddress(b!, { email: 'not-an-email', phone: '12', state: 'QQ', customer_ref: 'x1' }),
+        { email: 42 },
+      ],
+    });
+    expect(res.status).toBe(200);
+    const [r1, r2, r3] = res.body.records;
+    expect(r1.match_level).toBe('I');
+    expect(r1.warnings.map((w: Row) => w.field)).toContain('dob');
+    expect(r1.dob).toBe('1990-02-31');
+    expect(r2.warnings.map((w: Row) => w.field)).toEqual(expect.arrayContaining(['email', 'phone', 'customer_ref']));
+    expect(r2.warnings.find((w: Row) => w.field === 'customer_ref').code).toBe('unknown_field');
+    expect(r2).not.toHaveProperty('customer_ref');
+    expect(r3).toMatchObject({ row_id: '3', match_level: null, email: 42, iag_person_id: null });
+    expect(r3.warnings[0].field).toBe('email');
+  });
+
+  it('match_level restricts the allowed levels', async () => {
+    const [a] = people;
+    const res = await m.match({ records: [byNameEmail(a!)], match_level: ['A'] });
+    expect(res.body.records[0].match_level).toBeNull();
+    expect(res.body.amount_charged).toBe(0);
+    const d = await m.match({ records: [{ email: a!.email }], match_level: ['D'] });
+    expect(d.body.records[0]).toMatchObject({ match_level: 'D', match_type: 'email' });
+  });
+});
+
+describe('iag_person_id', () => {
+  it('is stable within an organization and different in another one', async () => {
+    const [a] = people;
+    const first = (await m.match({ records: [byNameEmail(a!)] })).body.records[0].iag_person_id;
+    const again = (await m.match({ records: [byNameAddress(a!)] })).body.records[0].iag_person_id;
+    expect(again).toBe(first);
+    const other = await createTestOrg(m.t, { name: 'Other Org' });
+    const theirs = (await m.match({ records: [byNameEmail(a!)] }, { token: await other.token() })).body.records[0].iag_person_id;
+    expect(theirs).toMatch(ID01);
+    expect(theirs).not.toBe(first);
+    expect(theirs.split('_')[2]).not.toBe(first.split('_')[2]);
+  });
+
+  it('a valid tier-01 id of this organization goes straight to its person (direct refresh)', async () => {
+    const [a] = people;
+    const id = (await m.match({ records: [byNameEmail(a!)] })).body.records[0].iag_person_id;
+    const res = await m.match({ records: [{ iag_person_id: id }], template_id: 'standard_iag' });
+    expect(res.body.records[0]).toMatchObject({ iag_person_id: id, match_level: 'I', match_type: 'person_id', match_confidence: 1 });
+    expect(res.body.records[0].enrichment).toMatchObject({ first_name: a!.first_name, last_name: a!.last_name });
+  });
+
+  it('a foreign, malformed or derived id falls back to the other fields', async () => {
+    const [a, b] = people;
+    const mine = (await m.match({ records: [byNameEmail(a!)] })).body.records[0].iag_person_id;
+    const other = await createTestOrg(m.t, { name: 'Foreign Org' });
+    const foreign = (await m.match({ records: [byNameEmail(b!)] }, { token: await other.token() })).body.records[0].iag_person_id;
+    const derived = (await m.match({ records: [NOBODY] })).body.records[0].iag_person_id;
+    expect(derived).toMatch(/_02_/);
+    const res = await m.match({
+      records: [
+        byNameEmail(a!, { iag_person_id: foreign }),
+        byNameEmail(a!, { iag_person_id: 'NOTANID_01_XYZ' }),
+        byNameEmail(a!, { iag_person_id: derived }),
+        { iag_person_id: foreign },
+      ],
+    });
+    for (const r of res.body.records.slice(0, 3)) {
+      expect(r).toMatchObject({ iag_person_id: mine, match_level: 'I', match_type: 'email+name' });
+      expect(r.warnings.map((w: Row) => w.code)).toContain('person_id_not_usable');
+    }
+    expect(res.body.records[3]).toMatchObject({ match_level: null, iag_person_id: null });
+  });
+});
+
+describe('field selection', () => {
+  it('standard_iag returns identity fields at level I and withholds them below I', async () => {
+    const [a] = people;
+    const res = await m.match({
+      records: [byNameEmail(a!), { address_1: title(a!.address_1), city: a!.city, state: a!.state, zip: a!.zip5 }],
+      template_id: 'standard_iag',
+    });
+    const [i, addr] = res.body.records;
+    expect(i.enrichment).toEqual(expect.objectContaining({ first_name: a!.first_name, last_name: a!.last_name, address_1: a!.address_1, zip5: a!.zip5, dob: a!.dobs }));
+    expect(i.enrichment).not.toHaveProperty('age');
+    expect(['H', 'A']).toContain(addr.match_level);
+    expect(addr.enrichment).toEqual({ city: a!.city, state: a!.state, zip5: a!.zip5 });
+    expect(addr.warnings.map((w: Row) => w.code)).toContain('pii_withheld');
+  });
+
+  it('field_list returns exactly the named fields (aliases accepted)', async () => {
+    const [a] = people;
+    const res = await m.match({ records: [byNameEmail(a!)], field_list: ['age', 'zip', 'income_band'] });
+    expect(Object.keys(res.body.records[0].enrichment).sort()).toEqual(['age', 'income_band', 'zip5']);
+  });
+
+  it('unknown fields and field_list with template_id are 400', async () => {
+    const bad = await m.match({ records: [NOBODY], field_list: ['age', 'shoe_size', 'favourite_colour'] });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error).toBe('UNKNOWN_FIELD');
+    expect(bad.body.message).toContain('shoe_size');
+    expect(bad.body.unknown_fields).toEqual(['shoe_size', 'favourite_colour']);
+    const both = await m.match({ records: [NOBODY], field_list: ['age'], template_id: 'standard_iag' });
+    expect(both.status).toBe(400);
+    expect(both.body.error).toBe('AMBIGUOUS_FIELD_SELECTION');
+    const tpl = await m.match({ records: [NOBODY], template_id: 'premium' });
+    expect(tpl.status).toBe(400);
+  });
+});
+
+describe('request limits and access', () => {
+  it('takes 100 records and refuses 101', async () => {
+    const ok = await m.match({ records: Array.from({ length: 100 }, (_, i) => ({ last_name: `Nobody${i}`, zip: '99999' })) });
+    expect(ok.status).toBe(200);
+    expect(ok.body.record_count).toBe(100);
+    const res = await m.match({ records: Array.from({ length: 101 }, () => ({ email: 'x@example.com' })) });
+    expect(res.status).toBe(400);
+    expect(res.body.error).toBe('TOO_MANY_RECORDS');
+    const empty = await m.match({ records: [] });
+    expect(empty.status).toBe(400);
+  });
+
+  it('row_id errors reject the whole request', async () => {
+    for (const [records, code] of [
+      [[{ row_id: '  ' }, NOBODY], 'INVALID_ROW_ID'],
+      [[{ row_id: 7, ...NOBODY }], 'INVALID_ROW_ID'],
+      [[{ row_id: 'x', ...NOBODY }, { row_id: 'x' }], 'DUPLICATE_ROW_ID'],
+      [[{ row_id: '2', ...NOBODY }, { email: 'y@example.com' }], 'DUPLICATE_ROW_ID'],
+    ] as const) {
+      const res = await m.match({ records });
+      expect(res.status, JSON.stringify(records)).toBe(400);
+      expect(res.body.error).toBe(code);
+    }
+  });
+
+  it('needs the creator scope and a bearer', async () => {
+    const discovery = await m.org.token(['discovery']);
+    const res = await m.match({ records: [NOBODY] }, { token: discovery });
+    expect(res.status).toBe(403);
+    expect(res.body.error).toBe('SCOPE_REQUIRED');
+    const anon = await m.t.app.inject({ method: 'POST', url: '/v1/match', payload: { records: [NOBODY] } });
+    expect(anon.statusCode).toBe(401);
+  });
+
+  it('is documented in the OpenAPI document', async () => {
+    const doc = (await m.t.app.inject({ method: 'GET', url: '/v1/openapi.json' })).json();
+    expect(doc.paths['/v1/match'].post.tags).toEqual(['Matching']);
+  });
+});

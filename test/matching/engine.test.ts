@@ -1,0 +1,154 @@
+/**
+ * The engine on a small generated graph (4,000 persons): every level and match_type, the
+ * matchLevels restriction, direct refresh and its fallback, moved people, absent people, SQL/JS
+ * scoring parity and micro-batch vs file-path parity.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createMatcher, scoreCandidate, type CandidateAttributes, type Matcher, type MatchOptions } from '../../src/identity/matcher/index.ts';
+import { generateLabelledSet } from '../../src/identity/matcher/labelled-set.ts';
+import { addressKey, emailMatchKey, emailSha256, normalizeAddress, normalizeMatchInput } from '../../src/identity/normalize/index.ts';
+import { testGraph, TEST_GRAPH_DIR, type TestGraph } from './helpers.ts';
+
+let g: TestGraph;
+let matcher: Matcher;
+const ALL: MatchOptions = { matchLevels: ['I', 'H', 'D', 'S', 'A'], spatialMode: 'residential' };
+type Row = Record<string, any>;
+const q = (sql: string) => g.warehouse.query(sql) as Promise<Row[]>;
+const title = (s: string) => s.toLowerCase().replace(/\b[a-z]/g, (c) => c.toUpperCase());
+
+async function match(recs: Row[], opts: MatchOptions = ALL) {
+  return matcher.matchBatch(recs.map((r, i) => normalizeMatchInput(r, { position: i + 1 })), opts);
+}
+
+/** An adult with an email, a phone, a past address and a household of 2+. */
+let p: Row;
+let spouse: Row;
+
+beforeAll(async () => {
+  g = await testGraph(TEST_GRAPH_DIR, 4000);
+  matcher = createMatcher({ warehouse: g.warehouse, indexPath: g.indexPath });
+  [p] = await q(`SELECT p.*, strftime(p.dob, '%Y-%m-%d') AS dobs,
+      (SELECT min(email) FROM graph.emails e WHERE e.person_key = p.person_key) AS email,
+      (SELECT min(phone) FROM graph.phones f WHERE f.person_key = p.person_key AND kind = 'mobile') AS phone,
+      (SELECT first({a1: address_1, zip: zip5}) FROM graph.addresses a WHERE a.person_key = p.person_key AND NOT is_current) AS past
+    FROM graph.persons p WHERE age >= 25 AND household_size >= 2 AND address_2 IS NULL
+      AND EXISTS (SELECT 1 FROM graph.emails e WHERE e.person_key = p.person_key)
+      AND EXISTS (SELECT 1 FROM graph.phones f WHERE f.person_key = p.person_key AND kind = 'mobile')
+      AND EXISTS (SELECT 1 FROM graph.addresses a WHERE a.person_key = p.person_key AND NOT is_current)
+      AND EXISTS (SELECT 1 FROM graph.persons s WHERE s.household_key = p.household_key AND s.person_key <> p.person_key
+                  AND s.last_name = p.last_name AND s.first_name <> p.first_name)
+    ORDER BY person_key LIMIT 1`);
+  [spouse] = await q(`SELECT * FROM graph.persons WHERE household_key = ${p.household_key} AND person_key <> ${p.person_key}
+    AND last_name = '${p.last_name}' ORDER BY person_key LIMIT 1`);
+});
+afterAll(() => g?.warehouse.close());
+
+const name = () => ({ first_name: title(p.first_name), last_name: title(p.last_name) });
+const home = () => ({ address_1: title(p.address_1), city: title(p.city), state: p.state, zip: p.zip5 });
+
+describe('matchBatch levels and types', () => {
+  it('I: email+name, phone+name, name_address, name_dob, address_history', async () => {
+    const res = await match([
+      { ...name(), email: p.email.toUpperCase() },
+      { ...name(), phone: p.phone.slice(2) },
+      { ...name(), ...home() },
+      { ...name(), dob: p.dobs },
+      { ...name(), address_1: title(p.past.a1), zip: p.past.zip },
+    ]);
+    expect(res.map((r) => [r.matchLevel, r.matchType])).toEqual([
+      ['I', 'email+name'], ['I', 'phone+name'], ['I', 'name_address'], ['I', 'name_dob'], ['I', 'address_history'],
+    ]);
+    for (const r of res) {
+      expect(r.personKey).toBe(p.person_key);
+      expect(r.householdKey).toBe(p.household_key);
+      expect(r.matchConfidence).toBeGreaterThanOrEqual(0.9);
+    }
+  });
+
+  it('H: the surname at the address without a matching first name; A: the address alone', async () => {
+    const [h, a] = await match([{ first_name: 'Zebulon', last_name: title(p.last_name), ...home() }, home()]);
+    expect(h).toMatchObject({ matchLevel: 'H', matchType: 'household', householdKey: p.household_key });
+    expect(a).toMatchObject({ matchLevel: 'A', matchType: 'address', householdKey: p.household_key });
+    // H and A name the household's reference person (its lowest person key).
+    const [ref] = await q(`SELECT min(person_key) AS k FROM graph.persons WHERE household_key = ${p.household_key}`);
+    expect(h!.personKey).toBe(ref!.k);
+  });
+
+  it('D: email or phone without corroboration', async () => {
+    const [e, f] = await match([{ email: p.email }, { phone: p.phone }]);
+    expect(e).toMatchObject({ matchLevel: 'D', matchType: 'email', personKey: p.person_key });
+    expect(f).toMatchObject({ matchLevel: 'D', matchType: 'phone', personKey: p.person_key });
+  });
+
+  it('S: an unknown street in a known ZIP gets the nearest residence (or a worker with spatialMode work)', async () => {
+    const [anchor] = await q(`SELECT min(work_zip5) AS zip FROM graph.persons WHERE work_zip5 IN (SELECT zip5 FROM graph.persons)`);
+    const zip = anchor!.zip as string;
+    const [res] = await match([{ first_name: 'Nobody', last_name: 'Knownhere', address_1: '98765 Nowhere Rd', zip }]);
+    expect(res).toMatchObject({ matchLevel: 'S', matchType: 'spatial_residential' });
+    const [work] = await match([{ address_1: '98765 Nowhere Rd', zip }], { ...ALL, spatialMode: 'work' });
+    expect(work).toMatchObject({ matchLevel: 'S', matchType: 'spatial_work' });
+    const [none] = await match([{ address_1: '98765 Nowhere Rd', zip }], { ...ALL, matchLevels: ['I', 'H', 'D', 'A'] });
+    expect(none!.matchLevel).toBeNull();
+  });
+
+  it('matchLevels: an I row falls back to H or D, or stays unmatched', async () => {
+    const rec = { ...name(), ...home(), email: p.email };
+    const [h] = await match([rec], { ...ALL, matchLevels: ['H'] });
+    expect(h).toMatchObject({ matchLevel: 'H', householdKey: p.household_key });
+    const [d] = await match([rec], { ...ALL, matchLevels: ['D'] });
+    expect(d).toMatchObject({ matchLevel: 'D', personKey: p.person_key });
+    const [none] = await match([{ ...name(), dob: p.dobs }], { ...ALL, matchLevels: ['D', 'A'] });
+    expect(none).toMatchObject({ matchLevel: null, matchType: null, matchConfidence: null, personKey: null });
+  });
+
+  it('direct refresh: a known person key wins; a vanished one falls back with a warning', async () => {
+    const rows = [{ row_id: 'a', email: 'nobody@example.org' }, { row_id: 'b', ...name(), email: p.email }];
+    const direct = new Map([['a', spouse.person_key as bigint], ['b', 987654321n]]);
+    const [a, b] = await match(rows, { ...ALL, directPersonKeys: direct });
+    expect(a).toMatchObject({ rowId: 'a', matchLevel: 'I', matchType: 'person_id', personKey: spouse.person_key, matchConfidence: 1 });
+    expect(b).toMatchObject({ rowId: 'b', matchLevel: 'I', matchType: 'email+name', personKey: p.person_key });
+    expect(b!.warnings.map((w) => w.code)).toContain('person_not_found');
+  });
+
+  it('people absent from the graph are not matched at I', async () => {
+    const set = (await generateLabelledSet(g.warehouse, 'graph', 1500, 3)).filter((s) => s.personKey === null);
+    const res = await match(set.map((s) => s.record));
+    expect(res.filter((r) => r.matchLevel === 'I')).toEqual([]);
+  });
+});
+
+describe('engine internals', () => {
+  it('SQL features equal scoreCandidate features, and file path (TSV and VALUES staging) equals micro-batch path (point lookups)', async () => {
+    const set = await generateLabelledSet(g.warehouse, 'graph', 2100, 5);
+    const rows = set.map((s, i) => normalizeMatchInput(s.record, { position: i + 1 }));
+    const big = await matcher.matchBatch(rows, ALL); // > 2000 rows: staged through files, hash joins
+    const small: typeof big = [];
+    for (let i = 0; i < rows.length; i += 100) small.push(...(await matcher.matchBatch(rows.slice(i, i + 100), ALL)));
+    expect(small).toEqual(big);
+    // 1001-2000 rows: hash joins over rows inlined as VALUES.
+    expect(await matcher.matchBatch(rows.slice(0, 1500), ALL)).toEqual(big.slice(0, 1500));
+
+    // Rebuild candidate attributes in JS from the release (no match index) and rescore.
+    const picked = big.map((r, i) => [r, i] as const).filter(([r]) => r.matchLevel === 'I').slice(0, 150);
+    for (const [r, i] of picked) {
+      const key = r.personKey!;
+      const [pp] = await q(`SELECT *, strftime(dob, '%Y-%m-%d') AS dobs FROM graph.persons WHERE person_key = ${key}`);
+      const emails = await q(`SELECT email FROM graph.emails WHERE person_key = ${key}`);
+      const phones = await q(`SELECT phone_sha256 FROM graph.phones WHERE person_key = ${key}`);
+      const addrs = await q(`SELECT * FROM graph.addresses WHERE person_key = ${key}`);
+      const cand: CandidateAttributes = {
+        personKey: key, householdKey: pp!.household_key, firstName: pp!.first_name, lastName: pp!.last_name, nickname: pp!.nickname,
+        dob: pp!.dobs, zip5: pp!.zip5,
+        emailHashes: emails.flatMap((e) => [emailSha256(e.email), emailSha256(emailMatchKey(e.email))]),
+        phoneHashes: phones.map((f) => f.phone_sha256),
+        addresses: addrs.map((a) => {
+          const k = addressKey(normalizeAddress({ address_1: a.address_1, address_2: a.address_2, city: a.city, state: a.state, zip: a.zip5 }).value!)!;
+          return { key: k.key, unit: k.unit, isCurrent: a.is_current };
+        }),
+      };
+      const s = scoreCandidate(rows[i]!, cand);
+      expect(s.individualType, `row ${i} ${JSON.stringify(set[i]!.record)}`).toBe(r.matchType);
+      expect(Math.abs(s.probability - r.matchConfidence!)).toBeLessThan(1e-3);
+    }
+  });
+});

@@ -1,0 +1,46 @@
+/**
+ * Test/bench helpers: a small generated graph with its match index, and a warehouse-like client
+ * (in-memory DuckDB with the release attached as `graph`, READ_ONLY), the same shape the service's
+ * warehouse gives the matcher.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { DuckDBInstance } from '@duckdb/node-api';
+import { generateGraph } from '../../src/graph/generate.ts';
+import { readCurrentRelease, releaseFilePath } from '../../src/graph/releases.ts';
+import { buildMatchIndex } from '../../src/identity/matcher/match-index.ts';
+import type { MatchWarehouse } from '../../src/identity/matcher/matcher.ts';
+
+export interface TestGraph {
+  dataDir: string;
+  releaseFile: string;
+  indexPath: string;
+  warehouse: MatchWarehouse & { close(): void };
+}
+
+export async function openWarehouseOn(releaseFile: string, threads = 2): Promise<MatchWarehouse & { close(): void }> {
+  const inst = await DuckDBInstance.create(':memory:', { threads: String(threads) });
+  const conn = await inst.connect();
+  await conn.run(`ATTACH '${releaseFile.replace(/'/g, "''")}' AS graph (READ_ONLY)`);
+  return {
+    async query(sql: string) {
+      return (await conn.runAndReadAll(sql)).getRowObjectsJS() as Record<string, unknown>[];
+    },
+    close() { conn.closeSync(); inst.closeSync(); },
+  };
+}
+
+/** Generates (or reuses) a graph of `persons` under `dir` and its match index. */
+export async function testGraph(dir: string, persons: number, seed = 7): Promise<TestGraph> {
+  let info = readCurrentRelease(dir);
+  if (!info || info.persons !== persons) {
+    fs.rmSync(dir, { recursive: true, force: true });
+    info = await generateGraph({ dataDir: dir, persons, seed, releaseDate: '2025-06-01', threads: 2 });
+  }
+  const releaseFile = releaseFilePath(dir, info);
+  const indexPath = await buildMatchIndex(releaseFile, { threads: 2 });
+  return { dataDir: dir, releaseFile, indexPath, warehouse: await openWarehouseOn(releaseFile) };
+}
+
+export const TEST_GRAPH_DIR = path.join(os.tmpdir(), `ads-match-test-${process.getuid?.() ?? 0}`);
