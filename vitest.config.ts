@@ -3,6 +3,8 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
+    // On PostgreSQL: a database per worker (see the file).
+    setupFiles: ['test/setup/worker-database.ts'],
     pool: 'forks',
     maxWorkers: 2,
     testTimeout: 30_000,
