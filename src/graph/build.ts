@@ -1,6 +1,7 @@
 /**
  * The common frame of every release producer (generate, import, minor, major): open a writer on a temp
- * file, create the release tables, let the producer fill them, record release_meta, checkpoint, rename
+ * file, create the release tables, let the producer fill them, derive the discovery table
+ * (discovery-table.ts), record release_meta, checkpoint, rename
  * the file into place and finally move the pointer. A failure at any step leaves the current release
  * untouched.
  */
@@ -10,6 +11,7 @@ import { lit, openReleaseWriter, type ReleaseWriter } from './duck.ts';
 import {
   newReleaseFileName, publishReleaseFile, releasesDir, tempReleasePath, writeCurrentRelease, type ReleaseInfo,
 } from './releases.ts';
+import { buildDiscoveryTable } from './discovery-table.ts';
 import { RELEASE_TABLES, createTableSql } from './schema.ts';
 
 export interface ProgressEvent {
@@ -53,6 +55,7 @@ export async function buildRelease(o: BuildOptions): Promise<ReleaseInfo> {
   try {
     for (const t of RELEASE_TABLES) await w.run(createTableSql(t));
     await o.fill(w);
+    await buildDiscoveryTable(w);
     persons = Number(await w.scalar<bigint>('SELECT count(*) FROM persons'));
     await w.run(`INSERT INTO release_meta VALUES (${o.major}, ${o.minor}, DATE ${lit(o.releaseDate)},
       TIMESTAMP ${lit(now.toISOString().replace('T', ' ').replace('Z', ''))}, ${lit(o.source)}, ${o.seed ?? 'NULL'}, ${persons})`);

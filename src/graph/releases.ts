@@ -6,6 +6,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
 
+/**
+ * Version of the release file layout, bumped when producers add a table (2: discovery_persons and
+ * breakdown_codes). Caches of generated graphs (tests, benchmarks) put it in their directory names.
+ */
+export const RELEASE_LAYOUT = 2;
+
 export interface ReleaseInfo {
   major: number;
   minor: number;

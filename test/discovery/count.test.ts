@@ -141,6 +141,38 @@ describe('POST /v1/discovery/count (spec 4.2)', () => {
     for (const b of Object.values(breakdowns) as { groups: { count: number }[] }[]) for (const g of b.groups) expect(g.count).toBeGreaterThanOrEqual(50);
   });
 
+  it('computes every breakdown bucket exactly, NULL buckets included, and suppresses the small ones', async () => {
+    const band = (age: unknown) => {
+      if (age === null || age === undefined) return null;
+      const a = Number(age);
+      return a < 18 ? 'under_18' : a < 25 ? '18_24' : a < 35 ? '25_34' : a < 45 ? '35_44' : a < 55 ? '45_54' : a < 65 ? '55_64' : '65_plus';
+    };
+    const dims: Record<string, (r: PersonRow) => string | null> = {
+      gender: (r) => s(r.gender), age_band: (r) => band(r.age), income_band: (r) => s(r.income_band),
+    };
+    const res = await count({ filters: [{ field: 'age', op: '>=', value: 21 }] });
+    expect(res.statusCode, res.body).toBe(200);
+    const { count: total, breakdowns } = res.json();
+    const matching = rows.filter((r) => r.age !== null && Number(r.age) >= 21);
+    expect(total).toBe(matching.length);
+    for (const [name, of] of Object.entries(dims)) {
+      const expected = new Map<string | null, number>();
+      for (const r of matching) expected.set(of(r), (expected.get(of(r)) ?? 0) + 1);
+      const kept = [...expected].filter(([, n]) => n >= 50);
+      const got = breakdowns[name] as { groups: { group_value: string | null; count: number }[]; suppressed_groups: number };
+      expect(new Map(got.groups.map((g) => [g.group_value, g.count])), name).toEqual(new Map(kept));
+      expect(got.suppressed_groups, name).toBe(expected.size - kept.length);
+    }
+    // State: the ten largest states (each at or above the floor) and `other` for the rest.
+    const byState = new Map<string | null, number>();
+    for (const r of matching) byState.set(s(r.state), (byState.get(s(r.state)) ?? 0) + 1);
+    const top = [...byState].sort((a, b) => b[1] - a[1]).slice(0, 10).filter(([, n]) => n >= 50);
+    const state = breakdowns.state as { groups: { group_value: string | null; count: number }[] };
+    for (const [v, n] of top) expect(state.groups.find((g) => g.group_value === v)?.count).toBe(n);
+    const rest = matching.length - [...byState].sort((a, b) => b[1] - a[1]).slice(0, 10).reduce((a, [, n]) => a + n, 0);
+    if (rest >= 50) expect(state.groups.find((g) => g.group_value === 'other')?.count).toBe(rest);
+  });
+
   it('422 AGGREGATION_FLOOR_NOT_MET below 50', async () => {
     const res = await count({ filters: [{ field: 'age', op: '>', value: 200 }] });
     expect(res.statusCode).toBe(422);

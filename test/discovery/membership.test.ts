@@ -1,5 +1,5 @@
 /**
- * membershipSql against a tiny in-memory `graph.persons` (no generated graph needed): set logic,
+ * membershipSql against a tiny in-memory `graph.discovery_persons` (no generated graph needed): set logic,
  * exclusions with NULL columns, the record-limited stable subset and Parquet member sets.
  */
 import { mkdtempSync } from 'node:fs';
@@ -29,7 +29,7 @@ describe('membershipSql', () => {
     conn = await (await DuckDBInstance.create(':memory:')).connect();
     await conn.run(`ATTACH ':memory:' AS graph`);
     // 1000 persons: state cycles CA/TX/NY/NULL, age = key % 90 with NULL every 7th.
-    await conn.run(`CREATE TABLE graph.persons AS SELECT range::BIGINT AS person_key,
+    await conn.run(`CREATE TABLE graph.discovery_persons AS SELECT range::BIGINT AS person_key,
       CASE range % 4 WHEN 0 THEN 'CA' WHEN 1 THEN 'TX' WHEN 2 THEN 'NY' END AS state,
       CASE WHEN range % 7 = 0 THEN NULL ELSE (range % 90)::INT END AS age FROM range(1000)`);
     await conn.run(`COPY (SELECT range::BIGINT AS person_key FROM range(0, 1000, 5)) TO '${dir}/m.parquet' (FORMAT parquet)`);
@@ -81,7 +81,7 @@ describe('membershipSql', () => {
     expect(m.matchedWhere).not.toBeNull();
     expect(m.params.length).toBe(1);
     expect(m.where).toContain('$3');
-    const r = await conn.runAndReadAll(`SELECT count(*) n, count(*) FILTER (WHERE ${m.matchedWhere}) mm FROM graph.persons p WHERE $1 = $2 AND ${m.where}`, [1, 1, ...m.params] as never);
+    const r = await conn.runAndReadAll(`SELECT count(*) n, count(*) FILTER (WHERE ${m.matchedWhere}) mm FROM graph.discovery_persons p WHERE $1 = $2 AND ${m.where}`, [1, 1, ...m.params] as never);
     const [n, mm] = r.getRowsJS()[0]!.map(Number);
     expect(n).toBe(all.filter((i) => i % 5 === 0 || state(i) === 'NY').length);
     expect(mm).toBe(200);

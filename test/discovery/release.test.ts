@@ -2,6 +2,7 @@ import fs, { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DuckDBInstance } from '@duckdb/node-api';
 import { readCurrentRelease, releaseFilePath, writeCurrentRelease } from '../../src/graph/releases.ts';
 import { ManualClock } from '../../src/lib/clock.ts';
 import { bearer, createTestOrg, testApp, type TestApp } from '../helpers/app.ts';
@@ -70,5 +71,32 @@ describe('data release and warehouse unavailability', () => {
       writeCurrentRelease(dataDir, info);
       expect(fs.existsSync(releaseFilePath(dataDir, info))).toBe(true);
     }
+  });
+
+  it('a release of the old layout (no discovery table) is refused typed, naming the fix, until a new release', async () => {
+    const info = readCurrentRelease(dataDir)!;
+    const old = { ...info, file: 'graph-1.0-old-layout.duckdb' };
+    fs.copyFileSync(releaseFilePath(dataDir, info), releaseFilePath(dataDir, old));
+    const db = await DuckDBInstance.create(releaseFilePath(dataDir, old));
+    const c = await db.connect();
+    await c.run('DROP TABLE discovery_persons; DROP TABLE breakdown_codes; CHECKPOINT');
+    c.closeSync();
+    db.closeSync();
+    writeCurrentRelease(dataDir, old);
+    await t.services.warehouse.refresh();
+    try {
+      clock.advance(16 * 60 * 1000);
+      const catalog = await get(t, '/v1/catalog/fields');
+      expect(catalog.statusCode).toBe(502);
+      expect(catalog.json().error).toBe('FILTER_CATALOG_UNAVAILABLE');
+      const token = await (await createTestOrg(t)).token(['discovery']);
+      const res = await t.app.inject({ method: 'POST', url: '/v1/discovery/count', headers: bearer(token), payload: { filters: [{ field: 'state', op: '=', value: 'CA' }] } });
+      expect([res.statusCode, res.json().error]).toEqual([502, 'FILTER_CATALOG_UNAVAILABLE']);
+      expect(res.body).not.toMatch(/duckdb|Catalog Error|discovery_persons/i);
+    } finally {
+      writeCurrentRelease(dataDir, info);
+      await t.services.warehouse.refresh();
+    }
+    expect((await get(t, '/v1/catalog/fields')).statusCode).toBe(200);
   });
 });

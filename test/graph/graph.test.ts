@@ -52,6 +52,27 @@ describe('synthetic graph', () => {
     const [o] = await w.query(`SELECT count(*) FILTER (WHERE person_key < prev) AS out_of_order FROM
       (SELECT person_key, lag(person_key) OVER (ORDER BY rowid) AS prev FROM graph.persons)`);
     expect(o!.out_of_order).toBe(0);
+    // The discovery table: the same persons without identity columns, sorted by geography, and a
+    // breakdown_key whose codes decode back to each person's own gender, age band, income band, state.
+    const [d] = await w.query(`SELECT count(*) AS n,
+        count(*) FILTER (WHERE d.state IS DISTINCT FROM p.state OR d.age IS DISTINCT FROM p.age) AS differ
+      FROM graph.discovery_persons d JOIN graph.persons p USING (person_key)`);
+    expect(d).toMatchObject({ n: 5000, differ: 0 });
+    const cols = (await w.query(`SELECT column_name AS c FROM duckdb_columns() WHERE database_name = 'graph' AND table_name = 'discovery_persons'`)).map((r) => r.c);
+    expect(cols).toContain('breakdown_key');
+    for (const f of CATALOG_FIELDS) expect(cols.includes(f.storage.column), f.name).toBe(!f.pii);
+    const [sorted] = await w.query(`SELECT count(*) FILTER (WHERE state < prev) AS out_of_order FROM
+      (SELECT state, lag(state) OVER (ORDER BY rowid) AS prev FROM graph.discovery_persons)`);
+    expect(sorted!.out_of_order).toBe(0);
+    const [decoded] = await w.query(`SELECT count(*) AS wrong FROM graph.discovery_persons p JOIN graph.breakdown_codes c
+        ON (p.breakdown_key // c.stride) % c.radix = c.code
+      WHERE c.value IS DISTINCT FROM CASE c.dimension WHEN 'gender' THEN p.gender WHEN 'income_band' THEN p.income_band
+        WHEN 'state' THEN p.state ELSE CASE WHEN p.age < 18 THEN 'under_18' WHEN p.age < 25 THEN '18_24' WHEN p.age < 35 THEN '25_34'
+        WHEN p.age < 45 THEN '35_44' WHEN p.age < 55 THEN '45_54' WHEN p.age < 65 THEN '55_64' WHEN p.age >= 65 THEN '65_plus' END END`);
+    expect(decoded!.wrong).toBe(0);
+    const [per] = await w.query(`SELECT count(*) AS n FROM graph.discovery_persons p JOIN graph.breakdown_codes c
+        ON (p.breakdown_key // c.stride) % c.radix = c.code`);
+    expect(per!.n).toBe(4 * 5000); // exactly one code per dimension per person
     expect((await w.release()).file).toBe(info.file);
     await expect(w.query(`CREATE TABLE graph.x AS SELECT 1`)).rejects.toThrow();
     await w.close();

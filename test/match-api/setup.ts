@@ -8,12 +8,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { generateGraph } from '../../src/graph/generate.ts';
-import { readCurrentRelease, releaseFilePath } from '../../src/graph/releases.ts';
+import { RELEASE_LAYOUT, readCurrentRelease, releaseFilePath } from '../../src/graph/releases.ts';
 import { ManualClock } from '../../src/lib/clock.ts';
 import { bearer, createTestOrg, testApp, type TestApp, type TestOrg } from '../helpers/app.ts';
 
 export const PERSONS = 1500;
-const GRAPH_DIR = path.join(os.tmpdir(), `ads-match-api-graph-${PERSONS}-5`);
+const GRAPH_DIR = path.join(os.tmpdir(), `ads-match-api-graph-${PERSONS}-5-l${RELEASE_LAYOUT}`);
 
 async function ensureGraph(): Promise<string> {
   if (readCurrentRelease(GRAPH_DIR)) return GRAPH_DIR;

@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { generateGraph } from '../../src/graph/generate.ts';
-import { readCurrentRelease, releaseFilePath } from '../../src/graph/releases.ts';
+import { RELEASE_LAYOUT, readCurrentRelease, releaseFilePath } from '../../src/graph/releases.ts';
 import { buildMatchIndex } from '../../src/identity/matcher/match-index.ts';
 import type { MatchWarehouse } from '../../src/identity/matcher/matcher.ts';
 
@@ -43,4 +43,4 @@ export async function testGraph(dir: string, persons: number, seed = 7): Promise
   return { dataDir: dir, releaseFile, indexPath, warehouse: await openWarehouseOn(releaseFile) };
 }
 
-export const TEST_GRAPH_DIR = path.join(os.tmpdir(), `ads-match-test-${process.getuid?.() ?? 0}`);
+export const TEST_GRAPH_DIR = path.join(os.tmpdir(), `ads-match-test-${process.getuid?.() ?? 0}-l${RELEASE_LAYOUT}`);

@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { generateGraph } from '../../src/graph/generate.ts';
-import { readCurrentRelease, releaseFilePath } from '../../src/graph/releases.ts';
+import { RELEASE_LAYOUT, readCurrentRelease, releaseFilePath } from '../../src/graph/releases.ts';
 import type { CatalogField, FilterOperator } from '../../src/modules/catalog/types.ts';
 import { warehouseGraphPorts } from '../../src/modules/segments/graph-ports.ts';
 import type { GraphPorts } from '../../src/modules/segments/ports.ts';
@@ -55,7 +55,7 @@ async function loadCatalog(): Promise<readonly CatalogField[]> {
 export function testGraph(): Promise<TestGraph> {
   shared ??= (async () => {
     // Deterministic for a seed and size, so one copy per machine is reused across runs.
-    const dataDir = path.join(os.tmpdir(), `ads-seg-graph-${PERSONS}-42`);
+    const dataDir = path.join(os.tmpdir(), `ads-seg-graph-${PERSONS}-42-l${RELEASE_LAYOUT}`);
     if (!readCurrentRelease(dataDir)) {
       fs.rmSync(dataDir, { recursive: true, force: true });
       await generateGraph({ dataDir, persons: PERSONS, seed: 42, releaseDate: '2026-01-01', threads: 1, memoryLimit: '512MB' });

@@ -2,10 +2,10 @@
  * MembershipQuery (types.ts) -> DuckDB SQL over the current release.
  *
  *   const m = membershipSql(query, { catalog, paramOffset: 0 });
- *   await warehouse.query(`SELECT count(*) FROM graph.persons p WHERE ${m.where}`, m.params);
+ *   await warehouse.query(`SELECT count(*) FROM graph.discovery_persons p WHERE ${m.where}`, m.params);
  *   await warehouse.query(m.select, m.params);            // SELECT person_key ... (materialize, join)
  *
- * Shape, chosen for speed on one scan of `graph.persons`:
+ * Shape, chosen for speed on one scan of the discovery table (graph/discovery-table.ts):
  * - a filter segment without record_limit is its compiled predicate, inline (no join);
  * - a record-limited filter segment is `p.person_key IN (top-N subquery)`: the stable subset is the N
  *   matching persons with the smallest hash(person_key, subsetSeed), so it changes only when the seed
@@ -16,6 +16,7 @@
  * Every membership predicate is wrapped in coalesce(..., FALSE) so SQL NULLs (a NULL column under a
  * comparison) never turn an exclusion `NOT x` into NULL and silently drop a row.
  */
+import { DISCOVERY_TABLE } from '../discovery-table.ts';
 import { compileFilterGroups, type FilterCatalog, type FilterGroup, type FilterParam } from '../filters/index.ts';
 import type { Composition, MembershipQuery, SegmentMembership } from './types.ts';
 
@@ -23,7 +24,7 @@ export interface MembershipSqlOptions {
   catalog: FilterCatalog;
   /** Parameters the caller already binds; ours are `$${paramOffset + 1}`... */
   paramOffset?: number;
-  /** Qualified persons table; default `graph.persons` (the release attached as `graph`). */
+  /** Qualified table scanned; default the discovery table of the release attached as `graph`. */
   personsTable?: string;
   /** Alias of the outer persons scan the predicate refers to; default `p`. */
   alias?: string;
@@ -106,7 +107,7 @@ export function membershipSql(query: MembershipQuery, opts: MembershipSqlOptions
   const o = {
     catalog: opts.catalog,
     paramOffset: opts.paramOffset ?? 0,
-    personsTable: opts.personsTable ?? 'graph.persons',
+    personsTable: opts.personsTable ?? `graph.${DISCOVERY_TABLE}`,
     alias: opts.alias ?? 'p',
   };
   if (!Number.isSafeInteger(o.paramOffset) || o.paramOffset < 0) throw new Error(`paramOffset must be a non-negative integer`);

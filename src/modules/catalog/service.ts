@@ -5,6 +5,7 @@
  * CatalogUnavailableError (GET /v1/catalog/fields and segment creation answer 502
  * FILTER_CATALOG_UNAVAILABLE; discovery answers the warehouse's own 502/503).
  */
+import { DISCOVERY_TABLE } from '../../graph/discovery-table.ts';
 import { WarehouseUnavailableError } from '../../graph/errors.ts';
 import type { ReleaseInfo } from '../../graph/releases.ts';
 import { AppError } from '../../http/errors.ts';
@@ -38,12 +39,21 @@ export function createCatalogService(deps: { warehouse: WarehouseReader; fields:
 
   async function verify(release: ReleaseInfo): Promise<Catalog> {
     const rows = await warehouse.query(
-      "SELECT column_name FROM duckdb_columns() WHERE database_name = 'graph' AND schema_name = 'main' AND table_name = 'persons'",
+      `SELECT table_name, column_name FROM duckdb_columns()
+       WHERE database_name = 'graph' AND schema_name = 'main' AND table_name IN ('persons', '${DISCOVERY_TABLE}')`,
     );
-    const columns = new Set(rows.map((r) => String(r.column_name)));
-    if (columns.size === 0) throw new CatalogUnavailableError(`release ${release.file} has no persons table`);
-    const missing = fields.filter((f) => !columns.has(f.storage.column)).map((f) => f.name);
+    const columnsOf = (table: string) => new Set(rows.filter((r) => r.table_name === table).map((r) => String(r.column_name)));
+    const persons = columnsOf('persons');
+    const discovery = columnsOf(DISCOVERY_TABLE);
+    if (persons.size === 0) throw new CatalogUnavailableError(`release ${release.file} has no persons table`);
+    const missing = fields.filter((f) => !persons.has(f.storage.column)).map((f) => f.name);
     if (missing.length > 0) throw new CatalogUnavailableError(`release ${release.file} lacks columns for ${missing.join(', ')}`);
+    // Discovery scans the discovery table: every non-identifying field must be there too. A release
+    // written before that table existed fails here, typed, until a new release is made.
+    const notDiscoverable = fields.filter((f) => !f.pii && !discovery.has(f.storage.column)).map((f) => f.name);
+    if (notDiscoverable.length > 0 || !discovery.has('breakdown_key')) {
+      throw new CatalogUnavailableError(`release ${release.file} has no complete ${DISCOVERY_TABLE} table; make a new release (ads graph release --minor)`);
+    }
     return { fields, templates, release };
   }
 

@@ -1,11 +1,15 @@
 /**
- * group_by and the default breakdowns, each computed in ONE scan with GROUPING SETS: the empty set
- * () yields the total on the same pass, so a count with breakdowns costs one query, not five.
+ * group_by and the default breakdowns.
  *
  * Default breakdowns (when group_by is absent and the input is raw filters, one filter segment or an
  * audience) are what planners ask first: gender, age band, household income band, and state (top
- * 10 plus `other`). Every bucket below the privacy floor is suppressed (privacy.ts).
+ * 10 plus `other`). They come from ONE integer GROUP BY over the discovery table's `breakdown_key`,
+ * decoded into per-dimension buckets by the release's `breakdown_codes` in the same statement (so a
+ * release switch between two reads cannot mix codes; see graph/discovery-table.ts). A group_by is a
+ * GROUPING SETS ((), (d)) scan: the empty set yields the total on the same pass. Every bucket below
+ * the privacy floor is suppressed (privacy.ts).
  */
+import { BREAKDOWN_DIMENSIONS } from '../../graph/discovery-table.ts';
 import { quoteIdent } from '../../graph/filters/text.ts';
 import { suppressSmall, topWithOther, type Bucket, type SuppressedBuckets } from './privacy.ts';
 
@@ -14,21 +18,15 @@ export interface Dimension {
   name: string;
   /** SQL over the persons alias `p`. */
   expr: string;
-  /** Persons columns read. */
+  /** Columns of the scanned table read. */
   columns: string[];
   /** Show only the largest N buckets plus `other`. */
   top?: number;
 }
 
-const AGE_BAND_SQL = `CASE WHEN p.age IS NULL THEN NULL WHEN p.age < 18 THEN 'under_18' WHEN p.age < 25 THEN '18_24'
-  WHEN p.age < 35 THEN '25_34' WHEN p.age < 45 THEN '35_44' WHEN p.age < 55 THEN '45_54' WHEN p.age < 65 THEN '55_64' ELSE '65_plus' END`;
-
-export const DEFAULT_BREAKDOWNS: readonly Dimension[] = [
-  { name: 'gender', expr: 'p.gender', columns: ['gender'] },
-  { name: 'age_band', expr: AGE_BAND_SQL, columns: ['age'] },
-  { name: 'income_band', expr: 'p.income_band', columns: ['income_band'] },
-  { name: 'state', expr: 'p.state', columns: ['state'], top: 10 },
-];
+export const DEFAULT_BREAKDOWNS: readonly Dimension[] = BREAKDOWN_DIMENSIONS.map((d) => ({
+  name: d.name, expr: d.expr('p.'), columns: ['breakdown_key'], ...(d.name === 'state' ? { top: 10 } : {}),
+}));
 
 /** Most buckets a group_by answer lists; the rest are reported in `truncated_groups`. */
 export const MAX_GROUPS = 1000;
@@ -77,6 +75,33 @@ export function readGroupedCounts(dims: readonly Dimension[], rows: Record<strin
       out.matched = row.m === null || row.m === undefined ? null : Number(row.m);
     } else {
       out.buckets.get(dims[at]!.name)!.push({ group_value: plain(row[`d${at}`]), count: n });
+    }
+  }
+  return out;
+}
+
+/**
+ * Total (+ matched) and the default breakdowns in one statement. Result rows: `dimension` NULL for the
+ * total, else one row per (dimension, value) present; columns `n`, `m`.
+ */
+export function breakdownCountSql(from: string, codesTable: string, where: string, matchedWhere: string | null): string {
+  const m = matchedWhere ? `count(*) FILTER (WHERE ${matchedWhere})` : 'NULL::BIGINT';
+  return `WITH b AS (SELECT p.breakdown_key AS k, count(*) AS n, ${m} AS m FROM ${from} p WHERE ${where} GROUP BY p.breakdown_key)
+    SELECT NULL::VARCHAR AS dimension, NULL::VARCHAR AS value, coalesce(sum(n), 0) AS n, sum(m) AS m FROM b
+    UNION ALL
+    SELECT c.dimension, c.value, sum(b.n) AS n, sum(b.m) AS m
+    FROM b JOIN ${codesTable} c ON (b.k // c.stride) % c.radix = c.code GROUP BY c.dimension, c.value`;
+}
+
+export function readBreakdownCounts(dims: readonly Dimension[], rows: Record<string, unknown>[], withMatched: boolean): GroupedCounts {
+  const out: GroupedCounts = { total: 0, matched: null, buckets: new Map(dims.map((d) => [d.name, []])) };
+  for (const row of rows) {
+    const n = Number(row.n);
+    if (row.dimension === null || row.dimension === undefined) {
+      out.total = n;
+      out.matched = withMatched ? Number(row.m ?? 0) : null;
+    } else {
+      out.buckets.get(String(row.dimension))?.push({ group_value: plain(row.value), count: n });
     }
   }
   return out;

@@ -8,13 +8,16 @@ import type { Tier } from '../../config.ts';
 import { indexCatalog } from '../../graph/filters/catalog-index.ts';
 import { nearest } from '../../graph/filters/text.ts';
 import { membershipSql } from '../../graph/membership/sql.ts';
+import { BREAKDOWN_CODES_TABLE, DISCOVERY_TABLE } from '../../graph/discovery-table.ts';
 import { PERSON_COLUMNS } from '../../graph/schema.ts';
 import { AppError } from '../../http/errors.ts';
-import type { CatalogService } from '../catalog/service.ts';
+import { CatalogUnavailableError, catalogUnavailable, type CatalogService } from '../catalog/service.ts';
 import { isGroupable } from '../catalog/routes.ts';
 import type { CatalogField } from '../catalog/types.ts';
 import { estimateScanBytes, type ComputeBudget } from './budget.ts';
-import { DEFAULT_BREAKDOWNS, columnDimension, groupedCountSql, readGroupedCounts, suppressDimension, type Dimension } from './breakdowns.ts';
+import {
+  DEFAULT_BREAKDOWNS, breakdownCountSql, columnDimension, groupedCountSql, readBreakdownCounts, readGroupedCounts, suppressDimension, type Dimension,
+} from './breakdowns.ts';
 import { noSegments, resolveDiscoveryInput, type DiscoveryInputBody, type SegmentInputResolver } from './input.ts';
 import { buildLookup, readLookup, validateLookupFields } from './lookup.ts';
 import { assertFloor, type DifferencingGuard } from './privacy.ts';
@@ -29,6 +32,7 @@ export interface DiscoveryDeps {
   guard: DifferencingGuard;
   floor: number;
   segments?: SegmentInputResolver;
+  /** Table discovery scans; default the release's discovery table. */
   personsTable?: string;
 }
 
@@ -41,11 +45,11 @@ export interface LookupBody extends DiscoveryInputBody {
   fields: string[];
 }
 
-const COLUMN_TYPES: Record<string, string> = PERSON_COLUMNS;
+const COLUMN_TYPES: Record<string, string> = { ...PERSON_COLUMNS, breakdown_key: 'BIGINT' };
 
 export function createDiscoveryService(deps: DiscoveryDeps) {
   const { warehouse, catalog, budget, tierOf, guard, floor } = deps;
-  const personsTable = deps.personsTable ?? 'graph.persons';
+  const personsTable = deps.personsTable ?? `graph.${DISCOVERY_TABLE}`;
   let segments = deps.segments ?? noSegments;
 
   /** The catalog, with warehouse unavailability surfaced as 502/503 (not FILTER_CATALOG_UNAVAILABLE). */
@@ -55,6 +59,7 @@ export function createDiscoveryService(deps: DiscoveryDeps) {
     } catch (err) {
       const mapped = toClientError((err as { cause?: unknown }).cause);
       if (mapped instanceof AppError) throw mapped;
+      if (err instanceof CatalogUnavailableError) throw catalogUnavailable(err);
       throw err;
     }
   }
@@ -119,8 +124,11 @@ export function createDiscoveryService(deps: DiscoveryDeps) {
         total = Number(row?.n ?? 0);
         if (m.matchedWhere) matched = Number(row?.m ?? 0);
       } else {
-        const rows = await withWarehouse(() => warehouse.query(groupedCountSql(dims, personsTable, m.where, m.matchedWhere), m.params));
-        grouped = readGroupedCounts(dims, rows);
+        const sql = body.group_by !== undefined
+          ? groupedCountSql(dims, personsTable, m.where, m.matchedWhere)
+          : breakdownCountSql(personsTable, `graph.${BREAKDOWN_CODES_TABLE}`, m.where, m.matchedWhere);
+        const rows = await withWarehouse(() => warehouse.query(sql, m.params));
+        grouped = body.group_by !== undefined ? readGroupedCounts(dims, rows) : readBreakdownCounts(dims, rows, m.matchedWhere !== null);
         total = grouped.total;
         matched = grouped.matched;
       }

@@ -3,6 +3,7 @@
  * one place segment counting meets SQL.
  */
 import type { FilterCatalog } from '../../graph/filters/index.ts';
+import { DISCOVERY_TABLE } from '../../graph/discovery-table.ts';
 import { membershipSql } from '../../graph/membership/sql.ts';
 import type { WarehouseReader } from '../discovery/warehouse-errors.ts';
 import type { GraphPorts, ReleaseRef } from './ports.ts';
@@ -14,7 +15,7 @@ export function warehouseGraphPorts(deps: {
   currentRelease: () => ReleaseRef | null;
   personsTable?: string;
 }): GraphPorts {
-  const personsTable = deps.personsTable ?? 'graph.persons';
+  const personsTable = deps.personsTable ?? `graph.${DISCOVERY_TABLE}`;
   return {
     catalog: deps.catalog,
     currentRelease: deps.currentRelease,
