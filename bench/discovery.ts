@@ -12,6 +12,7 @@ import { DuckDBInstance } from '@duckdb/node-api';
 import { build } from '../src/app.ts';
 import { loadConfig, TIERS } from '../src/config.ts';
 import { openDatabase } from '../src/db/database.ts';
+import { DISCOVERY_TABLE } from '../src/graph/discovery-table.ts';
 import { normalizeFilterInput, validateFilterGroups } from '../src/graph/filters/index.ts';
 import { membershipSql } from '../src/graph/membership/sql.ts';
 import { readCurrentRelease, releaseFilePath } from '../src/graph/releases.ts';
@@ -59,8 +60,9 @@ const owner = await services.organizations.addUser({ orgId: org.id, email: 'benc
 const key = await services.apiKeys.issueKey({ orgId: org.id, userId: owner.id, name: 'bench', scopes: ['discovery'] });
 const token = (await services.auth.exchangeApiKey(key.raw_key)).access_token;
 
-// Raw DuckDB beside it: its own instance, the same release, the same compiled predicate.
-const duck = await DuckDBInstance.create(':memory:');
+// Raw DuckDB beside it: its own instance, the same release and table, the same compiled predicate
+// (a bare count: the HTTP count also computes the default breakdowns in the same scan).
+const duck = await DuckDBInstance.create(':memory:', { threads: '2' });
 const conn = await duck.connect();
 await conn.run(`ATTACH '${releaseFilePath(dataDir, release).replace(/'/g, "''")}' AS graph (READ_ONLY)`);
 
@@ -82,8 +84,8 @@ for (const [name, body] of Object.entries(QUERIES)) {
   const m = membershipSql({ kind: 'filters', groups: v.groups }, { catalog: CATALOG_FIELDS });
   const groupBy = (body as { group_by?: string }).group_by;
   const sql = groupBy
-    ? `SELECT p.${groupBy} AS g, count(*) AS n FROM graph.persons p WHERE ${m.where} GROUP BY ALL`
-    : `SELECT count(*) AS n FROM graph.persons p WHERE ${m.where}`;
+    ? `SELECT p.${groupBy} AS g, count(*) AS n FROM graph.${DISCOVERY_TABLE} p WHERE ${m.where} GROUP BY ALL`
+    : `SELECT count(*) AS n FROM graph.${DISCOVERY_TABLE} p WHERE ${m.where}`;
   const raw = async () => {
     const t0 = performance.now();
     await conn.runAndReadAll(sql, m.params as never);

@@ -13,6 +13,9 @@ export interface ReleaseWriter {
   close(): Promise<void>;
 }
 
+/** Rows per row group in release files (a multiple of DuckDB's 2,048-row vector). */
+export const RELEASE_ROW_GROUP_SIZE = 16_384;
+
 /** A memory limit that leaves room for Node and other processes: half of RAM, capped at 12 GB. */
 export function defaultMemoryLimit(): string {
   // Half of RAM, at most 12 GB: the write stage of a 10M graph failed at 4 and 6 GB and needed about
@@ -25,7 +28,12 @@ export async function openReleaseWriter(
   tmpPath: string, opts: { memoryLimit?: string; threads?: number; preserveInsertionOrder?: boolean } = {},
 ): Promise<ReleaseWriter> {
   for (const p of [tmpPath, `${tmpPath}.wal`]) if (fs.existsSync(p)) fs.rmSync(p);
-  const instance = await DuckDBInstance.create(tmpPath, {
+  // The release file is ATTACHed (not opened as the main database) because row group size is an
+  // ATTACH option. 16,384-row groups (default 122,880) give zone maps 7.5x finer granularity: at 10M
+  // persons a city IN list over the geography-sorted discovery table drops from 49 to 19 ms, and key
+  // lookups in persons read fewer rows; full scans cost the same.
+  const instance = await DuckDBInstance.create(':memory:', {
+    temp_directory: `${tmpPath}.tmp`,
     memory_limit: opts.memoryLimit ?? defaultMemoryLimit(),
     threads: String(opts.threads ?? Math.max(1, os.cpus().length)),
     // Stored order comes from explicit ORDER BYs, which hold either way. Preserving insertion order
@@ -34,6 +42,8 @@ export async function openReleaseWriter(
     preserve_insertion_order: String(opts.preserveInsertionOrder ?? false),
   });
   const conn = await instance.connect();
+  await conn.run(`ATTACH ${lit(tmpPath)} AS release (ROW_GROUP_SIZE ${RELEASE_ROW_GROUP_SIZE})`);
+  await conn.run('USE release');
   return {
     conn,
     async run(sql) {
@@ -44,7 +54,7 @@ export async function openReleaseWriter(
       return reader.getRowsJS()[0]?.[0] as T;
     },
     async close() {
-      await conn.run('CHECKPOINT');
+      await conn.run('CHECKPOINT release');
       conn.closeSync();
       instance.closeSync();
     },

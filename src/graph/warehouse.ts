@@ -43,6 +43,10 @@ export async function openWarehouse(o: OpenWarehouseOptions): Promise<Warehouse>
   const instance = await DuckDBInstance.create(':memory:', {
     memory_limit: o.memoryLimit ?? '4GB',
     threads: String(o.threads ?? 2),
+    // Integer GROUP BYs whose key range fits in this many bits use a perfect hash table (no hashing,
+    // no probing). The default (12) is below the default breakdown key's range (about 15 bits), and
+    // the breakdown GROUP BY runs on most counts: 53 -> 34 ms at 10M persons.
+    perfect_ht_threshold: '18',
   });
   const idle: DuckDBConnection[] = [];
   for (let i = 0; i < (o.connections ?? 4); i++) idle.push(await instance.connect());

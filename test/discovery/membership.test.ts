@@ -56,6 +56,35 @@ describe('membershipSql', () => {
     expect(await keys(comp([ca], [old]))).toEqual(all.filter((i) => state(i) === 'CA' && !((age(i) ?? -1) >= 60)));
   });
 
+  it('counts a union as disjoint terms with the same n and m as the member set (NULLs, caps, exclusions)', async () => {
+    const matched: SegmentMembership = { kind: 'members', segmentId: 'm', subtype: 'matched', parquetPath: `${dir}/m.parquet` };
+    const ca = filterSeg([{ field: 'state', op: '=', value: 'CA' }]);
+    const old = filterSeg([{ field: 'age', op: '>=', value: 60 }]);
+    const young = filterSeg([{ field: 'age', op: '<', value: 20 }]);
+    const capped = filterSeg([{ field: 'state', op: '=', value: 'TX' }], 40, 'v1');
+    const isOld = (i: number) => (age(i) ?? -1) >= 60;
+    const isYoung = (i: number) => age(i) !== null && age(i)! < 20;
+    const cappedKeys = new Set(await keys(comp([capped])));
+    const cases: [MembershipQuery, (i: number) => boolean][] = [
+      [comp([ca, old, matched], [young]), (i) => (state(i) === 'CA' || isOld(i) || i % 5 === 0) && !isYoung(i)],
+      [comp([capped, old]), (i) => cappedKeys.has(i) || isOld(i)],
+      [comp([old, ca], [matched]), (i) => (isOld(i) || state(i) === 'CA') && i % 5 !== 0],
+      [comp([ca, old], [], 'intersection'), (i) => state(i) === 'CA' && isOld(i)],
+      [comp([ca]), (i) => state(i) === 'CA'],
+    ];
+    for (const [q, member] of cases) {
+      const expected = all.filter(member);
+      expect(await keys(q)).toEqual(expected);
+      const m = membershipSql(q, { catalog: CATALOG });
+      const [n, mm] = (await conn.runAndReadAll(m.count, m.params as never)).getRowsJS()[0]!;
+      expect(Number(n)).toBe(expected.length);
+      const hasMatched = q.kind === 'composition' && q.composition.include.includes(matched);
+      expect(mm === null ? null : Number(mm)).toBe(hasMatched ? expected.filter((i) => i % 5 === 0).length : null);
+    }
+    expect(membershipSql(cases[0]![0], { catalog: CATALOG }).count).toContain('UNION ALL');
+    expect(membershipSql(cases[3]![0], { catalog: CATALOG }).count).not.toContain('UNION ALL');
+  });
+
   it('record_limit takes a stable pseudo-random subset per segment and seed', async () => {
     const capped = (seed: string) => comp([filterSeg([{ field: 'state', op: '=', value: 'TX' }], 40, seed)]);
     const a = await keys(capped('v1'));

@@ -9,8 +9,18 @@ const SPECIAL: Record<string, string> = {
   Đ: 'D', đ: 'D', Ð: 'D', ð: 'D', Þ: 'TH', þ: 'TH', ı: 'I', Ħ: 'H', ħ: 'H',
 };
 
+/** Printable ASCII only: nothing to decompose, strip or map but case, backticks and runs of spaces. */
+const PRINTABLE_ASCII = /^[\x20-\x7E]*$/;
+
 /** NFKC (full-width, ligatures), strip combining marks, map special letters, upper-case. */
 export function foldToAsciiUpper(raw: string): string {
+  // Most input is plain ASCII; the Unicode passes below cost most of the normalizers' time on it.
+  if (PRINTABLE_ASCII.test(raw)) {
+    let v = raw.toUpperCase();
+    if (v.includes('`')) v = v.replace(/`/g, "'");
+    if (v.includes('  ')) v = v.replace(/ {2,}/g, ' ');
+    return v.trim();
+  }
   return raw
     .normalize('NFKC')
     .normalize('NFD')

@@ -119,8 +119,7 @@ export function createDiscoveryService(deps: DiscoveryDeps) {
       let matched: number | null = null;
       let grouped: ReturnType<typeof readGroupedCounts> | null = null;
       if (dims.length === 0) {
-        const sql = `SELECT count(*) AS n${m.matchedWhere ? `, count(*) FILTER (WHERE ${m.matchedWhere}) AS m` : ''} FROM ${personsTable} p WHERE ${m.where}`;
-        const [row] = await withWarehouse(() => warehouse.query(sql, m.params));
+        const [row] = await withWarehouse(() => warehouse.query(m.count, m.params));
         total = Number(row?.n ?? 0);
         if (m.matchedWhere) matched = Number(row?.m ?? 0);
       } else {

@@ -22,8 +22,7 @@ export function warehouseGraphPorts(deps: {
     zip3: referenceZip3Resolver(),
     async count(query) {
       const m = membershipSql(query, { catalog: await deps.catalog(), personsTable });
-      const sql = `SELECT count(*) AS n${m.matchedWhere ? `, count(*) FILTER (WHERE ${m.matchedWhere}) AS m` : ''} FROM ${personsTable} p WHERE ${m.where}`;
-      const [row] = await deps.warehouse.query(sql, m.params);
+      const [row] = await deps.warehouse.query(m.count, m.params);
       return { total: Number(row?.n ?? 0), matched: m.matchedWhere ? Number(row?.m ?? 0) : null };
     },
   };
