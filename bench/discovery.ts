@@ -4,20 +4,15 @@
  *   npx tsx bench/discovery.ts --data-dir .bench/data [--iterations 30]
  * Generate the graph first: npx tsx bench/graph-generate.ts --persons 10000000
  */
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { DuckDBInstance } from '@duckdb/node-api';
-import { build } from '../src/app.ts';
-import { loadConfig, TIERS } from '../src/config.ts';
-import { openDatabase } from '../src/db/database.ts';
 import { DISCOVERY_TABLE } from '../src/graph/discovery-table.ts';
 import { normalizeFilterInput, validateFilterGroups } from '../src/graph/filters/index.ts';
 import { membershipSql } from '../src/graph/membership/sql.ts';
 import { readCurrentRelease, releaseFilePath } from '../src/graph/releases.ts';
-import { createJobQueue } from '../src/jobs/queue.ts';
 import { CATALOG_FIELDS } from '../src/modules/catalog/fields.ts';
+import { startBenchApp } from './lib/app.ts';
 
 const { values } = parseArgs({ options: { 'data-dir': { type: 'string', default: '.bench/data' }, iterations: { type: 'string', default: '30' } } });
 const dataDir = path.resolve(values['data-dir']!);
@@ -45,20 +40,13 @@ const pct = (xs: number[], p: number) => {
 };
 
 // The app, on the real stack: embedded control plane in a temp dir, a loopback port, no throttling.
-const config = loadConfig(
-  { DATA_DIR: dataDir, LOG_LEVEL: 'silent' },
-  { rateLimits: Object.fromEntries(TIERS.map((t) => [t, 1_000_000])) as never },
-);
-config.discovery.computeBudgetBytes.enterprise = Number.MAX_SAFE_INTEGER;
-config.discovery.differencingWindowSeconds = 0;
-const database = await openDatabase({ databaseUrl: null, dataDir: mkdtempSync(path.join(tmpdir(), 'ads-bench-pg-')) });
-const queue = createJobQueue(database);
-const { app, services } = await build(config, { database, queue, logger: false });
-const address = await app.listen({ host: '127.0.0.1', port: 0 });
-const org = await services.organizations.createOrganization({ name: 'Bench', tier: 'enterprise' });
-const owner = await services.organizations.addUser({ orgId: org.id, email: 'bench@example.com', role: 'owner' });
-const key = await services.apiKeys.issueKey({ orgId: org.id, userId: owner.id, name: 'bench', scopes: ['discovery'] });
-const token = (await services.auth.exchangeApiKey(key.raw_key)).access_token;
+const { address, token, close } = await startBenchApp({
+  dataDir, scopes: ['discovery'],
+  tune: (config) => {
+    config.discovery.computeBudgetBytes.enterprise = Number.MAX_SAFE_INTEGER;
+    config.discovery.differencingWindowSeconds = 0;
+  },
+});
 
 // Raw DuckDB beside it: its own instance, the same release and table, the same compiled predicate
 // (a bare count: the HTTP count also computes the default breakdowns in the same scan).
@@ -114,6 +102,4 @@ console.log(JSON.stringify({
 }, null, 2));
 conn.closeSync();
 duck.closeSync();
-await app.close();
-await queue.stop?.();
-await database.close();
+await close();

@@ -7,7 +7,7 @@ import { join } from 'node:path';
  * process so one's memory does not colour another's. Results are JSON on stdout; record them with the
  * command in docs/benchmarks.md.
  */
-const ALL = ['http', 'graph-generate', 'discovery', 'audiences', 'match-quality', 'match-latency', 'match-throughput', 'file-match', 'webhooks'];
+const ALL = ['http', 'graph-generate', 'discovery', 'audiences', 'match-quality', 'match-latency', 'match-http', 'match-throughput', 'file-match', 'webhooks'];
 const names = process.argv.slice(2).filter((a) => !a.startsWith('-'));
 const selected = names.length ? names : ALL;
 let failed = 0;

@@ -34,6 +34,8 @@ export interface Config {
   graphPersons: number;
   /** Seconds an in-flight request may take to finish on shutdown before connections are cut. */
   shutdownGraceSeconds: number;
+  /** `ads serve` warms the current match index in the background after start (MATCH_WARMUP, default on). */
+  matchWarmup: boolean;
   /** Webhook delivery (src/modules/webhooks). */
   webhooks: WebhookSettings;
   /** Discovery, warehouse and catalog (src/modules/discovery). */
@@ -113,15 +115,11 @@ function webhookSettings(env: NodeJS.ProcessEnv): WebhookSettings {
       throw new ConfigError('WEBHOOK_RETRY_SCHEDULE must be comma-separated seconds from 0 to 86400, e.g. "10,30,120"');
     }
   }
-  const allow = env.WEBHOOK_ALLOW_PRIVATE_TARGETS;
-  if (allow !== undefined && allow !== '' && allow !== 'true' && allow !== 'false') {
-    throw new ConfigError('WEBHOOK_ALLOW_PRIVATE_TARGETS must be true or false');
-  }
   return {
     retryScheduleSeconds: schedule,
     attemptTimeoutMs: intSetting(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 100, 120_000),
     concurrency: intSetting(env, 'WEBHOOK_CONCURRENCY', 16, 1, 256),
-    allowPrivateTargets: allow === 'true' ? true : allow === 'false' ? false : null,
+    allowPrivateTargets: boolSetting(env, 'WEBHOOK_ALLOW_PRIVATE_TARGETS', null),
   };
 }
 
@@ -176,6 +174,14 @@ function usageRateSetting(env: NodeJS.ProcessEnv): RateTable {
   return table;
 }
 
+/** `true` or `false`; unset or empty gives the fallback. */
+function boolSetting<F extends boolean | null>(env: NodeJS.ProcessEnv, name: string, fallback: F): boolean | F {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (raw !== 'true' && raw !== 'false') throw new ConfigError(`${name} must be true or false`);
+  return raw === 'true';
+}
+
 /** Every setting, read and validated once from the environment (never at import time). */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Partial<Config> = {}): Config {
   const role = (env.ADS_ROLE ?? 'all') as Role;
@@ -194,6 +200,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     rateLimits: rateLimitSetting(env),
     graphPersons: intSetting(env, 'GRAPH_PERSONS', 1_000_000, 0, 1_000_000_000),
     shutdownGraceSeconds: intSetting(env, 'SHUTDOWN_GRACE_SECONDS', 20, 0, 3600),
+    matchWarmup: boolSetting(env, 'MATCH_WARMUP', true),
     webhooks: webhookSettings(env),
     discovery: discoverySettings(env),
     usageRates: usageRateSetting(env),

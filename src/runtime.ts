@@ -31,9 +31,12 @@ export async function startService(
   const worker: Worker = await startJobs(queue, jobDefinitions(built.services), { work: config.role !== 'api' });
 
   let url: string | null = null;
+  const warmAbort = new AbortController();
+  let warming: Promise<void> = Promise.resolve();
   if (serveHttp) {
     await options.beforeListen?.(built);
     url = await built.app.listen({ host: config.host, port: config.port });
+    if (config.matchWarmup) warming = warmMatchIndexInBackground(built, warmAbort.signal);
   } else {
     await built.app.ready();
   }
@@ -46,6 +49,10 @@ export async function startService(
     shutdown() {
       stopping ??= (async () => {
         built.beginShutdown();
+        // The warm-up stops between statements; let its last one finish before the warehouse closes
+        // (bounded: a first index build it may be waiting on uses its own DuckDB instance).
+        warmAbort.abort();
+        await Promise.race([warming, new Promise((resolve) => setTimeout(resolve, 5000).unref())]);
         const grace = setTimeout(() => built.app.server.closeAllConnections?.(), config.shutdownGraceSeconds * 1000);
         grace.unref();
         await built.app.close();
@@ -56,4 +63,16 @@ export async function startService(
       return stopping;
     },
   };
+}
+
+/**
+ * Loads the match index's lookup structures after start so the first matches are not slow
+ * (identity/matcher/warm.ts). Best effort: a graph without a release, or a failure, is only logged.
+ */
+function warmMatchIndexInBackground(built: BuiltApp, signal: AbortSignal): Promise<void> {
+  const log = built.app.log;
+  return built.services.matching.warm({ signal }).then(
+    (w) => log.info({ warmup: w }, 'match index warmed'),
+    (err: unknown) => log.warn({ err }, 'match index warm-up skipped'),
+  );
 }

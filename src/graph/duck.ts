@@ -16,7 +16,7 @@ export interface ReleaseWriter {
 /** Rows per row group in release files (a multiple of DuckDB's 2,048-row vector). */
 export const RELEASE_ROW_GROUP_SIZE = 16_384;
 
-/** A memory limit that leaves room for Node and other processes: half of RAM, capped at 12 GB. */
+/** A DuckDB memory limit that leaves room for Node and other processes: half of RAM, capped at 12 GB. */
 export function defaultMemoryLimit(): string {
   // Half of RAM, at most 12 GB: the write stage of a 10M graph failed at 4 and 6 GB and needed about
   // 10 GB (sorting the whole persons table by key); smaller graphs use far less.

@@ -75,8 +75,22 @@ function unbase32(s: string, bytes: number): Buffer | null {
   return out;
 }
 
+/**
+ * Per-organization keys are derived once and kept (bounded; the process holds the secret anyway): a
+ * 100-row match encodes up to 100 ids, and deriving two keys for each was most of their cost.
+ */
+const derived = new Map<string, Buffer>();
+const DERIVED_MAX = 4096;
+
 function orgKey(secret: string | Buffer, purpose: string, orgId: string): Buffer {
-  return createHmac('sha256', secret).update(`iag-person-id/v1/${purpose}|${orgId}`).digest();
+  const id = `${typeof secret === 'string' ? secret : secret.toString('base64')}\u0000${purpose}\u0000${orgId}`;
+  let key = derived.get(id);
+  if (!key) {
+    if (derived.size >= DERIVED_MAX) derived.clear();
+    key = createHmac('sha256', secret).update(`iag-person-id/v1/${purpose}|${orgId}`).digest();
+    derived.set(id, key);
+  }
+  return key;
 }
 
 function assertClientCode(code: string): void {

@@ -44,6 +44,14 @@ describe('POST /v1/match: results', () => {
     expect(res.body.data_release).toEqual({ major: expect.any(Number), minor: expect.any(Number) });
   });
 
+  it('warms the current match index on request (ads serve does it after start) and matches the same', async () => {
+    const before = (await m.match({ records: [byNameEmail(people[0]!)] })).body.records[0];
+    const w = await m.t.services.matching.warm({ keys: 2000, persons: 500 });
+    expect(w).toMatchObject({ keys: 2000, persons: 500 });
+    expect(w.release).toMatch(/^graph-/);
+    expect((await m.match({ records: [byNameEmail(people[0]!)] })).body.records[0]).toEqual(before);
+  });
+
   it('one bad value is a row warning, never a failed batch', async () => {
     const [a, b] = people;
     const res = await m.match({

@@ -110,6 +110,22 @@ describe('matchBatch levels and types', () => {
     expect(b!.warnings.map((w) => w.code)).toContain('person_not_found');
   });
 
+  it('warms the index once by probing a sample, stops when aborted, and matches the same afterwards', async () => {
+    const labelled = await generateLabelledSet(g.warehouse, 'graph', 60, 5);
+    const rows = labelled.map((l, i) => normalizeMatchInput(l.record, { position: i + 1 }));
+    const fresh = createMatcher({ warehouse: g.warehouse, indexPath: g.indexPath });
+    const aborted = new AbortController();
+    aborted.abort();
+    const none = await createMatcher({ warehouse: g.warehouse, indexPath: g.indexPath }).warm({ signal: aborted.signal });
+    expect([none.keys, none.persons]).toEqual([0, 0]);
+    const before = await fresh.matchBatch(rows, ALL);
+    const w = await fresh.warm({ keys: 5000, persons: 1000, batch: 700 });
+    expect(w.keys).toBe(5000);
+    expect(w.persons).toBe(1000);
+    expect(await fresh.warm()).toEqual(w); // once per matcher
+    expect(await fresh.matchBatch(rows, ALL)).toEqual(before);
+  });
+
   it('people absent from the graph are not matched at I', async () => {
     const set = (await generateLabelledSet(g.warehouse, 'graph', 1500, 3)).filter((s) => s.personKey === null);
     const res = await match(set.map((s) => s.record));

@@ -92,6 +92,9 @@ describe('webhook settings and subscriptions', () => {
     const devDeny = loadConfig({ WEBHOOK_ALLOW_PRIVATE_TARGETS: 'false' });
     expect(() => checkTargetUrl('http://127.0.0.1:8080/x', targetPolicy(devDeny))).toThrow(/private/);
     expect(() => loadConfig({ WEBHOOK_ALLOW_PRIVATE_TARGETS: 'yes' })).toThrow(/true or false/);
+    // The same parser serves MATCH_WARMUP (on unless false).
+    expect([loadConfig({}).matchWarmup, loadConfig({ MATCH_WARMUP: 'false' }).matchWarmup]).toEqual([true, false]);
+    expect(() => loadConfig({ MATCH_WARMUP: 'off' })).toThrow(/MATCH_WARMUP must be true or false/);
     expect(() => loadConfig({ WEBHOOK_RETRY_SCHEDULE: '1,x' })).toThrow(/WEBHOOK_RETRY_SCHEDULE/);
     expect(loadConfig({ WEBHOOK_RETRY_SCHEDULE: '0.5, 2' }).webhooks.retryScheduleSeconds).toEqual([0.5, 2]);
     expect(isPrivateAddress('8.8.8.8')).toBe(false);

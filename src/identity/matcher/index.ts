@@ -6,3 +6,5 @@ export { buildMatchIndex, matchIndexPath, MATCH_INDEX_VERSION, type BuildMatchIn
 export { decideRow, individualType, type ScoredCandidate, type Decision } from './levels.ts';
 export { WEIGHTS, LOGIT_A, LOGIT_B, I_THRESHOLD, matchWeight, probability } from './model.ts';
 export { jaroWinkler, compareRecord } from './compare.ts';
+export { warmMatchIndex, type WarmOptions, type WarmResult } from './warm.ts';
+export { splitLookup } from './point.ts';

@@ -9,6 +9,7 @@
  * Nothing is done row by row in SQL.
  */
 import { createHash } from 'node:crypto';
+import os from 'node:os';
 import { lit } from '../../graph/duck.ts';
 import type { NormalizedRecord } from '../normalize/record.ts';
 import { candidateSql, personsSql, unpackFeatures } from './candidates.ts';
@@ -16,11 +17,14 @@ import { decideRow, type ScoredCandidate } from './levels.ts';
 import { matchWeight, probability } from './model.ts';
 import { loadAnchors, pointCandidates, shortlist, spatialAnchor, type AnchorTables } from './point.ts';
 import { stageRows } from './stage.ts';
+import { warmMatchIndex, type WarmOptions, type WarmResult } from './warm.ts';
 import { MATCH_LEVELS, type MatchLevel, type MatchOptions, type MatchResult, type MatchWarning } from './types.ts';
 
 /** The narrow slice of the warehouse client the matcher uses. */
 export interface MatchWarehouse {
   query(sql: string): Promise<Record<string, unknown>[]>;
+  /** Statements it runs at once (a connection pool); point lookups are split over up to two. Default 1. */
+  connections?: number;
 }
 
 export interface MatcherDeps {
@@ -31,6 +35,12 @@ export interface MatcherDeps {
 
 export interface Matcher {
   matchBatch(records: readonly NormalizedRecord[], options: MatchOptions): Promise<MatchResult[]>;
+  /** `alias.table` of a table of the current match index (attached on first use), e.g. `m_attr`. */
+  indexTable(table: string): Promise<string>;
+  /** Point-lookup parallelism this matcher uses (see splitLookup). */
+  readonly lookupWays: number;
+  /** Loads the index's lookup structures by probing a random sample (warm.ts); once per matcher. */
+  warm(options?: WarmOptions): Promise<WarmResult>;
 }
 
 /** Batches up to this many rows use point lookups (point.ts); larger ones the hash-join statement. */
@@ -42,6 +52,8 @@ export function createMatcher(deps: MatcherDeps): Matcher {
   const attached = new Map<string, Promise<string>>();
   const anchorCache = new Map<string, Promise<AnchorTables>>();
   const query = (sql: string) => deps.warehouse.query(sql);
+  const lookupWays = Math.max(1, Math.min(2, deps.warehouse.connections ?? 1, os.availableParallelism()));
+  const indexFile = async () => (typeof deps.indexPath === 'string' ? deps.indexPath : deps.indexPath());
 
   function anchors(mx: string): Promise<AnchorTables> {
     let p = anchorCache.get(mx);
@@ -66,8 +78,7 @@ export function createMatcher(deps: MatcherDeps): Matcher {
   }
 
   async function matchBatch(records: readonly NormalizedRecord[], options: MatchOptions): Promise<MatchResult[]> {
-    const file = typeof deps.indexPath === 'string' ? deps.indexPath : await deps.indexPath();
-    const mx = await attach(file);
+    const mx = await attach(await indexFile());
     const allowed = new Set<MatchLevel>(options.matchLevels.length ? options.matchLevels : MATCH_LEVELS);
     const rowIds = records.map((r, i) => r.rowId ?? String(i + 1));
     const results: MatchResult[] = records.map((r, i) => ({
@@ -99,7 +110,7 @@ export function createMatcher(deps: MatcherDeps): Matcher {
     const rows = todo.map((i) => records[i]!);
     // Sequential on purpose: the warehouse may be a single connection.
     const anchorTables = allowed.has('S') ? await anchors(mx) : null;
-    const byRow = todo.length <= POINT_MAX_ROWS ? await pointCandidates(query, mx, rows) : await joinCandidates(mx, rows);
+    const byRow = todo.length <= POINT_MAX_ROWS ? await pointCandidates(query, mx, rows, undefined, lookupWays) : await joinCandidates(mx, rows);
     todo.forEach((i, r) => {
       const cands = (byRow.get(r) ?? []).sort((a, b) => b.weight - a.weight || (a.personKey < b.personKey ? -1 : a.personKey > b.personKey ? 1 : 0));
       const d = decideRow(cands, allowed, options.spatialMode, anchorTables ? spatialAnchor(anchorTables, rows[r]!) : null);
@@ -141,5 +152,17 @@ export function createMatcher(deps: MatcherDeps): Matcher {
     return byRow;
   }
 
-  return { matchBatch };
+  let warming: Promise<WarmResult> | null = null;
+  async function warm(options?: WarmOptions): Promise<WarmResult> {
+    warming ??= (async () => warmMatchIndex(query, await attach(await indexFile()), options))();
+    warming.catch(() => { warming = null; });
+    return warming;
+  }
+
+  return {
+    matchBatch,
+    warm,
+    lookupWays,
+    indexTable: async (table: string) => `${await attach(await indexFile())}.${table}`,
+  };
 }

@@ -36,6 +36,18 @@ export function personLookupSql(mx: string, persons: Iterable<bigint>): string {
     FROM ${mx}.m_person WHERE person_key IN (${inList(persons)})`;
 }
 
+/**
+ * Point lookups split over up to `ways` statements run at once (each on its own connection of the
+ * warehouse pool): an index scan runs on one thread, so two halves use both cores. Rows concatenated.
+ */
+export async function splitLookup<T>(query: Query, values: readonly T[], ways: number, sql: (part: readonly T[]) => string): Promise<Row[]> {
+  const n = Math.max(1, Math.min(ways, Math.ceil(values.length / 64)));
+  if (n === 1) return query(sql(values));
+  const size = Math.ceil(values.length / n);
+  const parts = Array.from({ length: n }, (_, i) => values.slice(i * size, (i + 1) * size)).filter((p) => p.length > 0);
+  return (await Promise.all(parts.map((p) => query(sql(p))))).flat();
+}
+
 /** Distinct ZIP5s of a row's addresses, in address order (the staged `zips`; the first is the spatial ZIP). */
 export function rowZips(row: NormalizedRecord): string[] {
   return [...new Set(row.addresses.map((a) => a.zip5).filter((z): z is string => !!z))];
@@ -60,7 +72,7 @@ export function shortlist(cands: ScoredCandidate[]): ScoredCandidate[] {
  * `keys` may be passed when the caller already computed rowKeys.
  */
 export async function pointCandidates(query: Query, mx: string, rows: readonly NormalizedRecord[],
-  keys: readonly StagedKey[][] = rows.map(rowKeys)): Promise<Map<number, ScoredCandidate[]>> {
+  keys: readonly StagedKey[][] = rows.map(rowKeys), ways = 1): Promise<Map<number, ScoredCandidate[]>> {
   const out = new Map<number, ScoredCandidate[]>();
   const all = new Set<bigint>();
   for (const ks of keys) for (const k of ks) all.add(k.k);
@@ -68,7 +80,7 @@ export async function pointCandidates(query: Query, mx: string, rows: readonly N
 
   // 1. key -> graph hits
   const hitsByKey = new Map<bigint, { person: bigint; kind: number; unit: string | null }[]>();
-  for (const h of await query(keyLookupSql(mx, all))) {
+  for (const h of await splitLookup(query, [...all], ways, (part) => keyLookupSql(mx, part))) {
     const k = big(h.k);
     const e = { person: big(h.person_key), kind: Number(h.kind), unit: strOrNull(h.unit) };
     const list = hitsByKey.get(k);
@@ -96,7 +108,7 @@ export async function pointCandidates(query: Query, mx: string, rows: readonly N
 
   // 2. candidate attributes
   const attrs = new Map<bigint, Row>();
-  for (const p of await query(personLookupSql(mx, persons))) attrs.set(big(p.person_key), p);
+  for (const p of await splitLookup(query, [...persons], ways, (part) => personLookupSql(mx, part))) attrs.set(big(p.person_key), p);
 
   // 3. features and weights (candidateSql's f0..f3)
   rows.forEach((row, r) => {

@@ -1,12 +1,14 @@
 /**
- * Enrichment attributes of matched persons, read from `graph.persons` of the current release in one
- * point query. Only the selected catalog fields are read (the response schema whitelists them too).
+ * Enrichment attributes of matched persons, read from the match index's `m_attr` (every persons
+ * column of the same release, key order, uncompressed strings, ART on person_key: point fetches are
+ * O(1)), in up to two statements at once. Only the selected catalog fields are read (the response
+ * schema whitelists them too).
  * Identity (PII) fields are returned for individual-level (I) matches only: for H/A/S the person is
  * the household's reference person and for D only an email/phone agreed, so returning their name,
  * birth date or address would disclose someone the caller did not identify (reverse lookup).
  */
 import type { CatalogField } from '../catalog/types.ts';
-import type { MatchLevel } from '../../identity/matcher/index.ts';
+import { splitLookup, type MatchLevel } from '../../identity/matcher/index.ts';
 
 export interface EnrichmentReader {
   query(sql: string): Promise<Record<string, unknown>[]>;
@@ -20,6 +22,7 @@ const ident = (s: string) => {
 /** person_key -> {field: value} over the selected fields (bitmask arrays decoded to their values). */
 export async function readEnrichment(
   warehouse: EnrichmentReader,
+  source: { table: string; ways: number },
   personKeys: readonly bigint[],
   fields: readonly CatalogField[],
 ): Promise<Map<bigint, Record<string, unknown>>> {
@@ -30,9 +33,8 @@ export async function readEnrichment(
     return out;
   }
   const cols = [...new Set(fields.map((f) => ident(f.storage.column)))];
-  const rows = await warehouse.query(
-    `SELECT person_key, ${cols.join(', ')} FROM graph.persons WHERE person_key IN (${keys.map((k) => k.toString()).join(', ')})`,
-  );
+  const rows = await splitLookup((sql) => warehouse.query(sql), keys, source.ways,
+    (part) => `SELECT person_key, ${cols.join(', ')} FROM ${source.table} WHERE person_key IN (${part.map((k) => k.toString()).join(', ')})`);
   for (const row of rows) {
     const attrs: Record<string, unknown> = {};
     for (const f of fields) attrs[f.name] = decode(f, row[f.storage.column]);

@@ -7,7 +7,7 @@ import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import { canonicalJson, sha256Hex } from '../../lib/crypto.ts';
 import type { Clock } from '../../lib/clock.ts';
-import { createMatcher, MATCH_LEVELS, type Matcher, type MatchLevel, type MatchWarehouse, type SpatialMode } from '../../identity/matcher/index.ts';
+import { createMatcher, MATCH_LEVELS, type Matcher, type WarmOptions, type MatchLevel, type MatchWarehouse, type SpatialMode } from '../../identity/matcher/index.ts';
 import { normalizeMatchInput } from '../../identity/normalize/index.ts';
 import { decodeGraphPersonId, deriveContinuityId, encodeGraphPersonId } from '../../identity/person-id.ts';
 import { AppError } from '../../http/errors.ts';
@@ -62,6 +62,16 @@ export function createMatchingService(deps: MatchingDeps) {
     return m;
   };
 
+  /**
+   * Warms the current release's match index (identity/matcher/warm.ts). `ads serve` calls it in the
+   * background after start; requests before it finishes are served, just slower.
+   */
+  async function warm(options?: WarmOptions) {
+    const { release, indexPath } = await deps.index.current(); // builds the index first if needed
+    if (options?.signal?.aborted) return { release: release.file, keys: 0, persons: 0, ms: 0 };
+    return { release: release.file, ...(await matcherFor(indexPath).warm(options)) };
+  }
+
   async function execute(caller: MatchCaller, body: MatchRequest, rowIds: string[], fields: CatalogField[]) {
     const org = await deps.organizations.findOrganization(caller.orgId);
     if (!org) throw new AppError('TOKEN_INVALID', 401, 'The organization of this token no longer exists.');
@@ -99,29 +109,32 @@ export function createMatchingService(deps: MatchingDeps) {
       else idWarnings.set(i, { field: 'iag_person_id', code: 'person_id_not_usable', message: 'iag_person_id is not a tier-01 id of this organization; matched on the other fields' });
     });
 
-    const results = await matcherFor(indexPath).matchBatch(normalized, {
+    const matcher = matcherFor(indexPath);
+    const results = await matcher.matchBatch(normalized, {
       matchLevels: body.match_level?.length ? [...new Set(body.match_level)] : [...MATCH_LEVELS],
       spatialMode: body.spatial_mode ?? 'residential',
       directPersonKeys: direct,
     });
     const matchedKeys = results.filter((r) => r.personKey !== null).map((r) => r.personKey!);
-    const enrichment = await readEnrichment(deps.warehouse, matchedKeys, fields);
+    // The enrichment read runs in the warehouse while the ids are computed here.
+    const enrichmentRead = readEnrichment(deps.warehouse, { table: await matcher.indexTable('m_attr'), ways: matcher.lookupWays }, matchedKeys, fields);
+    enrichmentRead.catch(() => {}); // awaited below; this only keeps an early failure from going unhandled
+    const ids = results.map((r, i) => (r.personKey !== null && r.matchLevel !== null
+      ? encodeGraphPersonId({ orgId: caller.orgId, orgClientCode: org.client_code, personKey: r.personKey, secret })
+      : deriveContinuityId({ orgId: caller.orgId, orgClientCode: org.client_code, secret, record: normalized[i]! })));
+    const enrichment = await enrichmentRead;
 
     const records = results.map((r, i) => {
       const input = body.records[i]!;
       const warnings = [...unknownFieldWarnings(input), ...(idWarnings.has(i) ? [idWarnings.get(i)!] : []), ...r.warnings];
-      let id: string | null;
       let attrs: Record<string, unknown> | null = null;
       if (r.personKey !== null && r.matchLevel !== null) {
-        id = encodeGraphPersonId({ orgId: caller.orgId, orgClientCode: org.client_code, personKey: r.personKey, secret });
         const v = visibleAttributes(enrichment.get(r.personKey) ?? {}, fields, r.matchLevel);
         attrs = v.attrs;
         if (v.withheld.length) warnings.push({ field: 'field_list', code: 'pii_withheld', message: `identity fields are returned for individual (I) matches only: ${v.withheld.join(', ')}` });
-      } else {
-        id = deriveContinuityId({ orgId: caller.orgId, orgClientCode: org.client_code, secret, record: normalized[i]! });
       }
       return {
-        row_id: rowIds[i]!, iag_person_id: id, match_level: r.matchLevel, match_type: r.matchType, match_confidence: r.matchConfidence,
+        row_id: rowIds[i]!, iag_person_id: ids[i]!, match_level: r.matchLevel, match_type: r.matchType, match_confidence: r.matchConfidence,
         ...echoOf(input), enrichment: attrs, warnings,
       };
     });
@@ -154,6 +167,7 @@ export function createMatchingService(deps: MatchingDeps) {
   }
 
   return {
+    warm,
     /** Runs one micro-batch match; with an Idempotency-Key a repeat within 24 h replays the first response. */
     async match(caller: MatchCaller, body: MatchRequest, idempotencyKey?: string) {
       // Request-level checks first: a rejected request reserves, charges and claims nothing.
