@@ -128,12 +128,23 @@ export interface GraphIdOptions {
 }
 
 export function encodeGraphPersonId({ orgId, orgClientCode, personKey, secret }: GraphIdOptions): string {
+  return graphPersonIdEncoder({ orgId, orgClientCode, secret })(personKey);
+}
+
+/**
+ * An encoder for many ids of one organization (a match response): one AES context for all of them.
+ * ECB without padding encrypts each 16-byte block on its own, so feeding blocks one after another
+ * through one cipher gives exactly the per-id result.
+ */
+export function graphPersonIdEncoder({ orgId, orgClientCode, secret }: Omit<GraphIdOptions, 'personKey'>): (personKey: PersonKey) => string {
   assertClientCode(orgClientCode);
-  const key = keyBytes(personKey);
-  const tag = createHmac('sha256', orgKey(secret, 'mac', orgId)).update(key).digest().subarray(0, 8);
+  const macKey = orgKey(secret, 'mac', orgId);
   const cipher = createCipheriv('aes-256-ecb', orgKey(secret, 'enc', orgId), null).setAutoPadding(false);
-  const block = Buffer.concat([cipher.update(Buffer.concat([key, tag])), cipher.final()]);
-  return `${orgClientCode}_01_${base32(block)}`;
+  return (personKey) => {
+    const key = keyBytes(personKey);
+    const tag = createHmac('sha256', macKey).update(key).digest().subarray(0, 8);
+    return `${orgClientCode}_01_${base32(cipher.update(Buffer.concat([key, tag])))}`;
+  };
 }
 
 export interface DecodeOptions {

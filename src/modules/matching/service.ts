@@ -9,7 +9,7 @@ import { canonicalJson, sha256Hex } from '../../lib/crypto.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { createMatcher, MATCH_LEVELS, type Matcher, type WarmOptions, type MatchLevel, type MatchWarehouse, type SpatialMode } from '../../identity/matcher/index.ts';
 import { normalizeMatchInput } from '../../identity/normalize/index.ts';
-import { decodeGraphPersonId, deriveContinuityId, encodeGraphPersonId } from '../../identity/person-id.ts';
+import { decodeGraphPersonId, deriveContinuityId, graphPersonIdEncoder } from '../../identity/person-id.ts';
 import { AppError } from '../../http/errors.ts';
 import type { IdempotencyService } from '../../http/idempotency/service.ts';
 import type { BillingService, Reservation } from '../billing/service.ts';
@@ -119,8 +119,9 @@ export function createMatchingService(deps: MatchingDeps) {
     // The enrichment read runs in the warehouse while the ids are computed here.
     const enrichmentRead = readEnrichment(deps.warehouse, { table: await matcher.indexTable('m_attr'), ways: matcher.lookupWays }, matchedKeys, fields);
     enrichmentRead.catch(() => {}); // awaited below; this only keeps an early failure from going unhandled
+    const encodeId = graphPersonIdEncoder({ orgId: caller.orgId, orgClientCode: org.client_code, secret });
     const ids = results.map((r, i) => (r.personKey !== null && r.matchLevel !== null
-      ? encodeGraphPersonId({ orgId: caller.orgId, orgClientCode: org.client_code, personKey: r.personKey, secret })
+      ? encodeId(r.personKey)
       : deriveContinuityId({ orgId: caller.orgId, orgClientCode: org.client_code, secret, record: normalized[i]! })));
     const enrichment = await enrichmentRead;
 

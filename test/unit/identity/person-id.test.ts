@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
-  continuitySignal, decodeGraphPersonId, deriveContinuityId, encodeGraphPersonId, parsePersonId,
+  continuitySignal, decodeGraphPersonId, deriveContinuityId, encodeGraphPersonId, graphPersonIdEncoder, parsePersonId,
 } from '../../../src/identity/person-id.ts';
 import { normalizeMatchInput } from '../../../src/identity/normalize/record.ts';
 
@@ -10,6 +10,13 @@ const globex = { orgId: 'org_globex', orgClientCode: 'GLBX', secret };
 const today = new Date('2025-06-15T00:00:00Z');
 
 describe('graph person ids (tier 01)', () => {
+  it('a reused encoder gives, id for id, what one-off encoding gives (one AES context, ECB blocks)', () => {
+    const encode = graphPersonIdEncoder(acme);
+    const keys = [1n, 2n, 987654321n, 2n ** 63n, 5n, 1n];
+    expect(keys.map((k) => encode(k))).toEqual(keys.map((personKey) => encodeGraphPersonId({ ...acme, personKey })));
+    for (const k of keys) expect(decodeGraphPersonId(encode(k), acme)).toBe(k);
+  });
+
   it('has the CLIENTCODE_01_HASH shape', () => {
     expect(encodeGraphPersonId({ ...acme, personKey: 42n })).toMatch(/^ACME_01_[A-Z2-7]{26}$/);
   });
