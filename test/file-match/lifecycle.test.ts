@@ -1,5 +1,6 @@
 /** Signed URL security, error codes, analysis, hitl, upload-failed, refresh, and a crash mid-resolution. */
 import fs from 'node:fs';
+import { DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitFor } from '../webhooks/helpers.ts';
 import { setupWithEvents, toCsv, type FileTest, type People } from './helpers.ts';
@@ -181,6 +182,40 @@ describe('hitl, upload-failed, refresh, crash', () => {
     const dup = await f.call('POST', `/v1/segments/${c.segment_id}/duplicate`, {});
     expect((await f.call('POST', `/v1/segments/${dup.body.segment_id}/refresh`, {})).body.error).toBe('SHARED_SOURCE_DATA');
   });
+
+  it('many small match batches give the same rows in file order as one; a bad row mid-file fails cleanly', async () => {
+    const rowsOf = async (segmentId: string) => {
+      const base = f.t.services.fileMatch.objects.pathOf(`results/${f.org.orgId}/${segmentId}/v1`);
+      const [run] = fs.readdirSync(base);
+      const db = await DuckDBInstance.create(':memory:');
+      const c = await db.connect();
+      const rows = (await c.runAndReadAll(`SELECT * FROM read_parquet('${base}/${run}/rows.parquet')`)).getRowObjectsJS();
+      c.closeSync();
+      db.closeSync();
+      return rows;
+    };
+    const whole = await f.create();
+    await f.put(whole.upload_url, toCsv(all()));
+    expect(await f.waitStatus(whole.segment_id, ['completed', 'failed'])).toMatchObject({ matching_status: 'completed', match_count: 20 });
+    f.t.services.fileMatch.hooks.batchRows = 4;
+    try {
+      const small = await f.create();
+      await f.put(small.upload_url, toCsv(all()));
+      expect(await f.waitStatus(small.segment_id, ['completed', 'failed'])).toMatchObject({ matching_status: 'completed', input_record_count: 25, match_count: 20 });
+      const a = await rowsOf(whole.segment_id);
+      expect(a.map((r) => r.row_id)).toEqual(all().map((r) => r.row_id));
+      expect(await rowsOf(small.segment_id)).toEqual(a);
+
+      const broken = all().map((r, i) => (i === 17 ? { ...r, row_id: ' ' } : r));
+      const bad = await f.create();
+      await f.put(bad.upload_url, toCsv(broken));
+      const failed = await f.waitStatus(bad.segment_id, ['completed', 'failed']);
+      expect(failed).toMatchObject({ matching_status: 'failed' });
+      expect(failed.error_message).toMatch(/row 18/i);
+    } finally {
+      f.t.services.fileMatch.hooks.batchRows = undefined;
+    }
+  }, 60_000);
 
   it('a worker crash mid-resolution is retried and completes with correct counts', async () => {
     let crashes = 0;
