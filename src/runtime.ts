@@ -13,6 +13,11 @@ export interface RunningService {
   url: string | null;
   /** Drains and stops: readiness goes 503, in-flight requests finish, the worker stops taking jobs. */
   shutdown(): Promise<void>;
+  /**
+   * Warms the current match index in the background (identity/matcher/warm.ts) unless MATCH_WARMUP
+   * is false or this process serves no HTTP. Call it once a release exists; shutdown stops it.
+   */
+  warmMatchIndex(): void;
 }
 
 /**
@@ -36,7 +41,6 @@ export async function startService(
   if (serveHttp) {
     await options.beforeListen?.(built);
     url = await built.app.listen({ host: config.host, port: config.port });
-    if (config.matchWarmup) warming = warmMatchIndexInBackground(built, warmAbort.signal);
   } else {
     await built.app.ready();
   }
@@ -46,6 +50,10 @@ export async function startService(
     built,
     database,
     url,
+    warmMatchIndex() {
+      if (!serveHttp || !config.matchWarmup || warmAbort.signal.aborted) return;
+      warming = warmMatchIndexInBackground(built, warmAbort.signal);
+    },
     shutdown() {
       stopping ??= (async () => {
         built.beginShutdown();

@@ -29,5 +29,7 @@ export async function serveCommand(args: string[]): Promise<void> {
   process.stderr.write(`ads serve (${config.role}) on ${service.url ?? 'no HTTP (worker role)'}; store: ${service.database.kind}\n`);
   // The default graph is built in the background so the API answers at once (discovery says 503
   // "retry shortly" until the release is ready). Only a process that runs the worker builds it.
-  if (config.role !== 'api') void ensureDefaultGraph(config);
+  // The match index is warmed once a release exists (docs/decisions/011).
+  const graphReady = config.role !== 'api' ? ensureDefaultGraph(config) : Promise.resolve();
+  void graphReady.then(() => service.warmMatchIndex(), () => service.warmMatchIndex());
 }
