@@ -1,13 +1,14 @@
 /**
  * The discovery table of a release: `discovery_persons`, the persons without their identity columns,
  * sorted by geography, plus one `breakdown_key` per person. Discovery counts, lookups and segment and
- * audience membership scan it; matching and enrichment read `persons` (sorted by key) as before.
+ * audience membership scan it; the match index (and through it enrichment) is built from `persons`,
+ * which stays in key order.
  *
- * Why a second copy (about a sixth of the release file):
+ * Why a second copy (about a fifth of the release file):
  * - Sorted by state, city, ZIP, DuckDB's zone maps skip whole row groups for geographic conditions and
  *   long runs compress to near-constant vectors: at 10M persons `state = 'TX'` drops from 30 ms to
  *   2.5 ms and a two-group OR of state/city and age from 117 ms to 23 ms (docs/benchmarks.md).
- *   `persons` cannot take that order: enrichment and the matcher look persons up by key.
+ *   `persons` keeps key order for the lookups by key that build and use the match index.
  * - The default breakdowns (gender, age band, income band, state) become ONE integer GROUP BY: the key
  *   packs the four dimension codes (mixed radix, code 0 = NULL), the codes of this release are in
  *   `breakdown_codes`, and the discovery query decodes them in the same statement. Four string
