@@ -2,6 +2,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { generateGraph } from '../../src/graph/generate.ts';
 import { startService } from '../../src/runtime.ts';
 import { testConfig, testApp, type TestApp } from '../helpers/app.ts';
 import { testStores } from '../helpers/stores.ts';
@@ -58,6 +59,41 @@ describe('graceful shutdown', () => {
     await stopping;
     await expect(fetch(`${service.url}/healthz`)).rejects.toThrow();
   });
+
+  it('warms the match index when asked (MATCH_WARMUP), and shutdown stops the warm-up', async () => {
+    const { database } = await testStores();
+    const dataDir = mkdtempSync(join(tmpdir(), 'ads-warm-'));
+    await generateGraph({ dataDir, persons: 1500, seed: 3, releaseDate: '2026-01-01', threads: 1 });
+    const start = async (matchWarmup: boolean) => {
+      const calls: { signal?: AbortSignal; result: Promise<{ keys: number }> }[] = [];
+      const service = await startService(testConfig({ host: '127.0.0.1', port: 0, dataDir, matchWarmup }), {
+        database,
+        logger: false,
+        beforeListen: (built) => {
+          const warm = built.services.matching.warm.bind(built.services.matching);
+          built.services.matching.warm = (o) => {
+            const result = warm(o);
+            calls.push({ signal: o?.signal, result });
+            return result;
+          };
+        },
+      });
+      return { service, calls };
+    };
+    const off = await start(false);
+    off.service.warmMatchIndex();
+    await off.service.shutdown();
+    expect(off.calls).toHaveLength(0);
+
+    const on = await start(true);
+    on.service.warmMatchIndex();
+    expect(on.calls).toHaveLength(1);
+    expect((await on.calls[0]!.result).keys).toBeGreaterThan(0);
+    await on.service.shutdown();
+    expect(on.calls[0]!.signal?.aborted).toBe(true);
+    on.service.warmMatchIndex(); // after shutdown: nothing starts
+    expect(on.calls).toHaveLength(1);
+  }, 60_000);
 
   it('exits cleanly on SIGTERM (ads serve)', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'ads-sigterm-'));
