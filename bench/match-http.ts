@@ -4,7 +4,8 @@
  * loopback port with the embedded control plane, billing and all. Reports the first requests on a
  * fresh process (cold), the warm-up a running `ads serve` does after start (timed), then p50/p95.
  *
- *   [DUCKDB_MEMORY_LIMIT=8GB] npx tsx bench/match-http.ts [--data-dir .bench/data] [--requests 40]
+ *   [DUCKDB_MEMORY_LIMIT=8GB] [WARM_KEYS=200000 WARM_PERSONS=100000] npx tsx bench/match-http.ts [--data-dir .bench/data] [--requests 40]
+ * (WARM_KEYS/WARM_PERSONS override the warm-up sample sizes, to compare them.)
  */
 import path from 'node:path';
 import { parseArgs } from 'node:util';

@@ -1,7 +1,7 @@
 /**
  * Enrichment attributes of matched persons, read from the match index's `m_attr` (every persons
- * column of the same release, key order, uncompressed strings, ART on person_key: point fetches are
- * O(1)), in up to two statements at once. Only the selected catalog fields are read (the response
+ * column of the same release, key order, ART on person_key: an index scan, not a zone-map scan of the
+ * release), in up to two statements at once. Only the selected catalog fields are read (the response
  * schema whitelists them too).
  * Identity (PII) fields are returned for individual-level (I) matches only: for H/A/S the person is
  * the household's reference person and for D only an email/phone agreed, so returning their name,
