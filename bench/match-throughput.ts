@@ -10,6 +10,7 @@
  */
 import path from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
+import { streamChunks } from '../src/graph/duck.ts';
 import { readCurrentRelease, releaseFilePath } from '../src/graph/releases.ts';
 import { generateLabelledSet } from '../src/identity/matcher/labelled-set.ts';
 import { buildMatchIndex } from '../src/identity/matcher/match-index.ts';
@@ -32,7 +33,10 @@ const indexPath = await buildMatchIndex(releaseFile, { threads: 2 });
 const inst = await DuckDBInstance.create(':memory:', { threads, memory_limit: memoryLimit });
 const conn = await inst.connect();
 await conn.run(`ATTACH '${releaseFile.replace(/'/g, "''")}' AS graph (READ_ONLY)`);
-const wh: MatchWarehouse = { async query(sql) { return (await conn.runAndReadAll(sql)).getRowObjectsJS() as Record<string, unknown>[]; } };
+const wh: MatchWarehouse = {
+  async query(sql) { return (await conn.runAndReadAll(sql)).getRowObjectsJS() as Record<string, unknown>[]; },
+  stream: (sql, onChunk) => streamChunks(conn, sql, onChunk),
+};
 
 let t = performance.now();
 const set = await generateLabelledSet(wh, 'graph', unique, 31);

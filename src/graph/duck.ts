@@ -13,6 +13,18 @@ export interface ReleaseWriter {
   close(): Promise<void>;
 }
 
+/**
+ * Runs `sql` on `conn` and hands the result to `onChunk` one data chunk (up to 2,048 rows) at a
+ * time, as columns of DuckDB values, so a result of millions of rows never sits whole in memory.
+ */
+export async function streamChunks(conn: DuckDBConnection, sql: string,
+  onChunk: (columns: unknown[][], rowCount: number) => void | Promise<void>): Promise<void> {
+  const result = await conn.stream(sql);
+  for (let chunk = await result.fetchChunk(); chunk && chunk.rowCount > 0; chunk = await result.fetchChunk()) {
+    await onChunk(chunk.getColumns(), chunk.rowCount);
+  }
+}
+
 /** Rows per row group in release files (a multiple of DuckDB's 2,048-row vector). */
 export const RELEASE_ROW_GROUP_SIZE = 16_384;
 

@@ -8,13 +8,18 @@
 import fs from 'node:fs';
 import { DuckDBInstance, DuckDBTypeId, type DuckDBConnection, type DuckDBValue } from '@duckdb/node-api';
 import { WarehouseUnavailableError } from './errors.ts';
-import { defaultMemoryLimit, lit } from './duck.ts';
+import { defaultMemoryLimit, lit, streamChunks } from './duck.ts';
 import { readCurrentRelease, releaseFilePath, type ReleaseInfo } from './releases.ts';
 
 export type Row = Record<string, unknown>;
 
 export interface Warehouse {
   query<T extends Row = Row>(sql: string, params?: unknown[] | Record<string, unknown>): Promise<T[]>;
+  /**
+   * Runs `sql` and hands its result to `onChunk` a chunk at a time (columns of DuckDB values: BIGINT
+   * as bigint, INTEGER as number), so a result of millions of rows never sits whole in memory.
+   */
+  stream(sql: string, onChunk: (columns: unknown[][], rowCount: number) => void | Promise<void>): Promise<void>;
   /** Connections in the pool: statements that can run at once. */
   readonly connections: number;
   /** The release queries currently run against (re-checks the pointer first if due). */
@@ -102,14 +107,28 @@ export async function openWarehouse(o: OpenWarehouseOptions): Promise<Warehouse>
     return switching;
   }
 
+  /** Runs `work` on a pooled connection against the current release (waits for a release switch). */
+  async function withConnection<T>(work: (c: DuckDBConnection) => Promise<T>): Promise<T> {
+    await check(false);
+    if (switching) await switching;
+    inflight++;
+    const c = await acquire();
+    try {
+      return await work(c);
+    } catch (cause) {
+      if (attached && !fs.existsSync(releaseFilePath(o.dataDir, attached))) throw new WarehouseUnavailableError('release_missing', { cause });
+      throw cause;
+    } finally {
+      releaseConn(c);
+      inflight--;
+      if (inflight === 0 && drained) { const d: () => void = drained; drained = null; d(); }
+    }
+  }
+
   return {
     connections: poolSize,
-    async query<T extends Row = Row>(sql: string, params?: unknown[] | Record<string, unknown>): Promise<T[]> {
-      await check(false);
-      if (switching) await switching;
-      inflight++;
-      const c = await acquire();
-      try {
+    query<T extends Row = Row>(sql: string, params?: unknown[] | Record<string, unknown>): Promise<T[]> {
+      return withConnection(async (c) => {
         const reader = await c.runAndReadAll(sql, params as DuckDBValue[] | Record<string, DuckDBValue> | undefined);
         const names = reader.columnNames();
         const types = reader.columnTypes().map((t) => t.typeId);
@@ -118,14 +137,10 @@ export async function openWarehouse(o: OpenWarehouseOptions): Promise<Warehouse>
           names.forEach((n, i) => { row[n] = toJs(r[i], types[i]); });
           return row as T;
         });
-      } catch (cause) {
-        if (attached && !fs.existsSync(releaseFilePath(o.dataDir, attached))) throw new WarehouseUnavailableError('release_missing', { cause });
-        throw cause;
-      } finally {
-        releaseConn(c);
-        inflight--;
-        if (inflight === 0 && drained) { const d: () => void = drained; drained = null; d(); }
-      }
+      });
+    },
+    stream(sql, onChunk) {
+      return withConnection((c) => streamChunks(c, sql, onChunk));
     },
     async release() {
       await check(false);

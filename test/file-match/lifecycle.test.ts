@@ -183,7 +183,7 @@ describe('hitl, upload-failed, refresh, crash', () => {
     expect((await f.call('POST', `/v1/segments/${dup.body.segment_id}/refresh`, {})).body.error).toBe('SHARED_SOURCE_DATA');
   });
 
-  it('many small match batches give the same rows in file order as one; a bad row mid-file fails cleanly', async () => {
+  it('gives one result per input row in file order, decided as POST /v1/match decides; a bad row mid-file fails cleanly', async () => {
     const rowsOf = async (segmentId: string) => {
       const base = f.t.services.fileMatch.objects.pathOf(`results/${f.org.orgId}/${segmentId}/v1`);
       const [run] = fs.readdirSync(base);
@@ -194,27 +194,51 @@ describe('hitl, upload-failed, refresh, crash', () => {
       db.closeSync();
       return rows;
     };
+    // Unmatched rows first and last: the file path must still give them their place.
+    const input = [p.nobody[0]!, ...p.good, ...p.nobody.slice(1)];
     const whole = await f.create();
-    await f.put(whole.upload_url, toCsv(all()));
-    expect(await f.waitStatus(whole.segment_id, ['completed', 'failed'])).toMatchObject({ matching_status: 'completed', match_count: 20 });
-    f.t.services.fileMatch.hooks.batchRows = 4;
-    try {
-      const small = await f.create();
-      await f.put(small.upload_url, toCsv(all()));
-      expect(await f.waitStatus(small.segment_id, ['completed', 'failed'])).toMatchObject({ matching_status: 'completed', input_record_count: 25, match_count: 20 });
-      const a = await rowsOf(whole.segment_id);
-      expect(a.map((r) => r.row_id)).toEqual(all().map((r) => r.row_id));
-      expect(await rowsOf(small.segment_id)).toEqual(a);
+    await f.put(whole.upload_url, toCsv(input));
+    expect(await f.waitStatus(whole.segment_id, ['completed', 'failed'])).toMatchObject({ matching_status: 'completed', input_record_count: 25, match_count: 20 });
+    const rows = await rowsOf(whole.segment_id);
+    expect(rows.map((r) => r.row_id)).toEqual(input.map((r) => r.row_id));
+    // The micro-batch path (point lookups, scoring in JS) and the file path (one staged statement) agree.
+    const micro = await f.call('POST', '/v1/match', { records: input, spatial_mode: 'residential' });
+    expect(micro.status).toBe(200);
+    const pick = (r: Record<string, unknown>) => [r.row_id, r.match_level ?? null, r.match_type ?? null, r.match_confidence ?? null];
+    expect(rows.map(pick)).toEqual(micro.body.records.map(pick));
+    expect(rows.filter((r) => r.person_key !== null)).toHaveLength(20);
 
-      const broken = all().map((r, i) => (i === 17 ? { ...r, row_id: ' ' } : r));
-      const bad = await f.create();
-      await f.put(bad.upload_url, toCsv(broken));
-      const failed = await f.waitStatus(bad.segment_id, ['completed', 'failed']);
-      expect(failed).toMatchObject({ matching_status: 'failed' });
-      expect(failed.error_message).toMatch(/row 18/i);
-    } finally {
-      f.t.services.fileMatch.hooks.batchRows = undefined;
-    }
+    const broken = all().map((r, i) => (i === 17 ? { ...r, row_id: ' ' } : r));
+    const bad = await f.create();
+    await f.put(bad.upload_url, toCsv(broken));
+    const failed = await f.waitStatus(bad.segment_id, ['completed', 'failed']);
+    expect(failed).toMatchObject({ matching_status: 'failed' });
+    expect(failed.error_message).toMatch(/row 18/i);
+  }, 60_000);
+
+  it('a tier-01 iag_person_id of this organization matches its person directly (person_id); a foreign one does not', async () => {
+    const micro = await f.call('POST', '/v1/match', { records: p.good.slice(0, 4), match_level: ['I'] });
+    const ids = micro.body.records.map((r: { iag_person_id: string }) => r.iag_person_id);
+    expect(ids.every((id: string | null) => typeof id === 'string')).toBe(true);
+    // Only the id can match these rows: names are strangers' and there is no email.
+    const rows = [
+      ...ids.map((id: string, i: number) => ({ row_id: `d${i}`, iag_person_id: id, first_name: 'Zyxw', last_name: 'Qqqvnone' })),
+      { row_id: 'foreign', iag_person_id: `${ids[0].slice(0, -4)}zzzz`, first_name: 'Zyxw', last_name: 'Qqqvnone' },
+    ];
+    const c = await f.create();
+    await f.put(c.upload_url, toCsv(rows, ['row_id', 'iag_person_id', 'first_name', 'last_name']));
+    expect(await f.waitStatus(c.segment_id, ['completed', 'failed'])).toMatchObject({ matching_status: 'completed', input_record_count: 5, match_count: 4 });
+    const base = f.t.services.fileMatch.objects.pathOf(`results/${f.org.orgId}/${c.segment_id}/v1`);
+    const [run] = fs.readdirSync(base);
+    const db = await DuckDBInstance.create(':memory:');
+    const conn = await db.connect();
+    const out = (await conn.runAndReadAll(`SELECT row_id, match_level, match_type, match_confidence FROM read_parquet('${base}/${run}/rows.parquet')`)).getRowObjectsJS();
+    conn.closeSync();
+    db.closeSync();
+    expect(out).toEqual([
+      ...ids.map((_: string, i: number) => ({ row_id: `d${i}`, match_level: 'I', match_type: 'person_id', match_confidence: 1 })),
+      { row_id: 'foreign', match_level: null, match_type: null, match_confidence: null },
+    ]);
   }, 60_000);
 
   it('a worker crash mid-resolution is retried and completes with correct counts', async () => {

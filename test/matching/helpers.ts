@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
+import { streamChunks } from '../../src/graph/duck.ts';
 import { generateGraph } from '../../src/graph/generate.ts';
 import { RELEASE_LAYOUT, readCurrentRelease, releaseFilePath } from '../../src/graph/releases.ts';
 import { buildMatchIndex } from '../../src/identity/matcher/match-index.ts';
@@ -27,6 +28,7 @@ export async function openWarehouseOn(releaseFile: string, threads = 2): Promise
     async query(sql: string) {
       return (await conn.runAndReadAll(sql)).getRowObjectsJS() as Record<string, unknown>[];
     },
+    stream: (sql, onChunk) => streamChunks(conn, sql, onChunk),
     close() { conn.closeSync(); inst.closeSync(); },
   };
 }

@@ -86,14 +86,10 @@ export function candidateSql(p: CandidateSqlParts): string {
   ${output}`;
 }
 
-/** Spatial anchors for every row with a ZIP5 (its first address's); a small hash join. */
-export function spatialSql(rowSql: string, mx: string): string {
+/** Staged rows whose direct person key (a verified iag_person_id) is a person of the index. */
+export function directSql(rowSql: string, mx: string): string {
   return `WITH in_row AS (${rowSql})
-  SELECT i.r, a.person_key AS res_person, a.household_key AS res_household, w.person_key AS work_person, w.household_key AS work_household
-  FROM in_row i
-  LEFT JOIN ${mx}.m_zip_anchor a ON a.zip5 = i.zip5s[1]
-  LEFT JOIN ${mx}.m_work_anchor w ON w.zip5 = i.zip5s[1]
-  WHERE len(i.zip5s) > 0 AND (a.zip5 IS NOT NULL OR w.zip5 IS NOT NULL)`;
+  SELECT i.r, p.person_key, p.household_key FROM in_row i JOIN ${mx}.m_person p ON p.person_key = i.direct`;
 }
 
 export function personsSql(mx: string, keys: readonly bigint[]): string {

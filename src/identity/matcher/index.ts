@@ -1,6 +1,7 @@
 /** Public surface of the matching engine (issue #5). */
 export * from './types.ts';
-export { createMatcher, type Matcher, type MatcherDeps, type MatchWarehouse } from './matcher.ts';
+export { createMatcher, type Matcher, type MatcherDeps, type MatchWarehouse, type StagedDecision } from './matcher.ts';
+export { createStageWriter, type StagedFile, type StageWriter } from './stage.ts';
 export { scoreCandidate } from './score.ts';
 export { buildMatchIndex, matchIndexPath, MATCH_INDEX_VERSION, type BuildMatchIndexOptions } from './match-index.ts';
 export { decideRow, individualType, type ScoredCandidate, type Decision } from './levels.ts';

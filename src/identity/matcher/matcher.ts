@@ -12,17 +12,19 @@ import { createHash } from 'node:crypto';
 import os from 'node:os';
 import { lit } from '../../graph/duck.ts';
 import type { NormalizedRecord } from '../normalize/record.ts';
-import { candidateSql, personsSql, unpackFeatures } from './candidates.ts';
-import { decideRow, type ScoredCandidate } from './levels.ts';
+import { candidateSql, directSql, personsSql, unpackFeatures } from './candidates.ts';
+import { decideRow, type Decision, type ScoredCandidate } from './levels.ts';
 import { matchWeight, probability } from './model.ts';
-import { loadAnchors, pointCandidates, shortlist, spatialAnchor, type AnchorTables } from './point.ts';
-import { stageRows } from './stage.ts';
+import { anchorOfZip, loadAnchors, pointCandidates, rowZips, shortlist, type AnchorTables } from './point.ts';
+import { stageRows, type StagedFile } from './stage.ts';
 import { warmMatchIndex, type WarmOptions, type WarmResult } from './warm.ts';
-import { MATCH_LEVELS, type MatchLevel, type MatchOptions, type MatchResult, type MatchWarning } from './types.ts';
+import { MATCH_LEVELS, type MatchLevel, type MatchOptions, type MatchResult, type MatchType, type MatchWarning } from './types.ts';
 
 /** The narrow slice of the warehouse client the matcher uses. */
 export interface MatchWarehouse {
   query(sql: string): Promise<Record<string, unknown>[]>;
+  /** Runs `sql`, handing the result over a chunk at a time as columns (see Warehouse.stream). */
+  stream(sql: string, onChunk: (columns: unknown[][], rowCount: number) => void | Promise<void>): Promise<void>;
   /** Statements it runs at once (a connection pool); point lookups are split over up to two. Default 1. */
   connections?: number;
 }
@@ -33,8 +35,24 @@ export interface MatcherDeps {
   indexPath: string | (() => string | Promise<string>);
 }
 
+/** One row's answer on the file path: r is the staged row number. */
+export interface StagedDecision {
+  r: number;
+  personKey: bigint;
+  householdKey: bigint | null;
+  matchLevel: MatchLevel;
+  matchType: MatchType;
+  matchConfidence: number;
+}
+
 export interface Matcher {
   matchBatch(records: readonly NormalizedRecord[], options: MatchOptions): Promise<MatchResult[]>;
+  /**
+   * The file path: every row of `staged` (createStageWriter) in one candidate statement; `emit` gets
+   * each matched row's decision (unmatched rows get none), candidate rows in order of r.
+   * `directPersonKeys` of the options is ignored: staged rows carry their direct key.
+   */
+  matchStaged(staged: StagedFile, options: MatchOptions, emit: (d: StagedDecision) => void | Promise<void>): Promise<void>;
   /** `alias.table` of a table of the current match index (attached on first use), e.g. `m_attr`. */
   indexTable(table: string): Promise<string>;
   /** Point-lookup parallelism this matcher uses (see splitLookup). */
@@ -47,6 +65,8 @@ export interface Matcher {
 export const POINT_MAX_ROWS = 1000;
 
 const big = (v: unknown) => (v === null || v === undefined ? null : BigInt(v as bigint | number));
+const roundConfidence = (c: number) => Math.round(c * 1e4) / 1e4;
+const byWeight = (a: ScoredCandidate, b: ScoredCandidate) => b.weight - a.weight || (a.personKey < b.personKey ? -1 : a.personKey > b.personKey ? 1 : 0);
 
 export function createMatcher(deps: MatcherDeps): Matcher {
   const attached = new Map<string, Promise<string>>();
@@ -108,48 +128,81 @@ export function createMatcher(deps: MatcherDeps): Matcher {
     const todo = records.map((_, i) => i).filter((i) => !done[i]);
     if (todo.length === 0) return results;
     const rows = todo.map((i) => records[i]!);
+    const settle = (i: number, d: Decision) => Object.assign(results[i]!, {
+      personKey: d.personKey, householdKey: d.householdKey, matchLevel: d.level, matchType: d.type, matchConfidence: roundConfidence(d.confidence),
+    });
+    if (todo.length > POINT_MAX_ROWS) {
+      const staged = stageRows(rows);
+      try {
+        await matchStaged(staged, options, (d) => { settle(todo[d.r]!, { ...d, level: d.matchLevel, type: d.matchType, confidence: d.matchConfidence }); });
+      } finally {
+        staged.cleanup();
+      }
+      return results;
+    }
     // Sequential on purpose: the warehouse may be a single connection.
     const anchorTables = allowed.has('S') ? await anchors(mx) : null;
-    const byRow = todo.length <= POINT_MAX_ROWS ? await pointCandidates(query, mx, rows, undefined, lookupWays) : await joinCandidates(mx, rows);
+    const byRow = await pointCandidates(query, mx, rows, undefined, lookupWays);
     todo.forEach((i, r) => {
-      const cands = (byRow.get(r) ?? []).sort((a, b) => b.weight - a.weight || (a.personKey < b.personKey ? -1 : a.personKey > b.personKey ? 1 : 0));
-      const d = decideRow(cands, allowed, options.spatialMode, anchorTables ? spatialAnchor(anchorTables, rows[r]!) : null);
-      if (!d) return;
-      Object.assign(results[i]!, {
-        personKey: d.personKey, householdKey: d.householdKey, matchLevel: d.level, matchType: d.type,
-        matchConfidence: Math.round(d.confidence * 1e4) / 1e4,
-      });
+      const d = decideRow((byRow.get(r) ?? []).sort(byWeight), allowed, options.spatialMode, anchorTables ? anchorOfZip(anchorTables, rowZips(rows[r]!)[0]) : null);
+      if (d) settle(i, d);
     });
     return results;
   }
 
   /**
-   * File path: one statement of hash joins over the staged rows; it returns every candidate with its
-   * features packed in one integer, weights and the per-row shortlist are computed here (point.ts).
+   * File path: one statement of hash joins over every staged row, each index table scanned once.
+   * It streams every candidate in order of r with its features packed in one integer; weights,
+   * the per-row shortlist and the decision are computed here as each row's candidates complete,
+   * so memory holds one row's candidates, never the file's.
    */
-  async function joinCandidates(mx: string, rows: readonly NormalizedRecord[]): Promise<Map<number, ScoredCandidate[]>> {
-    const all = new Map<number, ScoredCandidate[]>();
-    const staged = stageRows(rows);
-    try {
-      if (staged.keyCount === 0) return all;
-      for (const row of await query(candidateSql({ rowSql: staged.rowSql, keySql: staged.keySql, mx, output: 'packed' }))) {
-        const features = unpackFeatures(Number(row.fp));
-        const weight = matchWeight(features);
-        const c: ScoredCandidate = {
-          personKey: big(row.person_key)!, householdKey: big(row.household_key), hhRef: big(row.hh_ref),
-          features, weight, probability: probability(weight),
-        };
-        const r = Number(row.r);
-        const list = all.get(r);
-        if (list) list.push(c);
-        else all.set(r, [c]);
-      }
-    } finally {
-      staged.cleanup();
+  async function matchStaged(staged: StagedFile, options: MatchOptions, emit: (d: StagedDecision) => void | Promise<void>): Promise<void> {
+    const mx = await attach(await indexFile());
+    const allowed = new Set<MatchLevel>(options.matchLevels.length ? options.matchLevels : MATCH_LEVELS);
+    const anchorTables = allowed.has('S') ? await anchors(mx) : null;
+    const done = new Uint8Array(staged.rowCount);
+    if (staged.directCount > 0 && allowed.has('I')) {
+      // Direct refresh: a verified tier-01 id goes straight to its person if it is in this release.
+      const direct: StagedDecision[] = [];
+      await deps.warehouse.stream(directSql(staged.rowSql, mx), (cols, n) => {
+        for (let i = 0; i < n; i++) {
+          const r = Number(cols[0]![i]);
+          done[r] = 1;
+          direct.push({ r, personKey: big(cols[1]![i])!, householdKey: big(cols[2]![i]), matchLevel: 'I', matchType: 'person_id', matchConfidence: 1 });
+        }
+      });
+      for (const d of direct.sort((a, b) => a.r - b.r)) await emit(d);
     }
-    const byRow = new Map<number, ScoredCandidate[]>();
-    for (const [r, cands] of all) byRow.set(r, shortlist(cands));
-    return byRow;
+    let next = 0;
+    const decideUpTo = async (end: number, r: number, cands: ScoredCandidate[]) => {
+      // Rows before r had no candidate: only a spatial anchor can match them.
+      for (; next < end; next++) {
+        const list = next === r ? shortlist(cands).sort(byWeight) : [];
+        if (done[next] || (list.length === 0 && !anchorTables)) continue;
+        const d = decideRow(list, allowed, options.spatialMode, anchorTables ? anchorOfZip(anchorTables, staged.firstZip(next)) : null);
+        if (d) await emit({ r: next, personKey: d.personKey, householdKey: d.householdKey, matchLevel: d.level, matchType: d.type, matchConfidence: roundConfidence(d.confidence) });
+      }
+    };
+    if (staged.keyCount > 0) {
+      let cur = -1;
+      let cands: ScoredCandidate[] = [];
+      await deps.warehouse.stream(`${candidateSql({ rowSql: staged.rowSql, keySql: staged.keySql, mx, output: 'packed' })} ORDER BY r`, async (cols, n) => {
+        const [rs, persons, households, refs, fps] = cols as [number[], bigint[], (bigint | null)[], (bigint | null)[], number[]];
+        for (let i = 0; i < n; i++) {
+          const r = rs[i]!;
+          if (r !== cur) {
+            if (cur >= 0) await decideUpTo(cur + 1, cur, cands);
+            cur = r;
+            cands = [];
+          }
+          const features = unpackFeatures(fps[i]!);
+          const weight = matchWeight(features);
+          cands.push({ personKey: big(persons[i])!, householdKey: big(households[i]), hhRef: big(refs[i]), features, weight, probability: probability(weight) });
+        }
+      });
+      if (cur >= 0) await decideUpTo(cur + 1, cur, cands);
+    }
+    await decideUpTo(staged.rowCount, -1, []);
   }
 
   let warming: Promise<WarmResult> | null = null;
@@ -161,6 +214,7 @@ export function createMatcher(deps: MatcherDeps): Matcher {
 
   return {
     matchBatch,
+    matchStaged,
     warm,
     lookupWays,
     indexTable: async (table: string) => `${await attach(await indexFile())}.${table}`,

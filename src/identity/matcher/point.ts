@@ -159,10 +159,9 @@ export async function loadAnchors(query: Query, mx: string): Promise<AnchorTable
   return { residential: await read('m_zip_anchor'), work: await read('m_work_anchor') };
 }
 
-/** spatialSql in JS: the anchors of the row's first ZIP, or null. */
-export function spatialAnchor(t: AnchorTables, row: NormalizedRecord): SpatialAnchor | null {
-  const zip = rowZips(row)[0];
-  if (zip === undefined) return null;
+/** spatialSql in JS: the anchors of a row's first ZIP (rowZips(row)[0]), or null. */
+export function anchorOfZip(t: AnchorTables, zip: string | null | undefined): SpatialAnchor | null {
+  if (zip === undefined || zip === null) return null;
   const a = t.residential.get(zip);
   const w = t.work.get(zip);
   if (!a && !w) return null;

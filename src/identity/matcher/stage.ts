@@ -1,11 +1,11 @@
 /**
  * Staging: normalized rows become two relations the candidate SQL joins against the match index,
- *   in_row (r, first, last, vars, dob, has_email, has_phone, has_addr, zips)  one per input row
- *   in_key (r, k, kind, unit)                                               one per blocking key
+ *   in_row (r, first, last, vars, dob, has_email, has_phone, has_addr, zips, direct)  one per input row
+ *   in_key (r, k, kind, unit)                                                       one per blocking key
  * Small batches are inlined as VALUES (no files, no DDL, nothing shared between concurrent
- * requests); large ones are written as TSV files that DuckDB's parallel CSV reader loads (much
- * faster than millions of appender calls or a giant SQL text). Either way the SQL that consumes
- * them is identical. Keys are staged as their namespaced strings and reduced to 64 bits in SQL
+ * requests); large ones and whole files are written as TSV files, a row at a time (createStageWriter),
+ * that DuckDB's parallel CSV reader loads (much faster than millions of appender calls or a giant
+ * SQL text). Either way the SQL that consumes them is identical. Keys are staged as their namespaced strings and reduced to 64 bits in SQL
  * (K64_SQL: vectorized, parallel; hashing in JS was ~40% of the file path's JS time); a key string
  * that TSV cannot carry verbatim is reduced in JS instead (column k).
  */
@@ -55,54 +55,132 @@ function rowFields(row: NormalizedRecord, varsOf: (first: string) => string): Ro
 }
 
 // The wrappers turn the flat staged columns into typed ones; the same for VALUES and files.
-const ROW_COLS = 'r, first, last, vars, dob, has_email, has_phone, has_addr, zips';
+const ROW_COLS = 'r, first, last, vars, dob, has_email, has_phone, has_addr, zips, direct';
 const wrapRows = (src: string) => `SELECT r::INTEGER AS r, first, last,
   CASE WHEN coalesce(vars, '') = '' THEN []::VARCHAR[] ELSE string_split(vars, '|') END AS first_vars,
   dob::DATE AS dob, has_email::BOOLEAN AS has_email, has_phone::BOOLEAN AS has_phone, has_addr::BOOLEAN AS has_addr,
-  CASE WHEN coalesce(zips, '') = '' THEN []::VARCHAR[] ELSE string_split(zips, '|') END AS zip5s FROM ${src}`;
+  CASE WHEN coalesce(zips, '') = '' THEN []::VARCHAR[] ELSE string_split(zips, '|') END AS zip5s, direct::UBIGINT AS direct FROM ${src}`;
 const wrapKeys = (src: string) => `SELECT r::INTEGER AS r, coalesce(k::UBIGINT, ${K64_SQL('s')}) AS k, kind::UTINYINT AS kind, unit FROM ${src}`;
 /** Key strings go to SQL verbatim unless they hold a character the TSV cannot carry. */
 const UNSAFE = /[\t\n\r\\]/;
 
 const sqlStr = (s: string | null) => (s === null ? 'NULL' : lit(s));
 
-export function stageRows(rows: readonly NormalizedRecord[]): Staged {
-  // nameVariants per distinct first name (a file repeats first names a lot).
-  const varsCache = new Map<string, string>();
-  const varsOf = (first: string) => {
-    let v = varsCache.get(first);
-    if (v === undefined) varsCache.set(first, (v = nameVariants(first).map(clean).join('|')));
+/** nameVariants per distinct first name (a file repeats first names a lot). */
+function variantsCache() {
+  const cache = new Map<string, string>();
+  return (first: string) => {
+    let v = cache.get(first);
+    if (v === undefined) cache.set(first, (v = nameVariants(first).map(clean).join('|')));
     return v;
   };
+}
+
+export function stageRows(rows: readonly NormalizedRecord[]): StagedFile {
+  if (rows.length > INLINE_MAX_ROWS) {
+    const writer = createStageWriter(fs.mkdtempSync(path.join(os.tmpdir(), 'ads-match-')), { removeDir: true });
+    for (const row of rows) writer.add(row);
+    return writer.close();
+  }
+  const varsOf = variantsCache();
   const fields = rows.map((row) => rowFields(row, varsOf));
   const keys = rows.map(rowKeySources);
   let keyCount = 0;
   for (const ks of keys) keyCount += ks.length;
-  if (rows.length <= INLINE_MAX_ROWS) {
-    const rowValues = fields.map((f, r) =>
-      `(${r}, ${sqlStr(f.first)}, ${sqlStr(f.last)}, ${lit(f.vars)}, ${sqlStr(f.dob)}, ${f.hasEmail}, ${f.hasPhone}, ${f.hasAddr}, ${lit(f.zips)})`);
-    const keyValues = keys.flatMap((ks, r) => ks.map((k) => `(${r}, NULL, ${lit(k.s)}, ${k.kind}, ${sqlStr(k.unit)})`));
-    // An empty VALUES list is not SQL: a typed row that filters itself out keeps the shape.
-    const rowSrc = `(VALUES ${rowValues.join(', ') || `(-1, NULL, NULL, '', NULL, false, false, false, '')`}) t(${ROW_COLS})`;
-    const keySrc = `(VALUES ${keyValues.join(', ') || `(-1, 0, NULL, 0, NULL)`}) t(r, k, s, kind, unit)`;
-    return { rowSql: wrapRows(rowSrc), keySql: wrapKeys(keySrc), keyCount, cleanup: () => {} };
-  }
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ads-match-'));
+  const rowValues = fields.map((f, r) =>
+    `(${r}, ${sqlStr(f.first)}, ${sqlStr(f.last)}, ${lit(f.vars)}, ${sqlStr(f.dob)}, ${f.hasEmail}, ${f.hasPhone}, ${f.hasAddr}, ${lit(f.zips)}, NULL)`);
+  const keyValues = keys.flatMap((ks, r) => ks.map((k) => `(${r}, NULL, ${lit(k.s)}, ${k.kind}, ${sqlStr(k.unit)})`));
+  // An empty VALUES list is not SQL: a typed row that filters itself out keeps the shape.
+  const rowSrc = `(VALUES ${rowValues.join(', ') || `(-1, NULL, NULL, '', NULL, false, false, false, '', NULL)`}) t(${ROW_COLS})`;
+  const keySrc = `(VALUES ${keyValues.join(', ') || `(-1, 0, NULL, 0, NULL)`}) t(r, k, s, kind, unit)`;
+  return {
+    rowSql: wrapRows(rowSrc), keySql: wrapKeys(keySrc), keyCount, rowCount: rows.length, directCount: 0,
+    firstZip: (r) => fields[r]?.zips.slice(0, 5) || null, cleanup: () => {},
+  };
+}
+
+/** A file's worth of staged rows (createStageWriter): r runs 0..rowCount-1 in the order added. */
+export interface StagedFile extends Staged {
+  rowCount: number;
+  /** Rows staged with a direct person key (iag_person_id). */
+  directCount: number;
+  /** The row's first ZIP5 (its spatial ZIP), or null. */
+  firstZip(r: number): string | null;
+}
+
+export interface StageWriter {
+  /** Stages one row as the next r; `direct` is the graph person key of a verified iag_person_id. */
+  add(row: NormalizedRecord, direct?: bigint | null): number;
+  readonly rowCount: number;
+  close(): StagedFile;
+}
+
+/** Lines buffered before a write; small enough to keep memory flat, large enough to be cheap. */
+const FLUSH_LINES = 8192;
+
+/**
+ * Stages rows into rows.tsv and keys.tsv under `dir` as they come, so a file of any size is staged
+ * with constant memory; only each row's spatial ZIP stays in memory (4 bytes a row).
+ */
+export function createStageWriter(dir: string, opts: { removeDir?: boolean } = {}): StageWriter {
+  fs.mkdirSync(dir, { recursive: true });
   const rowFile = path.join(dir, 'rows.tsv');
   const keyFile = path.join(dir, 'keys.tsv');
+  const rowFd = fs.openSync(rowFile, 'w');
+  const keyFd = fs.openSync(keyFile, 'w');
+  const varsOf = variantsCache();
+  let rowLines: string[] = [];
+  let keyLines: string[] = [];
+  let zips = new Int32Array(1024);
+  let rowCount = 0;
+  let keyCount = 0;
+  let directCount = 0;
   const n = (s: string | null) => s ?? '\\N';
-  fs.writeFileSync(rowFile, fields.map((f, r) =>
-    `${r}\t${n(f.first)}\t${n(f.last)}\t${f.vars}\t${n(f.dob)}\t${f.hasEmail}\t${f.hasPhone}\t${f.hasAddr}\t${f.zips}`).join('\n') + '\n');
-  fs.writeFileSync(keyFile, keys.flatMap((ks, r) => ks.map((k) => UNSAFE.test(k.s)
-    ? `${r}\t${k64(k.s)}\t\\N\t${k.kind}\t${n(clean(k.unit))}`
-    : `${r}\t\\N\t${k.s}\t${k.kind}\t${n(clean(k.unit))}`)).join('\n') + '\n');
-  const csv = (file: string, cols: string) => `read_csv(${lit(file)}, delim = '\t', header = false, quote = '', escape = '', nullstr = '\\N',
-    columns = {${cols}})`;
+  const flush = () => {
+    if (rowLines.length) fs.writeSync(rowFd, rowLines.join('\n') + '\n');
+    if (keyLines.length) fs.writeSync(keyFd, keyLines.join('\n') + '\n');
+    rowLines = [];
+    keyLines = [];
+  };
   return {
-    rowSql: wrapRows(csv(rowFile, `'r': 'INTEGER', 'first': 'VARCHAR', 'last': 'VARCHAR', 'vars': 'VARCHAR', 'dob': 'VARCHAR',
-      'has_email': 'BOOLEAN', 'has_phone': 'BOOLEAN', 'has_addr': 'BOOLEAN', 'zips': 'VARCHAR'`)),
-    keySql: wrapKeys(csv(keyFile, `'r': 'INTEGER', 'k': 'UBIGINT', 's': 'VARCHAR', 'kind': 'UTINYINT', 'unit': 'VARCHAR'`)),
-    keyCount,
-    cleanup: () => fs.rmSync(dir, { recursive: true, force: true }),
+    get rowCount() { return rowCount; },
+    add(row, direct = null) {
+      const r = rowCount++;
+      const f = rowFields(row, varsOf);
+      if (direct !== null) directCount++;
+      rowLines.push(`${r}\t${n(f.first)}\t${n(f.last)}\t${f.vars}\t${n(f.dob)}\t${f.hasEmail}\t${f.hasPhone}\t${f.hasAddr}\t${f.zips}\t${direct ?? '\\N'}`);
+      for (const k of rowKeySources(row)) {
+        keyCount++;
+        keyLines.push(UNSAFE.test(k.s)
+          ? `${r}\t${k64(k.s)}\t\\N\t${k.kind}\t${n(clean(k.unit))}`
+          : `${r}\t\\N\t${k.s}\t${k.kind}\t${n(clean(k.unit))}`);
+      }
+      if (r >= zips.length) {
+        const grown = new Int32Array(zips.length * 2);
+        grown.set(zips);
+        zips = grown;
+      }
+      zips[r] = f.zips ? Number(f.zips.slice(0, 5)) : -1;
+      if (rowLines.length >= FLUSH_LINES) flush();
+      return r;
+    },
+    close() {
+      flush();
+      fs.closeSync(rowFd);
+      fs.closeSync(keyFd);
+      const csv = (file: string, cols: string) => `read_csv(${lit(file)}, delim = '\t', header = false, quote = '', escape = '', nullstr = '\\N',
+    columns = {${cols}})`;
+      const firstZips = zips;
+      return {
+        rowSql: wrapRows(csv(rowFile, `'r': 'INTEGER', 'first': 'VARCHAR', 'last': 'VARCHAR', 'vars': 'VARCHAR', 'dob': 'VARCHAR',
+      'has_email': 'BOOLEAN', 'has_phone': 'BOOLEAN', 'has_addr': 'BOOLEAN', 'zips': 'VARCHAR', 'direct': 'UBIGINT'`)),
+        keySql: wrapKeys(csv(keyFile, `'r': 'INTEGER', 'k': 'UBIGINT', 's': 'VARCHAR', 'kind': 'UTINYINT', 'unit': 'VARCHAR'`)),
+        keyCount,
+        rowCount,
+        directCount,
+        firstZip: (r) => (r < rowCount && firstZips[r]! >= 0 ? String(firstZips[r]).padStart(5, '0') : null),
+        cleanup: () => (opts.removeDir ? fs.rmSync(dir, { recursive: true, force: true }) : [rowFile, keyFile].forEach((f) => fs.rmSync(f, { force: true }))),
+      };
+    },
   };
 }

@@ -49,7 +49,7 @@ export function createFileMatchModule(deps: {
   const mappings = createMappingService({ db, clock, queue: deps.queue, objects, files });
   const upload = createUploadHandler({ db, queue: deps.queue, clock, objects, signer: getSigner });
   /** Test hooks (crash injection, small match batches); empty in production. */
-  const hooks: { beforeSwap?: ResolverDeps['beforeSwap']; batchRows?: number } = {};
+  const hooks: { beforeSwap?: ResolverDeps['beforeSwap'] } = {};
   const resolver = createResolver({
     db, clock, objects, warehouse: deps.warehouse, index: deps.matchIndex, events: deps.events,
     personIdDecoder: personIdDecoder({
@@ -57,7 +57,6 @@ export function createFileMatchModule(deps: {
       clientCode: async (orgId) => (await deps.organizations.findOrganization(orgId))?.client_code,
     }),
     beforeSwap: (d) => hooks.beforeSwap?.(d),
-    batchRows: () => hooks.batchRows,
   });
   return {
     files, mappings, upload, objects, hooks,

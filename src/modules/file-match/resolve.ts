@@ -1,17 +1,19 @@
 /**
  * The resolution job (spec 3 "pending (matched)"): stream every shard, map columns, normalize and
- * match in large set-based batches, write per-row results and the member set as Parquet under a run
- * id, then swap them in and activate the segment in one transaction with segment.ready. A worker killed
+ * stage each row on disk as it is read, match the whole file in one set-based statement (the
+ * matcher's matchStaged), write per-row results and the member set as Parquet under a run id, then
+ * swap them in and activate the segment in one transaction with segment.ready. A worker killed
  * mid-run leaves only an orphan run folder: the retried job starts a new run and the old one is never
  * referenced. A problem in the file itself fails the segment (segment.failed) without retries.
  */
 import fs from 'node:fs';
+import path from 'node:path';
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import type { JobDefinition } from '../../jobs/worker.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { randomBase62 } from '../../lib/ids.ts';
-import { createMatcher, type MatchLevel, type MatchWarehouse, type SpatialMode } from '../../identity/matcher/index.ts';
+import { createMatcher, createStageWriter, type MatchLevel, type MatchWarehouse, type SpatialMode } from '../../identity/matcher/index.ts';
 import { normalizeMatchInput } from '../../identity/normalize/index.ts';
 import { decodeGraphPersonId } from '../../identity/person-id.ts';
 import type { ObjectStore } from '../../objects/store.ts';
@@ -25,12 +27,10 @@ import { fileMatchStore, objectKeys, type FileMatchRow } from './store.ts';
 import { completeMatch, failMatch } from './transitions.ts';
 import { RESOLVE_JOB, RESOLVE_QUEUE, type ResolveJobData } from './upload.ts';
 
-/**
- * Rows matched per statement. The file path hash-joins a batch's keys against the whole m_key table
- * (66M keys at 10M persons), so each batch pays one full probe scan: 25,000-row batches spent 9.9 s
- * matching 200k rows, 100,000-row batches 4.6 s (200,000: 4.1 s, but 0.6 GiB more RSS at 1M rows).
- */
-export const BATCH_ROWS = 100_000;
+/** Rows read between progress updates of the read pass (rows_read). */
+export const PROGRESS_ROWS = 50_000;
+/** Least time between progress updates of the match pass (rows_matched). */
+const PROGRESS_MS = 1000;
 export const SAMPLE_ROWS = 1000;
 
 export interface ResolverDeps {
@@ -44,8 +44,6 @@ export interface ResolverDeps {
   personIdDecoder: (orgId: string) => Promise<(id: string) => bigint | null>;
   /** Test hook: called before the results are swapped in (a crash there must be retried cleanly). */
   beforeSwap?: (data: ResolveJobData) => void | Promise<void>;
-  /** Test hook: rows per match batch instead of BATCH_ROWS (undefined: BATCH_ROWS). */
-  batchRows?: () => number | undefined;
 }
 
 export function personIdDecoder(deps: { secret: () => Promise<string>; clientCode: (orgId: string) => Promise<string | undefined> }) {
@@ -56,6 +54,15 @@ export function personIdDecoder(deps: { secret: () => Promise<string>; clientCod
 }
 
 const text = (v: unknown) => (v === null || v === undefined ? '' : String(v).trim());
+
+/** Every CSV shard repeats shard 0's header row (spec 4.5); other formats carry no header. */
+function checkShardHeader(fm: FileMatchRow, got: string[] | null, want: string[], shard: number) {
+  if (fm.file_format !== 'csv') return;
+  const h = got ?? [];
+  if (h.join('\u0000') !== want.join('\u0000')) {
+    throw new FileDataError('SHARD_HEADER_MISMATCH', `Shard ${shard} header (${h.join(', ')}) differs from shard 0 (${want.join(', ')}); every shard must have the same header row.`);
+  }
+}
 
 export function createResolver(deps: ResolverDeps) {
   const { db, clock } = deps;
@@ -82,69 +89,59 @@ export function createResolver(deps: ResolverDeps) {
     await fileMatchStore.update(db, data.orgId, data.segmentId, { analysis: JSON.stringify(analysis), mapping_warnings: JSON.stringify(analysis.mapping_warnings) });
     const { rowIdColumn, toRecord } = compileMapping(mappings);
     const decode = await deps.personIdDecoder(data.orgId);
-    const { indexPath } = await deps.index.current();
-    void indexPath; // resolves (and builds if needed) the index of the current release before the first batch
+    await deps.index.current(); // resolves (and builds if needed) the index of the current release first
     const options = { matchLevels: fm.match_levels as MatchLevel[], spatialMode: fm.spatial_mode as SpatialMode };
     const dir = deps.objects.pathOf(objectKeys.run(data.orgId, data.segmentId, data.uploadVersion, runId));
-    const writer = createResultsWriter(dir);
+    const progress = (set: { rows_read?: number; rows_matched?: number }) => db.updateTable('file_matches').set({ ...set, updated_at: clock.now() })
+      .where('segment_id', '=', data.segmentId).where('run_id', '=', runId).execute();
+    const results = createResultsWriter(dir);
+    const stage = createStageWriter(path.join(dir, 'stage'));
     const today = clock.now();
     let read = 0;
-    let matched = 0;
-    let batch: { rowId: string; record: Record<string, unknown> }[] = [];
 
-    const batchRows = deps.batchRows?.() ?? BATCH_ROWS;
-    // Sequential on purpose: overlapping the next batch's normalization with this batch's match
-    // gained nothing on 2 cores (DuckDB's join already uses both) and cost 0.3 GiB of RSS at 1M rows.
-    const flush = async () => {
-      if (!batch.length) return;
-      const direct = new Map<string, bigint>();
-      const normalized = batch.map((b, i) => {
-        const n = { ...normalizeMatchInput(b.record, { position: read - batch.length + i + 1, today }), rowId: b.rowId };
-        if (n.iagPersonId) {
-          const key = decode(n.iagPersonId);
-          if (key !== null) direct.set(b.rowId, key);
-        }
-        return n;
-      });
-      const results = await matcher.matchBatch(normalized, { ...options, directPersonKeys: direct });
-      matched += results.filter((r) => r.personKey !== null).length;
-      await writer.write(batch.map((b) => b.rowId), results);
-      batch = [];
-      await db.updateTable('file_matches').set({ rows_read: read, rows_matched: matched, updated_at: clock.now() })
-        .where('segment_id', '=', data.segmentId).where('run_id', '=', runId).execute();
-    };
-
+    // Pass 1, streaming: every row is mapped, normalized and staged on disk as it is read; nothing
+    // of a row stays in memory but its spatial ZIP (stage.ts).
     for (let s = 0; s < files.length; s++) {
       const reader = shardReader(files[s]!, fm.file_format as FileFormat, fm.compression as Compression, s);
       let first = true;
       for await (const row of reader.rows()) {
-        if (first && fm.file_format === 'csv') {
-          const h = reader.header() ?? [];
-          if (h.join('\u0000') !== header.join('\u0000')) {
-            throw new FileDataError('SHARD_HEADER_MISMATCH', `Shard ${s} header (${h.join(', ')}) differs from shard 0 (${header.join(', ')}); every shard must have the same header row.`);
-          }
-        }
+        if (first) checkShardHeader(fm, reader.header(), header, s);
         first = false;
         let rowId = `row_${read}`;
         if (rowIdColumn) {
           rowId = text(row[rowIdColumn]);
           if (!rowId) throw new FileDataError('INVALID_ROW_ID', `Row ${read + 1} (shard ${s}) has an empty row_id; every row_id needs a non-whitespace character.`);
         }
-        read++;
-        batch.push({ rowId, record: toRecord(row) });
-        if (batch.length >= batchRows) await flush();
+        const normalized = normalizeMatchInput(toRecord(row), { position: read + 1, today });
+        results.rowId(stage.add(normalized, normalized.iagPersonId ? decode(normalized.iagPersonId) : null), rowId);
+        if (++read % PROGRESS_ROWS === 0) await progress({ rows_read: read });
       }
-      if (first && fm.file_format === 'csv' && (reader.header() ?? []).join('\u0000') !== header.join('\u0000')) {
-        throw new FileDataError('SHARD_HEADER_MISMATCH', `Shard ${s} header differs from shard 0; every shard must have the same header row.`);
-      }
+      if (first) checkShardHeader(fm, reader.header(), header, s);
     }
-    await flush();
     if (read === 0) throw new FileDataError('EMPTY_FILE', 'The uploaded file has no data rows.');
-    const csv = await writer.close();
-    const out = await finalizeResults(deps.warehouse, dir, csv);
+    await progress({ rows_read: read });
+
+    // Pass 2, set-based: one candidate statement over the whole staged file (matchStaged).
+    const staged = stage.close();
+    let matched = 0;
+    let reported = Date.now();
+    try {
+      await matcher.matchStaged(staged, options, async (d) => {
+        results.decision(d);
+        matched++;
+        if (Date.now() - reported >= PROGRESS_MS) {
+          reported = Date.now();
+          await progress({ rows_matched: matched });
+        }
+      });
+    } finally {
+      staged.cleanup();
+    }
+    const out = await finalizeResults(deps.warehouse, dir, results.close());
     if (out.duplicates.length) {
       throw new FileDataError('DUPLICATE_ROW_ID', `row_id values must be unique across shards; duplicated: ${out.duplicates.join(', ')}.`);
     }
+    await progress({ rows_matched: out.matchCount });
     await deps.beforeSwap?.(data);
     return { ...out, analysis, mappings, confirmed };
   }

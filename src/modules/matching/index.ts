@@ -32,7 +32,8 @@ export function createMatchingModule(deps: {
     warehouse: deps.warehouse,
     dataDir: config.dataDir,
     threads: config.discovery.duckdbThreads ?? 2,
-    ...(config.discovery.duckdbMemoryLimit ? { memoryLimit: config.discovery.duckdbMemoryLimit } : {}),
+    // Not DUCKDB_MEMORY_LIMIT: the build is a short-lived instance of its own whose ART indexes cannot
+    // spill (at 10M persons it fails under a 2 GB limit); it keeps the builder's default.
   });
   let secret: Promise<string> | null = null;
   const personIdSecret = () => {
