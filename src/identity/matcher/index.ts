@@ -2,6 +2,8 @@
 export * from './types.ts';
 export { createMatcher, type Matcher, type MatcherDeps, type MatchWarehouse, type StagedDecision } from './matcher.ts';
 export { createStageWriter, type StagedFile, type StageWriter } from './stage.ts';
+export { createStagePool, defaultStageThreads, type StagePool } from './stage-pool.ts';
+export type { StagedLines } from './stage-lines.ts';
 export { scoreCandidate } from './score.ts';
 export { buildMatchIndex, matchIndexPath, MATCH_INDEX_VERSION, type BuildMatchIndexOptions } from './match-index.ts';
 export { decideRow, individualType, type ScoredCandidate, type Decision } from './levels.ts';

@@ -5,17 +5,18 @@
  * Small batches are inlined as VALUES (no files, no DDL, nothing shared between concurrent
  * requests); large ones and whole files are written as TSV files, a row at a time (createStageWriter),
  * that DuckDB's parallel CSV reader loads (much faster than millions of appender calls or a giant
- * SQL text). Either way the SQL that consumes them is identical. Keys are staged as their namespaced strings and reduced to 64 bits in SQL
- * (K64_SQL: vectorized, parallel; hashing in JS was ~40% of the file path's JS time); a key string
- * that TSV cannot carry verbatim is reduced in JS instead (column k).
+ * SQL text). Either way the SQL that consumes them is identical. The lines' text is stage-lines.ts.
+ * Keys are staged as their namespaced strings and reduced to 64 bits in SQL (K64_SQL: vectorized,
+ * parallel; hashing in JS was ~40% of the file path's JS time); a key string that TSV cannot carry
+ * verbatim is reduced in JS instead (column k).
  */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { lit } from '../../graph/duck.ts';
-import { nameVariants } from '../normalize/nickname.ts';
 import type { NormalizedRecord } from '../normalize/record.ts';
-import { K64_SQL, k64, rowKeySources } from './keys.ts';
+import { K64_SQL, rowKeySources } from './keys.ts';
+import { rowFields, stageLines, variantsCache, type StagedLines } from './stage-lines.ts';
 
 /** Above this many rows staging goes through files. */
 export const INLINE_MAX_ROWS = 2000;
@@ -28,32 +29,6 @@ export interface Staged {
   cleanup(): void;
 }
 
-const clean = (s: string | null) => (s === null ? null : s.replace(/[\t\n\r|\\]/g, ' '));
-
-interface RowFields {
-  first: string | null;
-  last: string | null;
-  vars: string;
-  dob: string | null;
-  hasEmail: boolean;
-  hasPhone: boolean;
-  hasAddr: boolean;
-  zips: string;
-}
-
-function rowFields(row: NormalizedRecord, varsOf: (first: string) => string): RowFields {
-  return {
-    first: clean(row.name.first),
-    last: clean(row.name.last),
-    vars: row.name.first ? varsOf(row.name.first) : '',
-    dob: row.dob?.iso ?? null,
-    hasEmail: row.emailHashes.length > 0,
-    hasPhone: row.phoneHashes.length > 0,
-    hasAddr: row.addresses.length > 0,
-    zips: [...new Set(row.addresses.map((a) => a.zip5).filter((z): z is string => !!z))].join('|'),
-  };
-}
-
 // The wrappers turn the flat staged columns into typed ones; the same for VALUES and files.
 const ROW_COLS = 'r, first, last, vars, dob, has_email, has_phone, has_addr, zips, direct';
 const wrapRows = (src: string) => `SELECT r::INTEGER AS r, first, last,
@@ -61,20 +36,7 @@ const wrapRows = (src: string) => `SELECT r::INTEGER AS r, first, last,
   dob::DATE AS dob, has_email::BOOLEAN AS has_email, has_phone::BOOLEAN AS has_phone, has_addr::BOOLEAN AS has_addr,
   CASE WHEN coalesce(zips, '') = '' THEN []::VARCHAR[] ELSE string_split(zips, '|') END AS zip5s, direct::UBIGINT AS direct FROM ${src}`;
 const wrapKeys = (src: string) => `SELECT r::INTEGER AS r, coalesce(k::UBIGINT, ${K64_SQL('s')}) AS k, kind::UTINYINT AS kind, unit FROM ${src}`;
-/** Key strings go to SQL verbatim unless they hold a character the TSV cannot carry. */
-const UNSAFE = /[\t\n\r\\]/;
-
 const sqlStr = (s: string | null) => (s === null ? 'NULL' : lit(s));
-
-/** nameVariants per distinct first name (a file repeats first names a lot). */
-function variantsCache() {
-  const cache = new Map<string, string>();
-  return (first: string) => {
-    let v = cache.get(first);
-    if (v === undefined) cache.set(first, (v = nameVariants(first).map(clean).join('|')));
-    return v;
-  };
-}
 
 export function stageRows(rows: readonly NormalizedRecord[]): StagedFile {
   if (rows.length > INLINE_MAX_ROWS) {
@@ -111,6 +73,8 @@ export interface StagedFile extends Staged {
 export interface StageWriter {
   /** Stages one row as the next r; `direct` is the graph person key of a verified iag_person_id. */
   add(row: NormalizedRecord, direct?: bigint | null): number;
+  /** Appends lines formatted elsewhere (stageLines with base = rowCount, e.g. by a staging worker). */
+  addLines(lines: StagedLines): void;
   readonly rowCount: number;
   close(): StagedFile;
 }
@@ -135,35 +99,35 @@ export function createStageWriter(dir: string, opts: { removeDir?: boolean } = {
   let rowCount = 0;
   let keyCount = 0;
   let directCount = 0;
-  const n = (s: string | null) => s ?? '\\N';
   const flush = () => {
     if (rowLines.length) fs.writeSync(rowFd, rowLines.join('\n') + '\n');
     if (keyLines.length) fs.writeSync(keyFd, keyLines.join('\n') + '\n');
     rowLines = [];
     keyLines = [];
   };
+  const addLines = (lines: StagedLines) => {
+    const needed = rowCount + lines.zips.length;
+    if (needed > zips.length) {
+      const grown = new Int32Array(Math.max(needed, zips.length * 2));
+      grown.set(zips);
+      zips = grown;
+    }
+    zips.set(lines.zips, rowCount);
+    rowCount = needed;
+    keyCount += lines.keys.length;
+    directCount += lines.directCount;
+    for (const l of lines.rows) rowLines.push(l);
+    for (const l of lines.keys) keyLines.push(l);
+    if (rowLines.length >= FLUSH_LINES) flush();
+  };
   return {
     get rowCount() { return rowCount; },
     add(row, direct = null) {
-      const r = rowCount++;
-      const f = rowFields(row, varsOf);
-      if (direct !== null) directCount++;
-      rowLines.push(`${r}\t${n(f.first)}\t${n(f.last)}\t${f.vars}\t${n(f.dob)}\t${f.hasEmail}\t${f.hasPhone}\t${f.hasAddr}\t${f.zips}\t${direct ?? '\\N'}`);
-      for (const k of rowKeySources(row)) {
-        keyCount++;
-        keyLines.push(UNSAFE.test(k.s)
-          ? `${r}\t${k64(k.s)}\t\\N\t${k.kind}\t${n(clean(k.unit))}`
-          : `${r}\t\\N\t${k.s}\t${k.kind}\t${n(clean(k.unit))}`);
-      }
-      if (r >= zips.length) {
-        const grown = new Int32Array(zips.length * 2);
-        grown.set(zips);
-        zips = grown;
-      }
-      zips[r] = f.zips ? Number(f.zips.slice(0, 5)) : -1;
-      if (rowLines.length >= FLUSH_LINES) flush();
+      const r = rowCount;
+      addLines(stageLines([row], r, [direct], varsOf));
       return r;
     },
+    addLines,
     close() {
       flush();
       fs.closeSync(rowFd);

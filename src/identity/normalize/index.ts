@@ -18,6 +18,6 @@ export { addressesFromInput, type SourcedAddressInput } from './address/input.ts
 export { parseStreetLine, parseUnitLine, poBoxNumber, type StreetLine } from './address/street.ts';
 export type { Unit } from './address/unit.ts';
 export {
-  normalizeMatchInput,
+  normalizeMatchInput, iagPersonIdOf,
   type NormalizedRecord, type NormalizedEmail, type NormalizedPhone, type NameParts, type NormalizeOptions,
 } from './record.ts';

@@ -96,6 +96,12 @@ function str(rec: Record<string, unknown>, key: string): string | null {
   return s !== null && s.trim() !== '' ? s : null;
 }
 
+/** The iag_person_id of a record as normalizeMatchInput reads it (trimmed), or null. */
+export function iagPersonIdOf(rec: Record<string, unknown>): string | null {
+  const pid = str(rec, 'iag_person_id');
+  return pid ? pid.trim() : null;
+}
+
 export function normalizeMatchInput(input: unknown, opts: NormalizeOptions = {}): NormalizedRecord {
   const warnings: FieldWarning[] = [];
   const rec: Record<string, unknown> =
@@ -174,7 +180,6 @@ export function normalizeMatchInput(input: unknown, opts: NormalizeOptions = {})
 
   const dobRaw = str(rec, 'dob');
   const dob = dobRaw ? take('dob', parseDob(dobRaw, opts.today), warnings) : null;
-  const pid = str(rec, 'iag_person_id');
 
   const emailList = [...emails.values()];
   const phoneList = [...phones.values()];
@@ -192,7 +197,7 @@ export function normalizeMatchInput(input: unknown, opts: NormalizeOptions = {})
     addresses,
     addressKeys: addresses.map(addressKey),
     dob,
-    iagPersonId: pid ? pid.trim() : null,
+    iagPersonId: iagPersonIdOf(rec),
     warnings,
   };
 }

@@ -13,8 +13,8 @@ import type { DB } from '../../db/schema.ts';
 import type { JobDefinition } from '../../jobs/worker.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { randomBase62 } from '../../lib/ids.ts';
-import { createMatcher, createStageWriter, type MatchLevel, type MatchWarehouse, type SpatialMode } from '../../identity/matcher/index.ts';
-import { normalizeMatchInput } from '../../identity/normalize/index.ts';
+import { createMatcher, createStagePool, createStageWriter, defaultStageThreads, type MatchLevel, type StagedLines, type MatchWarehouse, type SpatialMode } from '../../identity/matcher/index.ts';
+import { iagPersonIdOf } from '../../identity/normalize/index.ts';
 import { decodeGraphPersonId } from '../../identity/person-id.ts';
 import type { ObjectStore } from '../../objects/store.ts';
 import type { EventService } from '../webhooks/events.ts';
@@ -29,6 +29,9 @@ import { RESOLVE_JOB, RESOLVE_QUEUE, type ResolveJobData } from './upload.ts';
 
 /** Rows read between progress updates of the read pass (rows_read). */
 export const PROGRESS_ROWS = 50_000;
+/** Rows per batch handed to the staging pool, and batches queued ahead of the one being appended. */
+const STAGE_BATCH = 2000;
+const STAGE_AHEAD = 8;
 /** Least time between progress updates of the match pass (rows_matched). */
 const PROGRESS_MS = 1000;
 export const SAMPLE_ROWS = 1000;
@@ -42,6 +45,8 @@ export interface ResolverDeps {
   events: Pick<EventService, 'emit'>;
   /** Decodes a tier-01 iag_person_id of the organization to its graph person key (null if not usable). */
   personIdDecoder: (orgId: string) => Promise<(id: string) => bigint | null>;
+  /** Staging worker threads (default defaultStageThreads(); 0: normalize on the main thread). */
+  stageThreads?: number;
   /** Test hook: called before the results are swapped in (a crash there must be retried cleanly). */
   beforeSwap?: (data: ResolveJobData) => void | Promise<void>;
 }
@@ -96,27 +101,49 @@ export function createResolver(deps: ResolverDeps) {
       .where('segment_id', '=', data.segmentId).where('run_id', '=', runId).execute();
     const results = createResultsWriter(dir);
     const stage = createStageWriter(path.join(dir, 'stage'));
+    const pool = createStagePool(deps.stageThreads ?? defaultStageThreads());
     const today = clock.now();
     let read = 0;
+    let batch: Record<string, unknown>[] = [];
+    let direct: (bigint | null)[] = [];
+    const inflight: Promise<StagedLines>[] = [];
+    const send = async () => {
+      if (batch.length) inflight.push(pool.stage(batch, read - batch.length, direct, today));
+      batch = [];
+      direct = [];
+      // Bounded: replies are appended in batch order as they come, a few batches per thread ahead.
+      while (inflight.length > STAGE_AHEAD) stage.addLines(await inflight.shift()!);
+    };
 
-    // Pass 1, streaming: every row is mapped, normalized and staged on disk as it is read; nothing
-    // of a row stays in memory but its spatial ZIP (stage.ts).
-    for (let s = 0; s < files.length; s++) {
-      const reader = shardReader(files[s]!, fm.file_format as FileFormat, fm.compression as Compression, s);
-      let first = true;
-      for await (const row of reader.rows()) {
-        if (first) checkShardHeader(fm, reader.header(), header, s);
-        first = false;
-        let rowId = `row_${read}`;
-        if (rowIdColumn) {
-          rowId = text(row[rowIdColumn]);
-          if (!rowId) throw new FileDataError('INVALID_ROW_ID', `Row ${read + 1} (shard ${s}) has an empty row_id; every row_id needs a non-whitespace character.`);
+    // Pass 1, streaming: the main thread parses and maps rows; the staging pool normalizes them and
+    // formats their staged lines (stage-pool.ts); nothing of a row stays in memory but its spatial ZIP.
+    try {
+      for (let s = 0; s < files.length; s++) {
+        const reader = shardReader(files[s]!, fm.file_format as FileFormat, fm.compression as Compression, s);
+        let first = true;
+        for await (const row of reader.rows()) {
+          if (first) checkShardHeader(fm, reader.header(), header, s);
+          first = false;
+          let rowId = `row_${read}`;
+          if (rowIdColumn) {
+            rowId = text(row[rowIdColumn]);
+            if (!rowId) throw new FileDataError('INVALID_ROW_ID', `Row ${read + 1} (shard ${s}) has an empty row_id; every row_id needs a non-whitespace character.`);
+          }
+          const record = toRecord(row);
+          const pid = iagPersonIdOf(record);
+          batch.push(record);
+          direct.push(pid ? decode(pid) : null);
+          results.rowId(read, rowId);
+          if (++read % STAGE_BATCH === 0) await send();
+          if (read % PROGRESS_ROWS === 0) await progress({ rows_read: read });
         }
-        const normalized = normalizeMatchInput(toRecord(row), { position: read + 1, today });
-        results.rowId(stage.add(normalized, normalized.iagPersonId ? decode(normalized.iagPersonId) : null), rowId);
-        if (++read % PROGRESS_ROWS === 0) await progress({ rows_read: read });
+        if (first) checkShardHeader(fm, reader.header(), header, s);
       }
-      if (first) checkShardHeader(fm, reader.header(), header, s);
+      await send();
+      for (const lines of await Promise.all(inflight.splice(0))) stage.addLines(lines);
+    } finally {
+      await Promise.allSettled(inflight);
+      await pool.close();
     }
     if (read === 0) throw new FileDataError('EMPTY_FILE', 'The uploaded file has no data rows.');
     await progress({ rows_read: read });

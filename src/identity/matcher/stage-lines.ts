@@ -1,0 +1,78 @@
+/**
+ * The text of staged rows (stage.ts): one rows.tsv line per normalized row and one keys.tsv line
+ * per blocking key. Pure and free of DuckDB, so the staging worker (stage-worker.ts) formats lines
+ * with exactly the code the in-process writer uses.
+ */
+import { nameVariants } from '../normalize/nickname.ts';
+import type { NormalizedRecord } from '../normalize/record.ts';
+import { k64, rowKeySources } from './keys.ts';
+
+/** TSV cells cannot carry tabs, newlines, the list separator or backslashes. */
+export const clean = (s: string | null) => (s === null ? null : s.replace(/[\t\n\r|\\]/g, ' '));
+/** Key strings go to SQL verbatim unless they hold a character the TSV cannot carry. */
+const UNSAFE = /[\t\n\r\\]/;
+const NULL = '\\N';
+const n = (s: string | null) => s ?? NULL;
+
+export interface RowFields {
+  first: string | null;
+  last: string | null;
+  vars: string;
+  dob: string | null;
+  hasEmail: boolean;
+  hasPhone: boolean;
+  hasAddr: boolean;
+  zips: string;
+}
+
+export function rowFields(row: NormalizedRecord, varsOf: (first: string) => string): RowFields {
+  return {
+    first: clean(row.name.first),
+    last: clean(row.name.last),
+    vars: row.name.first ? varsOf(row.name.first) : '',
+    dob: row.dob?.iso ?? null,
+    hasEmail: row.emailHashes.length > 0,
+    hasPhone: row.phoneHashes.length > 0,
+    hasAddr: row.addresses.length > 0,
+    zips: [...new Set(row.addresses.map((a) => a.zip5).filter((z): z is string => !!z))].join('|'),
+  };
+}
+
+/** nameVariants per distinct first name (a file repeats first names a lot). */
+export function variantsCache() {
+  const cache = new Map<string, string>();
+  return (first: string) => {
+    let v = cache.get(first);
+    if (v === undefined) cache.set(first, (v = nameVariants(first).map(clean).join('|')));
+    return v;
+  };
+}
+
+/** Lines of a run of consecutive staged rows, ready to append to rows.tsv and keys.tsv. */
+export interface StagedLines {
+  rows: string[];
+  keys: string[];
+  /** Each row's first ZIP5 as a number (-1: none): its spatial ZIP. */
+  zips: Int32Array;
+  directCount: number;
+}
+
+/** Formats `rows` staged as r = base, base + 1, ...; `direct[i]` is row i's direct person key. */
+export function stageLines(rows: readonly NormalizedRecord[], base: number, direct: readonly (bigint | string | null)[] | null,
+  varsOf: (first: string) => string): StagedLines {
+  const out: StagedLines = { rows: [], keys: [], zips: new Int32Array(rows.length), directCount: 0 };
+  rows.forEach((row, i) => {
+    const r = base + i;
+    const f = rowFields(row, varsOf);
+    const d = direct?.[i] ?? null;
+    if (d !== null) out.directCount++;
+    out.rows.push(`${r}\t${n(f.first)}\t${n(f.last)}\t${f.vars}\t${n(f.dob)}\t${f.hasEmail}\t${f.hasPhone}\t${f.hasAddr}\t${f.zips}\t${d ?? NULL}`);
+    for (const k of rowKeySources(row)) {
+      out.keys.push(UNSAFE.test(k.s)
+        ? `${r}\t${k64(k.s)}\t${NULL}\t${k.kind}\t${n(clean(k.unit))}`
+        : `${r}\t${NULL}\t${k.s}\t${k.kind}\t${n(clean(k.unit))}`);
+    }
+    out.zips[i] = f.zips ? Number(f.zips.slice(0, 5)) : -1;
+  });
+  return out;
+}

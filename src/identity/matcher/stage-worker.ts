@@ -1,0 +1,22 @@
+/**
+ * Staging worker thread (stage-pool.ts): normalizes a batch of mapped input records and formats
+ * their staged lines. Runs the same normalizeMatchInput and stageLines as the main thread would.
+ */
+import { parentPort } from 'node:worker_threads';
+import { normalizeMatchInput } from '../normalize/record.ts';
+import { stageLines, variantsCache } from './stage-lines.ts';
+import type { StageReply, StageRequest } from './stage-pool.ts';
+
+const varsOf = variantsCache();
+
+parentPort!.on('message', (m: StageRequest) => {
+  let reply: StageReply;
+  try {
+    const today = new Date(m.today);
+    const rows = m.records.map((rec, i) => normalizeMatchInput(rec, { position: m.base + i + 1, today }));
+    reply = { id: m.id, lines: stageLines(rows, m.base, m.direct, varsOf) };
+  } catch (error) {
+    reply = { id: m.id, error: error instanceof Error ? (error.stack ?? error.message) : String(error) };
+  }
+  parentPort!.postMessage(reply, reply.lines ? [reply.lines.zips.buffer as ArrayBuffer] : []);
+});

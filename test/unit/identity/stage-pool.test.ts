@@ -1,0 +1,36 @@
+/** The staging pool formats exactly the lines the in-process writer would, in batch order, with or without worker threads. */
+import { afterEach, describe, expect, it } from 'vitest';
+import { createStagePool, type StagePool } from '../../../src/identity/matcher/stage-pool.ts';
+import { stageLines, variantsCache } from '../../../src/identity/matcher/stage-lines.ts';
+import { normalizeMatchInput } from '../../../src/identity/normalize/index.ts';
+
+const records = Array.from({ length: 300 }, (_, i) => ({
+  email: i % 7 === 0 ? 'not an email' : `Person.${i}+tag@Gmail.com`,
+  first_name: ['Bob', 'Robert', 'Zoë', ''][i % 4],
+  last_name: `O'Name${i % 13}`,
+  address_1: i % 3 === 0 ? `${100 + i} N Main Street Apt ${i % 5}` : undefined,
+  zip: i % 3 === 0 ? '02134' : undefined,
+  dob: i % 5 === 0 ? '1980-02-29' : undefined,
+  phone: i % 4 === 0 ? '(617) 555-01' + String(i % 100).padStart(2, '0') : undefined,
+}));
+const today = new Date('2026-01-15T00:00:00Z');
+const direct = records.map((_, i) => (i === 5 ? 12345n : null));
+const expected = stageLines(records.map((r, i) => normalizeMatchInput(r, { position: i + 1, today })), 0, direct, variantsCache());
+
+let pool: StagePool | null = null;
+afterEach(async () => { await pool?.close(); pool = null; });
+
+describe('staging pool', () => {
+  for (const threads of [0, 2]) {
+    it(`threads=${threads}: same rows, keys, ZIPs and direct count as stageLines, batches in order`, async () => {
+      pool = createStagePool(threads);
+      const parts = await Promise.all([0, 100, 200].map((base) => pool!.stage(records.slice(base, base + 100), base, direct.slice(base, base + 100), today)));
+      expect(parts.flatMap((p) => p.rows)).toEqual(expected.rows);
+      expect(parts.flatMap((p) => p.keys)).toEqual(expected.keys);
+      expect(parts.flatMap((p) => [...p.zips])).toEqual([...expected.zips]);
+      expect(parts.reduce((n, p) => n + p.directCount, 0)).toBe(1);
+      expect(expected.rows[5]).toMatch(/\t12345$/);
+      expect(expected.keys.length).toBeGreaterThan(300);
+    });
+  }
+});
