@@ -3,7 +3,10 @@
  * real port, resolution by the worker, until the segment is active. Reports each phase, rows/s and
  * the process's peak RSS (API + worker + DuckDB in one process).
  *
- *   [DUCKDB_MEMORY_LIMIT=2GB] npx tsx bench/file-match.ts [--graph-dir .bench/match-data] [--rows 100000] [--gzip]
+ *   [DUCKDB_MEMORY_LIMIT=2GB] npx tsx bench/file-match.ts [--graph-dir .bench/match-data] [--rows 100000] [--gzip] [--quality]
+ *
+ * --quality: the input is the identity issue's labelled set (labelled-set.ts; seed 11 as
+ * bench/match-quality.ts) and the report adds its quality figures, measured on rows.parquet.
  *
  * The graph dir's warehouse is linked into a scratch data dir, so uploads and results never land in it.
  */
@@ -21,33 +24,47 @@ import { openDatabase } from '../src/db/database.ts';
 import { readCurrentRelease, releaseFilePath } from '../src/graph/releases.ts';
 import { createJobQueue } from '../src/jobs/queue.ts';
 import { startJobs } from '../src/jobs/worker.ts';
+import { generateLabelledSet, type LabelledRow } from '../src/identity/matcher/labelled-set.ts';
+import { stringify } from 'csv-stringify/sync';
+import { reportQuality } from './lib/quality.ts';
 
 const argv = process.argv;
 const opt = (n: string, d: string) => (argv.indexOf(`--${n}`) > 0 ? argv[argv.indexOf(`--${n}`) + 1]! : d);
 const graphDir = path.resolve(opt('graph-dir', '.bench/match-data'));
 const rows = Number(opt('rows', '100000'));
 const gzip = argv.includes('--gzip');
+const quality = argv.includes('--quality');
 
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ads-bench-fm-'));
 fs.symlinkSync(path.join(graphDir, 'warehouse'), path.join(dataDir, 'warehouse'));
 const release = readCurrentRelease(dataDir);
 if (!release) throw new Error(`no release under ${graphDir}`);
 
-// The input: graph persons (email + name + ZIP) repeated with fresh row ids, plus 10% strangers.
 const csv = path.join(dataDir, 'input.csv');
+const releaseFile = releaseFilePath(dataDir, release);
+let labelled: LabelledRow[] = [];
 {
   const inst = await DuckDBInstance.create(':memory:', { threads: '2' });
   const c = await inst.connect();
-  await c.run(`ATTACH '${releaseFilePath(dataDir, release)}' AS g (READ_ONLY)`);
-  await c.run(`COPY (
-    WITH p AS (SELECT p.first_name, p.last_name, p.zip5, (SELECT min(email) FROM g.emails e WHERE e.person_key = p.person_key) AS email,
-                      row_number() OVER () AS k FROM g.persons p USING SAMPLE ${Math.ceil(rows * 0.9)} ROWS),
-         n AS (SELECT count(*) AS c FROM p)
-    SELECT 'r' || i AS row_id,
-      CASE WHEN i % 10 = 0 THEN 'nobody' || i || '@example.invalid' ELSE p.email END AS email,
-      p.first_name, CASE WHEN i % 10 = 0 THEN 'Qqzx' || i ELSE p.last_name END AS last_name, p.zip5 AS zip
-    FROM range(${rows}) r(i), n JOIN p ON p.k = (i % n.c) + 1
-  ) TO '${csv}' (HEADER)`);
+  await c.run(`ATTACH '${releaseFile}' AS g (READ_ONLY)`);
+  if (quality) {
+    // The labelled set's rows (flat scalar fields) as CSV, row_id = position.
+    const wh = { query: async (sql: string) => (await c.runAndReadAll(sql)).getRowObjectsJS() as Record<string, unknown>[] };
+    labelled = await generateLabelledSet(wh as never, 'g', rows, 11);
+    const cols = ['row_id', ...new Set(labelled.flatMap((l) => Object.keys(l.record)))];
+    fs.writeFileSync(csv, stringify(labelled.map((l, i) => ({ ...l.record, row_id: `r${i}` })), { header: true, columns: cols }));
+  } else {
+    // Graph persons (email + name + ZIP) repeated with fresh row ids, plus 10% strangers.
+    await c.run(`COPY (
+      WITH p AS (SELECT p.first_name, p.last_name, p.zip5, (SELECT min(email) FROM g.emails e WHERE e.person_key = p.person_key) AS email,
+                        row_number() OVER () AS k FROM g.persons p USING SAMPLE ${Math.ceil(rows * 0.9)} ROWS),
+           n AS (SELECT count(*) AS c FROM p)
+      SELECT 'r' || i AS row_id,
+        CASE WHEN i % 10 = 0 THEN 'nobody' || i || '@example.invalid' ELSE p.email END AS email,
+        p.first_name, CASE WHEN i % 10 = 0 THEN 'Qqzx' || i ELSE p.last_name END AS last_name, p.zip5 AS zip
+      FROM range(${rows}) r(i), n JOIN p ON p.k = (i % n.c) + 1
+    ) TO '${csv}' (HEADER)`);
+  }
   c.closeSync();
   inst.closeSync();
 }
@@ -71,7 +88,15 @@ const auth = { authorization: `Bearer ${token}`, 'content-type': 'application/js
 await s.matchIndex.current();
 
 let peak = 0;
-const sampler = setInterval(() => { peak = Math.max(peak, process.memoryUsage().rss); }, 100);
+let peakRead = 0; // during create, upload and the read pass
+const sampler = setInterval(() => {
+  const rss = process.memoryUsage().rss;
+  peak = Math.max(peak, rss);
+  if (!readDone) peakRead = Math.max(peakRead, rss);
+}, 100);
+// The read pass (parse, normalize, stage) ends when progress.rows_read reaches the row count; the
+// match pass (one statement, decisions) and the Parquet finalize follow (+- the 200 ms poll).
+let readDone = 0;
 const t0 = performance.now();
 const created = await (await fetch(`${base}/v1/match/file`, { method: 'POST', headers: auth, body: JSON.stringify(gzip ? { compression: 'gzip' } : {}) })).json() as { segment_id: string; upload_url: string };
 const t1 = performance.now();
@@ -86,9 +111,6 @@ const put = await fetch(created.upload_url.replace(/^https?:\/\/[^/]+/, base), {
 if (put.status !== 200) throw new Error(`PUT ${put.status}: ${await put.text()}`);
 const t2 = performance.now();
 let status: Record<string, any> = {};
-// The read pass (parse, normalize, stage) ends when progress.rows_read reaches the row count; the
-// match pass (one statement, decisions) and the Parquet finalize follow (+- the 200 ms poll).
-let readDone = 0;
 for (;;) {
   status = await (await fetch(`${base}/v1/match/file/${created.segment_id}`, { headers: auth })).json() as Record<string, any>;
   if (!readDone && status.progress?.rows_read === rows) readDone = performance.now();
@@ -102,12 +124,32 @@ console.log(JSON.stringify({
   release: release.file, rows, bytes, gzip, matching_status: status.matching_status, error: status.error_message,
   input_record_count: status.input_record_count, match_count: status.match_count, match_rate: status.match_rate,
   create_s: sec(t0, t1), upload_s: sec(t1b, t2), resolve_s: sec(t2, t3),
-  read_pass_s: readDone ? sec(t2, readDone) : null, match_and_finalize_s: readDone ? sec(readDone, t3) : null, end_to_end_s: sec(t0, t3) , rows_per_s: Math.round(rows / ((t3 - t2) / 1000)),
+  read_pass_s: readDone ? sec(t2, readDone) : null, match_and_finalize_s: readDone ? sec(readDone, t3) : null,
+  // End to end: create + upload + resolve (not the bench's own gzip of the input).
+  end_to_end_s: ((t1 - t0 + t3 - t1b) / 1000).toFixed(2),
+  rows_per_s_end_to_end: Math.round(rows / ((t1 - t0 + t3 - t1b) / 1000)), rows_per_s_resolve: Math.round(rows / ((t3 - t2) / 1000)),
   // During create/upload/resolve (sampled every 100 ms), and over the whole process, which includes
   // generating the input file from the graph before the service starts.
-  peak_rss_service_mib: Math.round(peak / 2 ** 20),
+  peak_rss_service_mib: Math.round(peak / 2 ** 20), peak_rss_read_pass_mib: Math.round(peakRead / 2 ** 20),
   peak_rss_process_mib: Math.round(Math.max(peak, process.resourceUsage().maxRSS * 1024) / 2 ** 20),
 }, null, 1));
+if (quality && status.matching_status === 'completed') {
+  // rows.parquet in file order, with the household of each answered person for H/A/S correctness.
+  const dir = s.fileMatch.objects.pathOf(`results/${org.id}/${created.segment_id}/v1`);
+  const parquet = path.join(dir, fs.readdirSync(dir)[0]!, 'rows.parquet');
+  const inst = await DuckDBInstance.create(':memory:', { threads: '2' });
+  const c = await inst.connect();
+  await c.run(`ATTACH '${releaseFile}' AS g (READ_ONLY)`);
+  const out = (await c.runAndReadAll(`SELECT r.match_level, r.match_type, r.match_confidence, r.person_key, p.household_key
+    FROM read_parquet('${parquet}') r LEFT JOIN g.persons p USING (person_key) ORDER BY CAST(substr(r.row_id, 2) AS INTEGER)`)).getRowObjectsJS();
+  c.closeSync();
+  inst.closeSync();
+  const big = (v: unknown) => (v === null || v === undefined ? null : BigInt(v as bigint));
+  reportQuality(out.map((o) => ({
+    matchLevel: o.match_level as string | null, matchType: o.match_type as string | null, matchConfidence: o.match_confidence as number | null,
+    personKey: big(o.person_key), householdKey: big(o.household_key),
+  })), labelled);
+}
 await worker.stop();
 await built.app.close();
 await database.close?.();

@@ -25,6 +25,7 @@ import { stageRows } from '../src/identity/matcher/stage.ts';
 import type { MatchLevel, MatchResult } from '../src/identity/matcher/types.ts';
 import { normalizeMatchInput } from '../src/identity/normalize/record.ts';
 import { openWarehouseOn } from '../test/matching/helpers.ts';
+import { reportQuality } from './lib/quality.ts';
 
 const arg = (name: string, dflt: number) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -144,49 +145,6 @@ t = performance.now();
 const res: MatchResult[] = await matcher.matchBatch(rows, { matchLevels: ['I', 'H', 'D', 'S', 'A'], spatialMode: 'residential' });
 const matchMs = performance.now() - t;
 
-const correct = (r: MatchResult, s: LabelledRow) => s.personKey !== null && (r.matchLevel === 'I' || r.matchLevel === 'D'
-  ? r.personKey === s.personKey : r.householdKey === s.householdKey);
-// Rows that carry person-level evidence (name plus a second identifier): the I recall denominator.
-const iEligible = new Set(['clean', 'typo', 'nickname', 'swap', 'moved', 'unit_variant', 'phone_format', 'email_variant', 'name_dob', 'missing_fields']);
-const present = set.filter((s) => s.personKey !== null).length;
-
 console.log(`\n${nRows} rows on ${persons} persons; normalize ${(nRows / normMs * 1000).toFixed(0)} rows/s, matchBatch ${(matchMs / 1000).toFixed(2)} s = ${(nRows / matchMs * 1000).toFixed(0)} rows/s`);
-console.log('\nlevel  returned  correct  precision  recall(present)  F1');
-for (const level of ['I', 'H', 'D', 'A', 'S'] as const) {
-  const got = res.map((r, i) => [r, set[i]!] as const).filter(([r]) => r.matchLevel === level);
-  const ok = got.filter(([r, s]) => correct(r, s)).length;
-  const prec = got.length ? ok / got.length : 0;
-  const rec = ok / present;
-  console.log(`${level}      ${String(got.length).padStart(7)}  ${String(ok).padStart(7)}  ${prec.toFixed(4).padStart(9)}  ${rec.toFixed(4).padStart(15)}  ${(prec + rec ? 2 * prec * rec / (prec + rec) : 0).toFixed(4)}`);
-}
-const elig = set.map((s, i) => [res[i]!, s] as const).filter(([, s]) => iEligible.has(s.scenario));
-const iOk = elig.filter(([r, s]) => r.matchLevel === 'I' && correct(r, s)).length;
-const iAll = res.filter((r) => r.matchLevel === 'I');
-const iPrec = iAll.filter((r, _) => correct(r, set[res.indexOf(r)]!)).length / Math.max(1, iAll.length);
-console.log(`\nI precision ${iPrec.toFixed(4)}; I recall over rows with person-level evidence ${(iOk / elig.length).toFixed(4)} (${iOk}/${elig.length})`);
-const absent = set.map((s, i) => [res[i]!, s] as const).filter(([, s]) => s.personKey === null);
-console.log(`absent people matched at I: ${absent.filter(([r]) => r.matchLevel === 'I').length}/${absent.length} (${(100 * absent.filter(([r]) => r.matchLevel === 'I').length / Math.max(1, absent.length)).toFixed(2)}%)`);
-
-console.log('\nscenario          rows   I ok/I   H ok/H   D ok/D   A ok/A   S   none');
-const scen = [...new Set(set.map((s) => s.scenario))].sort();
-for (const sc of scen) {
-  const xs = set.map((s, i) => [res[i]!, s] as const).filter(([, s]) => s.scenario === sc);
-  const cell = (l: string) => { const g = xs.filter(([r]) => r.matchLevel === l); return `${g.filter(([r, s]) => correct(r, s)).length}/${g.length}`.padStart(8); };
-  console.log(`${sc.padEnd(16)} ${String(xs.length).padStart(5)} ${cell('I')} ${cell('H')} ${cell('D')} ${cell('A')} ${String(xs.filter(([r]) => r.matchLevel === 'S').length).padStart(4)} ${String(xs.filter(([r]) => r.matchLevel === null).length).padStart(6)}`);
-}
-
-console.log('\ncalibration (I and D rows): predicted p bin -> observed accuracy');
-const bins = [0, 0.5, 0.7, 0.8, 0.9, 0.95, 0.99, 0.999, 1.0001];
-for (let b = 0; b < bins.length - 1; b++) {
-  const xs = res.map((r, i) => [r, set[i]!] as const)
-    .filter(([r]) => (r.matchLevel === 'I' || r.matchLevel === 'D') && r.matchConfidence! >= bins[b]! && r.matchConfidence! < bins[b + 1]!);
-  if (!xs.length) continue;
-  const meanP = xs.reduce((a, [r]) => a + r.matchConfidence!, 0) / xs.length;
-  const acc = xs.filter(([r, s]) => correct(r, s)).length / xs.length;
-  console.log(`  [${bins[b]!.toFixed(3)}, ${Math.min(1, bins[b + 1]!).toFixed(3)})  n=${String(xs.length).padStart(6)}  mean p=${meanP.toFixed(4)}  observed=${acc.toFixed(4)}`);
-}
-for (const type of ['household', 'address', 'spatial_residential'] as const) {
-  const xs = res.map((r, i) => [r, set[i]!] as const).filter(([r]) => r.matchType === type);
-  if (xs.length) console.log(`observed precision of ${type}: ${(xs.filter(([r, s]) => correct(r, s)).length / xs.length).toFixed(4)} (n=${xs.length}; LEVEL_CONFIDENCE)`);
-}
+reportQuality(res, set);
 wh.close();
