@@ -3,7 +3,7 @@
  * real port, resolution by the worker, until the segment is active. Reports each phase, rows/s and
  * the process's peak RSS (API + worker + DuckDB in one process).
  *
- *   [DUCKDB_MEMORY_LIMIT=2GB] npx tsx bench/file-match.ts [--graph-dir .bench/match-data] [--rows 100000] [--gzip] [--quality]
+ *   [DUCKDB_MEMORY_LIMIT=2GB] npx tsx bench/file-match.ts [--graph-dir .bench/data] [--rows 1000000] [--gzip] [--quality]
  *
  * --quality: the input is the identity issue's labelled set (labelled-set.ts; seed 11 as
  * bench/match-quality.ts) and the report adds its quality figures, measured on rows.parquet.
@@ -30,8 +30,9 @@ import { reportQuality } from './lib/quality.ts';
 
 const argv = process.argv;
 const opt = (n: string, d: string) => (argv.indexOf(`--${n}`) > 0 ? argv[argv.indexOf(`--${n}`) + 1]! : d);
-const graphDir = path.resolve(opt('graph-dir', '.bench/match-data'));
-const rows = Number(opt('rows', '100000'));
+// Defaults: the issue's measurement, 1M rows against graph-generate's 10M graph.
+const graphDir = path.resolve(opt('graph-dir', '.bench/data'));
+const rows = Number(opt('rows', '1000000'));
 const gzip = argv.includes('--gzip');
 const quality = argv.includes('--quality');
 
