@@ -100,7 +100,7 @@ export function createResolver(deps: ResolverDeps) {
     const progress = (set: { rows_read?: number; rows_matched?: number }) => db.updateTable('file_matches').set({ ...set, updated_at: clock.now() })
       .where('segment_id', '=', data.segmentId).where('run_id', '=', runId).execute();
     const results = createResultsWriter(dir);
-    const stage = createStageWriter(path.join(dir, 'stage'));
+    const stage = createStageWriter(path.join(dir, 'stage'), { removeDir: true });
     const pool = createStagePool(deps.stageThreads ?? defaultStageThreads());
     const today = clock.now();
     let read = 0;
