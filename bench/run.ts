@@ -13,6 +13,7 @@ const ALL: [name: string, args: string[]][] = [
   // Issue #7: 1M rows against the 10M graph (graph-generate's), as CSV and gzip; quality through the
   // file path on match-quality's 200k graph.
   ['file-match', []], ['file-match', ['--gzip']], ['file-match', ['--graph-dir', '.bench/match-data', '--rows', '40000', '--quality']],
+  ['upload', []],
   ['webhooks', []],
 ];
 const names = process.argv.slice(2).filter((a) => !a.startsWith('-'));

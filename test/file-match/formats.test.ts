@@ -84,6 +84,18 @@ describe('file match through signed upload URLs', () => {
     await expectCompleted(b);
   });
 
+  it('resolves json raw and jsonl gzip, and a single gzip CSV shard', async () => {
+    const a = await f.create({ file_format: 'json' });
+    expect((await f.put(a.upload_url, toJsonl(all()), { 'content-type': 'application/json' })).status).toBe(200);
+    await expectCompleted(a);
+    const b = await f.create({ file_format: 'jsonl', compression: 'gzip' });
+    expect((await f.put(b.upload_url, gz(toJsonl(all())))).status).toBe(200);
+    await expectCompleted(b);
+    const c = await f.create({ compression: 'gzip' });
+    expect((await f.put(c.upload_url, gz(toCsv(all())))).status).toBe(200);
+    await expectCompleted(c);
+  });
+
   it('resolves avro with an emails array column', async () => {
     const c = await f.create({ file_format: 'avro' });
     expect((await f.put(c.upload_url, await toAvro(all()), { 'content-type': 'application/avro' })).status).toBe(200);
