@@ -134,7 +134,7 @@ export function createMatcher(deps: MatcherDeps): Matcher {
     if (todo.length > POINT_MAX_ROWS) {
       const staged = stageRows(rows);
       try {
-        await matchStaged(staged, options, (d) => { settle(todo[d.r]!, { ...d, level: d.matchLevel, type: d.matchType, confidence: d.matchConfidence }); });
+        await matchStaged(staged, options, ({ r, ...answer }) => { Object.assign(results[todo[r]!]!, answer); });
       } finally {
         staged.cleanup();
       }

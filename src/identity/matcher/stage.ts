@@ -3,7 +3,7 @@
  *   in_row (r, first, last, vars, dob, has_email, has_phone, has_addr, zips, direct)  one per input row
  *   in_key (r, k, kind, unit)                                                       one per blocking key
  * Small batches are inlined as VALUES (no files, no DDL, nothing shared between concurrent
- * requests); large ones and whole files are written as TSV files, a row at a time (createStageWriter),
+ * requests); large ones and whole files are written as TSV files as rows come (createStageWriter),
  * that DuckDB's parallel CSV reader loads (much faster than millions of appender calls or a giant
  * SQL text). Either way the SQL that consumes them is identical. The lines' text is stage-lines.ts.
  * Keys are staged as their namespaced strings and reduced to 64 bits in SQL (K64_SQL: vectorized,
@@ -41,7 +41,7 @@ const sqlStr = (s: string | null) => (s === null ? 'NULL' : lit(s));
 export function stageRows(rows: readonly NormalizedRecord[]): StagedFile {
   if (rows.length > INLINE_MAX_ROWS) {
     const writer = createStageWriter(fs.mkdtempSync(path.join(os.tmpdir(), 'ads-match-')), { removeDir: true });
-    for (const row of rows) writer.add(row);
+    writer.addLines(stageLines(rows, 0, null, variantsCache()));
     return writer.close();
   }
   const varsOf = variantsCache();
@@ -71,12 +71,12 @@ export interface StagedFile extends Staged {
 }
 
 export interface StageWriter {
-  /** Stages one row as the next r; `direct` is the graph person key of a verified iag_person_id. */
-  add(row: NormalizedRecord, direct?: bigint | null): number;
-  /** Appends lines formatted elsewhere (stageLines with base = rowCount, e.g. by a staging worker). */
+  /** Appends the lines of the next rows (stageLines with base = rowCount; a staging worker's reply). */
   addLines(lines: StagedLines): void;
   readonly rowCount: number;
   close(): StagedFile;
+  /** Closes and removes the staged files without using them (a run that failed while reading). */
+  discard(): void;
 }
 
 /** Lines buffered before a write; small enough to keep memory flat, large enough to be cheap. */
@@ -92,13 +92,16 @@ export function createStageWriter(dir: string, opts: { removeDir?: boolean } = {
   const keyFile = path.join(dir, 'keys.tsv');
   const rowFd = fs.openSync(rowFile, 'w');
   const keyFd = fs.openSync(keyFile, 'w');
-  const varsOf = variantsCache();
   let rowLines: string[] = [];
   let keyLines: string[] = [];
   let zips = new Int32Array(1024);
   let rowCount = 0;
   let keyCount = 0;
   let directCount = 0;
+  const remove = () => {
+    if (opts.removeDir) fs.rmSync(dir, { recursive: true, force: true });
+    else for (const f of [rowFile, keyFile]) fs.rmSync(f, { force: true });
+  };
   const flush = () => {
     if (rowLines.length) fs.writeSync(rowFd, rowLines.join('\n') + '\n');
     if (keyLines.length) fs.writeSync(keyFd, keyLines.join('\n') + '\n');
@@ -122,12 +125,12 @@ export function createStageWriter(dir: string, opts: { removeDir?: boolean } = {
   };
   return {
     get rowCount() { return rowCount; },
-    add(row, direct = null) {
-      const r = rowCount;
-      addLines(stageLines([row], r, [direct], varsOf));
-      return r;
-    },
     addLines,
+    discard() {
+      fs.closeSync(rowFd);
+      fs.closeSync(keyFd);
+      remove();
+    },
     close() {
       flush();
       fs.closeSync(rowFd);
@@ -143,7 +146,7 @@ export function createStageWriter(dir: string, opts: { removeDir?: boolean } = {
         rowCount,
         directCount,
         firstZip: (r) => (r < rowCount && firstZips[r]! >= 0 ? String(firstZips[r]).padStart(5, '0') : null),
-        cleanup: () => (opts.removeDir ? fs.rmSync(dir, { recursive: true, force: true }) : [rowFile, keyFile].forEach((f) => fs.rmSync(f, { force: true }))),
+        cleanup: remove,
       };
     },
   };

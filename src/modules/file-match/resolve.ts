@@ -141,6 +141,11 @@ export function createResolver(deps: ResolverDeps) {
       }
       await send();
       for (const lines of await Promise.all(inflight.splice(0))) stage.addLines(lines);
+    } catch (error) {
+      // The run folder is removed by the caller; its files must be closed first.
+      stage.discard();
+      results.close();
+      throw error;
     } finally {
       await Promise.allSettled(inflight);
       await pool.close();
