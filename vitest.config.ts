@@ -4,7 +4,9 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
     // On PostgreSQL: a database per worker (see the file).
-    setupFiles: ['test/setup/worker-database.ts'],
+    setupFiles: ['test/setup/worker-database.ts', 'test/setup/master-key.ts'],
+    // Debian's chromium for the browser test (installed once when missing).
+    globalSetup: ['test/setup/chromium.ts'],
     pool: 'forks',
     maxWorkers: 2,
     testTimeout: 30_000,

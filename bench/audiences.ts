@@ -8,7 +8,7 @@
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { build } from '../src/app.ts';
-import { loadConfig } from '../src/config.ts';
+import { loadConfig } from '../src/config/index.ts';
 import { openDatabase } from '../src/db/database.ts';
 import { readCurrentRelease } from '../src/graph/releases.ts';
 import { createJobQueue } from '../src/jobs/queue.ts';

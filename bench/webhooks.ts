@@ -11,10 +11,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { build } from '../src/app.ts';
-import { loadConfig } from '../src/config.ts';
+import { loadConfig } from '../src/config/index.ts';
 import { openDatabase } from '../src/db/database.ts';
 import { createJobQueue } from '../src/jobs/queue.ts';
-import { jobDefinitions } from '../src/jobs/registry.ts';
+
 import { startJobs } from '../src/jobs/worker.ts';
 import { systemClock } from '../src/lib/clock.ts';
 
@@ -22,7 +22,8 @@ const total = Number(process.argv[2] ?? 1000);
 const rate = Number(process.argv[3] ?? 0);
 const dataDir = mkdtempSync(join(tmpdir(), 'ads-bench-webhooks-'));
 // Embedded by default; DATABASE_URL=postgres://... measures the same on PostgreSQL (with LISTEN/NOTIFY).
-const config = loadConfig({ ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'silent' });
+// The receiver is on loopback: private targets must be allowed explicitly (decision 027).
+const config = loadConfig({ OUTBOUND_ALLOW_PRIVATE_TARGETS: 'true', ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'silent' });
 const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir });
 const queue = createJobQueue(database);
 const { services, app } = await build(config, { database, queue, clock: systemClock, logger: false });
@@ -50,7 +51,7 @@ const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
 
 const org = await services.organizations.createOrganization({ name: 'Bench', tier: 'enterprise' });
 await services.webhooks.setUrl(org.id, url);
-const worker = await startJobs(queue, jobDefinitions(services), { work: true });
+const worker = await startJobs(queue, services.jobDefinitions(), { work: true });
 
 const started = performance.now();
 let emitted = 0;

@@ -1,4 +1,4 @@
-import type { Services } from './services.ts';
+import type { Services } from './wiring.ts';
 
 export interface DemoCredentials {
   org_id: string;

@@ -1,8 +1,7 @@
 import { build, type BuiltApp } from './app.ts';
-import type { Config } from './config.ts';
+import type { Config } from './config/index.ts';
 import { openDatabase, type Database } from './db/database.ts';
 import { createJobQueue } from './jobs/queue.ts';
-import { jobDefinitions } from './jobs/registry.ts';
 import { startJobs, type Worker } from './jobs/worker.ts';
 import { systemClock, type Clock } from './lib/clock.ts';
 
@@ -26,21 +25,35 @@ export interface RunningService {
  */
 export async function startService(
   config: Config,
-  options: { clock?: Clock; logger?: boolean | object; database?: Database; beforeListen?: (built: BuiltApp) => Promise<void> | void } = {},
+  options: {
+    clock?: Clock; logger?: boolean | object; database?: Database;
+    beforeListen?: (built: BuiltApp) => Promise<void> | void;
+    /** Runs once the listener is up (the demo key is printed only when the service is reachable). */
+    afterListen?: (built: BuiltApp, url: string) => Promise<void> | void;
+  } = {},
 ): Promise<RunningService> {
   const clock = options.clock ?? systemClock;
   const database = options.database ?? (await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir }));
-  const queue = createJobQueue(database);
+  const queue = createJobQueue(database, { settings: config.jobs });
   const serveHttp = config.role !== 'worker';
   const built = await build(config, { database, queue, clock, logger: options.logger });
-  const worker: Worker = await startJobs(queue, jobDefinitions(built.services), { work: config.role !== 'api' });
+  const worker: Worker = await startJobs(queue, built.services.jobDefinitions(), { work: config.role !== 'api' });
 
   let url: string | null = null;
   const warmAbort = new AbortController();
   let warming: Promise<void> = Promise.resolve();
   if (serveHttp) {
     await options.beforeListen?.(built);
-    url = await built.app.listen({ host: config.host, port: config.port });
+    try {
+      url = await built.app.listen({ host: config.host, port: config.port });
+    } catch (error) {
+      // Nothing may keep running behind a failed listen (the process would hang): stop it all.
+      await built.app.close().catch(() => {});
+      await worker.stop().catch(() => {});
+      if (!options.database) await database.close().catch(() => {});
+      throw error;
+    }
+    await options.afterListen?.(built, url);
   } else {
     await built.app.ready();
   }

@@ -6,14 +6,14 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { build } from '../../src/app.ts';
-import { loadConfig, TIERS, type Config } from '../../src/config.ts';
+import { loadConfig, TIERS, type Config, type Tier } from '../../src/config/index.ts';
 import { openDatabase } from '../../src/db/database.ts';
 import { createJobQueue } from '../../src/jobs/queue.ts';
 
 export async function startBenchApp(o: { dataDir: string; scopes: string[]; env?: NodeJS.ProcessEnv; tune?: (config: Config) => void }) {
   const config = loadConfig(
     { DATA_DIR: o.dataDir, LOG_LEVEL: 'silent', ...o.env },
-    { rateLimits: Object.fromEntries(TIERS.map((t) => [t, 1_000_000])) as never },
+    { rateLimits: Object.fromEntries(TIERS.map((t: Tier) => [t, 1_000_000])) as never },
   );
   o.tune?.(config);
   const database = await openDatabase({ databaseUrl: null, dataDir: mkdtempSync(path.join(tmpdir(), 'ads-bench-pg-')) });

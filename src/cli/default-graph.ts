@@ -1,6 +1,6 @@
 import { closeSync, mkdirSync, openSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Config } from '../config.ts';
+import type { Config } from '../config/index.ts';
 
 /**
  * On the first start of an empty DATA_DIR, generate the default synthetic graph (GRAPH_PERSONS,

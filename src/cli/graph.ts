@@ -1,12 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { loadConfig } from '../config.ts';
+import { loadConfig } from '../config/index.ts';
 import { printJson, progressBar, UsageError } from './output.ts';
 
-const USAGE = `usage:
-  ads graph generate --persons N [--seed S]
-  ads graph import <file.csv|file.parquet> --mapping <mapping.json>
-  ads graph release --minor|--major [--seed S]`;
+const USAGE = 'ads graph generate|import|release|releases (see ads graph --help)';
 
 function positiveInt(value: string | undefined, name: string, fallback?: number): number {
   if (value === undefined) {
@@ -29,8 +26,10 @@ export async function graphCommand(args: string[]): Promise<void> {
       mapping: { type: 'string' },
       minor: { type: 'boolean' },
       major: { type: 'boolean' },
+      prune: { type: 'boolean' },
     },
   });
+  if (positionals[0] === 'releases') return releasesCommand(values.prune === true);
   const config = loadConfig();
   const graph = await import('../graph/index.ts');
   const [sub, file] = positionals;
@@ -55,4 +54,36 @@ export async function graphCommand(args: string[]): Promise<void> {
     throw new UsageError(USAGE);
   }
   printJson({ current_release_major: release.major, current_release_minor: release.minor, persons: release.persons, file: release.file, as_of: release.as_of });
+}
+
+/**
+ * `ads graph releases [--prune]`: the release files, their sizes and why each is kept. Pruning reads the
+ * control plane (which releases live segments and audiences name), so on the embedded store it needs
+ * the server stopped (or PostgreSQL).
+ */
+async function releasesCommand(prune: boolean): Promise<void> {
+  const config = loadConfig();
+  const { planPrune, applyPrune } = await import('../graph/retention.ts');
+  const { MATCH_INDEX_VERSION } = await import('../identity/matcher/index.ts');
+  // The match index of the current version and the recorded matching parameters (ads matching refit).
+  const sidecarInUse = (name: string) => name.endsWith(`.match-v${MATCH_INDEX_VERSION}.duckdb`) || name.endsWith('.match-params.json');
+  const { openDatabase } = await import('../db/database.ts');
+  const { referencedReleases } = await import('../modules/segments/index.ts');
+  const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  let referenced: Set<string>;
+  try {
+    referenced = await referencedReleases(database.db);
+  } finally {
+    await database.close();
+  }
+  const plan = planPrune(config.dataDir, referenced, sidecarInUse);
+  const mb = (b: number) => Math.round(b / 1e6);
+  const freed = prune ? applyPrune(config.dataDir, plan) : 0;
+  printJson({
+    releases: plan.keep.length + (prune ? 0 : plan.remove.length),
+    keep: plan.keep.map((r) => ({ release: `${r.major}.${r.minor}`, file: r.file, mb: mb(r.bytes), why: r.why })),
+    [prune ? 'removed' : 'removable']: plan.remove.map((r) => ({ release: `${r.major}.${r.minor}`, file: r.file, mb: mb(r.bytes) })),
+    stale_sidecars: plan.staleSidecars,
+    ...(prune ? { freed_mb: mb(freed) } : { hint: plan.remove.length || plan.staleSidecars.length ? 'run with --prune to remove them' : 'nothing to remove' }),
+  });
 }

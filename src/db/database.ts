@@ -5,6 +5,7 @@ import { Kysely, PostgresDialect } from 'kysely';
 import { Migrator } from 'kysely/migration';
 import pg from 'pg';
 import { acquireEmbeddedLock } from './embedded-lock.ts';
+import { loadMasterKeys, type MasterKey } from './master-key.ts';
 import { migrationProvider } from './migrations/index.ts';
 import { PGliteDialect } from './pglite-dialect.ts';
 import type { DB } from './schema.ts';
@@ -19,6 +20,8 @@ export interface Database {
   pglite: PGlite | null;
   /** The pg pool (PostgreSQL mode only), shared with the job queue. */
   pool: pg.Pool | null;
+  /** The master key and, during a rotation, the one it moves to (src/db/master-key.ts): never stored in the database. */
+  masterKeys: MasterKey[];
   close(): Promise<void>;
 }
 
@@ -27,11 +30,19 @@ export interface DatabaseOptions {
   /** Where PGlite keeps its files; null keeps the embedded store in memory (tests). */
   dataDir: string | null;
   poolSize?: number;
+  /** Where ADS_MASTER_KEY / MASTER_KEY_FILE are read from (default process.env). */
+  env?: NodeJS.ProcessEnv;
 }
 
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
   const database = options.databaseUrl ? openPostgres(options.databaseUrl, options.poolSize ?? 10) : await openPGlite(options.dataDir);
-  await migrate(database.db);
+  try {
+    database.masterKeys = loadMasterKeys({ env: options.env, dataDir: options.dataDir });
+    await migrate(database.db);
+  } catch (error) {
+    await database.close().catch(() => {});
+    throw error;
+  }
   return database;
 }
 
@@ -43,6 +54,7 @@ function openPostgres(url: string, max: number): Database {
     db,
     pglite: null,
     pool,
+    masterKeys: [],
     close: () => db.destroy(),
   };
 }
@@ -63,6 +75,7 @@ async function openPGlite(dataDir: string | null): Promise<Database> {
     db,
     pglite,
     pool: null,
+    masterKeys: [],
     async close() {
       await db.destroy();
       await pglite.close();
@@ -72,7 +85,8 @@ async function openPGlite(dataDir: string | null): Promise<Database> {
 }
 
 export async function migrate(db: Kysely<DB>): Promise<void> {
-  const migrator = new Migrator({ db, provider: migrationProvider });
+  // Unordered: areas number their migrations in ranges, so one merged later may sort before one already applied.
+  const migrator = new Migrator({ db, provider: migrationProvider, allowUnorderedMigrations: true });
   const { error, results } = await migrator.migrateToLatest();
   const failed = results?.find((r) => r.status === 'Error');
   if (error || failed) {

@@ -1,4 +1,20 @@
 import type { ColumnType, Generated } from 'kysely';
+import type {
+  BillingAccountsTable, ContractChangesTable, CreditDrawsTable, CreditGrantsTable, IdentityLicensesTable, PaymentAttemptsTable, PortalLinksTable,
+} from './schema-billing.ts';
+
+export type {
+  BillingAccountsTable, ContractChangesTable, CreditDrawsTable, CreditGrantsTable, IdentityLicensesTable, PaymentAttemptsTable, PortalLinksTable,
+} from './schema-billing.ts';
+import type { DeliveriesTable, DeliveryDestinationsTable, DeliveryQuotesTable } from './schema-deliveries.ts';
+import type { AgentTasksTable, WorkflowRunsTable } from './schema-agents.ts';
+
+export type { DeliveriesTable, DeliveryDestinationsTable, DeliveryQuotesTable };
+export type { AgentTasksTable, WorkflowRunsTable };
+import type { IntegrationAuthorizationsTable, IntegrationConnectionsTable, IntegrationRunRecordsTable, IntegrationRunsTable } from './schema-integrations.ts';
+import type { IntegrationCollectionIdentitiesTable, IntegrationCollectionsTable } from './schema-integrations.ts';
+
+export type { IntegrationAuthorizationsTable, IntegrationConnectionsTable, IntegrationRunRecordsTable, IntegrationRunsTable } from './schema-integrations.ts';
 
 /** Kysely table types of the control plane. One interface per table, named after it. */
 
@@ -19,6 +35,62 @@ export interface UsersTable {
   role: string;
   status: Generated<string>;
   created_at: Timestamp;
+  /** When the person proved control of the email (operator-created users are verified). */
+  email_verified_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+}
+
+/** One password hash per user that has one (owned by the organizations area). */
+export interface UserCredentialsTable {
+  user_id: string;
+  password_hash: string;
+  updated_at: Timestamp;
+}
+
+export interface InvitationsTable {
+  id: string;
+  org_id: string;
+  user_id: string;
+  token_hash: string;
+  invited_by: string;
+  created_at: Timestamp;
+  expires_at: Timestamp;
+  accepted_at: Timestamp | null;
+}
+
+export interface MailOutboxTable {
+  id: string;
+  to_address: string;
+  subject: string;
+  text_body: string;
+  created_at: Timestamp;
+  sent_at: Timestamp | null;
+  attempts: Generated<number>;
+  last_error: string | null;
+}
+
+/** oidc-provider's models (ADR 028): one row per model instance, keyed by model and (hashed) id. */
+export interface OAuthRecordsTable {
+  model: string;
+  key: string;
+  payload: ColumnType<Record<string, unknown>, string, string>;
+  grant_id: string | null;
+  user_code: string | null;
+  uid: string | null;
+  account_id: string | null;
+  client_id: string | null;
+  org_id: string | null;
+  client_name: string | null;
+  last_polled_at: Timestamp | null;
+  poll_interval: number | null;
+  created_at: Timestamp;
+  expires_at: Timestamp | null;
+  consumed_at: Timestamp | null;
+}
+
+export interface OAuthSecretsTable {
+  name: string;
+  value: string;
+  created_at: Generated<Timestamp>;
 }
 
 export interface ApiKeysTable {
@@ -36,8 +108,11 @@ export interface ApiKeysTable {
 
 export interface ServerSecretsTable {
   name: string;
+  /** Wrapped under the master key: `mk1.<master key id>.<ciphertext>` (ADR 026). */
   value: string;
   created_at: Generated<Timestamp>;
+  /** Set on a rolled-out signing key (`<name>@<time>`): it verifies until then. */
+  retires_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
 }
 
 export interface RateLimitWindowsTable {
@@ -183,6 +258,8 @@ export interface SegmentsTable {
   parent_segment_id: string | null;
   root_segment_id: string | null;
   parent_version: number | null;
+  /** The status before archiving; unarchive restores it. */
+  archived_from_status: Generated<string | null>;
   expires_at: Timestamp;
   created_at: Timestamp;
   updated_at: Timestamp;
@@ -213,6 +290,7 @@ export interface AudiencesTable {
   parent_snapshot_version: number | null;
   last_quote_id: string | null;
   last_quote_cost_cents: number | null;
+  archived_from_status: Generated<string | null>;
   expires_at: Timestamp;
   created_at: Timestamp;
   updated_at: Timestamp;
@@ -244,7 +322,14 @@ export interface UsageLedgerTable {
   request_fingerprint: string;
   created_at: Timestamp;
   settled_at: Timestamp | null;
+  /** One charge per billable event: a second insert with the key finds the first row. */
+  idempotency_key: string | null;
+  /** Cents drawn from credits and commits; the rest is invoiced (invoiced organizations). */
+  covered_cents: number;
+  /** JSON text: what was billed (subtype, destination, fields, counts). */
+  details: string | null;
 }
+
 
 // --- end billing ---
 
@@ -287,6 +372,11 @@ export interface FileMatchShardsTable {
 export interface DB {
   organizations: OrganizationsTable;
   users: UsersTable;
+  user_credentials: UserCredentialsTable;
+  invitations: InvitationsTable;
+  mail_outbox: MailOutboxTable;
+  oauth_records: OAuthRecordsTable;
+  oauth_secrets: OAuthSecretsTable;
   api_keys: ApiKeysTable;
   server_secrets: ServerSecretsTable;
   rate_limit_windows: RateLimitWindowsTable;
@@ -302,6 +392,24 @@ export interface DB {
   audiences: AudiencesTable;
   audience_segments: AudienceSegmentsTable;
   usage_ledger: UsageLedgerTable;
+  billing_accounts: BillingAccountsTable;
+  credit_grants: CreditGrantsTable;
+  credit_draws: CreditDrawsTable;
+  identity_licenses: IdentityLicensesTable;
+  contract_changes: ContractChangesTable;
+  payment_attempts: PaymentAttemptsTable;
+  portal_links: PortalLinksTable;
   file_matches: FileMatchesTable;
   file_match_shards: FileMatchShardsTable;
+  workflow_runs: WorkflowRunsTable;
+  agent_tasks: AgentTasksTable;
+  delivery_destinations: DeliveryDestinationsTable;
+  delivery_quotes: DeliveryQuotesTable;
+  deliveries: DeliveriesTable;
+  integration_connections: IntegrationConnectionsTable;
+  integration_authorizations: IntegrationAuthorizationsTable;
+  integration_runs: IntegrationRunsTable;
+  integration_run_records: IntegrationRunRecordsTable;
+  integration_collections: IntegrationCollectionsTable;
+  integration_collection_identities: IntegrationCollectionIdentitiesTable;
 }

@@ -36,3 +36,11 @@ export class GraphImportError extends GraphReleaseError {
     this.issues = issues;
   }
 }
+
+/** A warehouse statement ran past its time limit and was interrupted (the engine stopped it). */
+export class WarehouseTimeoutError extends Error {
+  constructor(readonly timeoutMs: number, options?: { cause?: unknown }) {
+    super(`The statement ran past ${timeoutMs} ms and was interrupted.`, options);
+    this.name = 'WarehouseTimeoutError';
+  }
+}

@@ -6,20 +6,41 @@
  * query at a time, so queries go through a small pool of connections.
  */
 import fs from 'node:fs';
-import { DuckDBInstance, DuckDBTypeId, type DuckDBConnection, type DuckDBValue } from '@duckdb/node-api';
-import { WarehouseUnavailableError } from './errors.ts';
+import { DuckDBInstance, DuckDBTypeId, type DuckDBConnection, type DuckDBMaterializedResult, type DuckDBValue } from '@duckdb/node-api';
+import { WarehouseTimeoutError, WarehouseUnavailableError } from './errors.ts';
 import { defaultMemoryLimit, lit, streamChunks } from './duck.ts';
 import { readCurrentRelease, releaseFilePath, type ReleaseInfo } from './releases.ts';
 
 export type Row = Record<string, unknown>;
 
+/** The narrow read view of the warehouse most callers need (counts, catalog checks, lookups). */
+export interface WarehouseReader {
+  query(sql: string, params?: unknown[], options?: QueryOptions): Promise<Record<string, unknown>[]>;
+  /** The release queries currently run against; throws WarehouseUnavailableError when there is none. */
+  release(): ReleaseInfo | Promise<ReleaseInfo>;
+}
+
+export interface QueryOptions {
+  /**
+   * Interrupt the statement past this many ms (DuckDB stops between vectors) and fail with
+   * WarehouseTimeoutError. Interactive questions (counts, breakdowns, lookups) set it; jobs do not.
+   */
+  timeoutMs?: number;
+}
+
 export interface Warehouse {
-  query<T extends Row = Row>(sql: string, params?: unknown[] | Record<string, unknown>): Promise<T[]>;
+  query<T extends Row = Row>(sql: string, params?: unknown[] | Record<string, unknown>, options?: QueryOptions): Promise<T[]>;
   /**
    * Runs `sql` and hands its result to `onChunk` a chunk at a time (columns of DuckDB values: BIGINT
    * as bigint, INTEGER as number), so a result of millions of rows never sits whole in memory.
    */
   stream(sql: string, onChunk: (columns: unknown[][], rowCount: number) => void | Promise<void>): Promise<void>;
+  /**
+   * Runs `sql` and returns its whole result for the caller to read chunk by chunk (raw vectors, as
+   * the export engine does). The connection goes back to the pool at once: a materialized result
+   * does not need it.
+   */
+  materialize(sql: string, params?: unknown[] | Record<string, unknown>): Promise<DuckDBMaterializedResult>;
   /** Connections in the pool: statements that can run at once. */
   readonly connections: number;
   /** The release queries currently run against (re-checks the pointer first if due). */
@@ -35,6 +56,8 @@ export interface OpenWarehouseOptions {
   threads?: number;
   connections?: number;
   pointerCheckMs?: number;
+  /** Told when the process attaches a release (first use and every switch), for the log. */
+  onAttach?: (release: ReleaseInfo, previous: ReleaseInfo | null) => void;
 }
 
 function toJs(value: unknown, typeId?: DuckDBTypeId): unknown {
@@ -82,10 +105,12 @@ export async function openWarehouse(o: OpenWarehouseOptions): Promise<Warehouse>
     if (inflight > 0) await new Promise<void>((resolve) => { drained = resolve; });
     const c = await acquire();
     try {
+      const previous = attached;
       if (attached) await c.run('DETACH graph');
       attached = null;
       await c.run(`ATTACH ${lit(file)} AS graph (READ_ONLY)`);
       attached = info;
+      o.onAttach?.(info, previous);
     } catch (cause) {
       throw new WarehouseUnavailableError('release_missing', { cause });
     } finally {
@@ -125,11 +150,27 @@ export async function openWarehouse(o: OpenWarehouseOptions): Promise<Warehouse>
     }
   }
 
+  /** Interrupts the connection's statement when it outlives the timeout (DuckDB stops it between vectors). */
+  async function bounded<T>(c: DuckDBConnection, limit: number | undefined, run: () => Promise<T>): Promise<T> {
+    if (!limit) return run();
+    let fired = false;
+    // An interrupt that lands before the engine starts the statement is dropped, so it repeats until
+    // the statement settles.
+    const timer = setInterval(() => { fired = true; c.interrupt(); }, limit);
+    try {
+      return await run();
+    } catch (cause) {
+      throw fired ? new WarehouseTimeoutError(limit, { cause }) : cause;
+    } finally {
+      clearInterval(timer);
+    }
+  }
+
   return {
     connections: poolSize,
-    query<T extends Row = Row>(sql: string, params?: unknown[] | Record<string, unknown>): Promise<T[]> {
+    query<T extends Row = Row>(sql: string, params?: unknown[] | Record<string, unknown>, options?: QueryOptions): Promise<T[]> {
       return withConnection(async (c) => {
-        const reader = await c.runAndReadAll(sql, params as DuckDBValue[] | Record<string, DuckDBValue> | undefined);
+        const reader = await bounded(c, options?.timeoutMs, () => c.runAndReadAll(sql, params as DuckDBValue[] | Record<string, DuckDBValue> | undefined));
         const names = reader.columnNames();
         const types = reader.columnTypes().map((t) => t.typeId);
         return reader.getRowsJS().map((r) => {
@@ -141,6 +182,9 @@ export async function openWarehouse(o: OpenWarehouseOptions): Promise<Warehouse>
     },
     stream(sql, onChunk) {
       return withConnection((c) => streamChunks(c, sql, onChunk));
+    },
+    materialize(sql, params) {
+      return withConnection((c) => c.run(sql, params as DuckDBValue[] | Record<string, DuckDBValue> | undefined));
     },
     async release() {
       await check(false);

@@ -1,5 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { AppError, Errors, type ErrorIssue } from './errors.ts';
+import { CommonErrors, DomainError, isDomainError, type ErrorIssue } from '../core/errors.ts';
+import type { ErrorCode } from '../core/error-codes.ts';
+import { HTTP_STATUS } from './error-status.ts';
 
 interface AjvIssue {
   instancePath?: string;
@@ -14,7 +16,7 @@ function jsonPath(context: string | undefined, instancePath = ''): string {
 }
 
 /** Schema validation errors become 400 INVALID_REQUEST with one issue per problem. */
-function validationError(error: FastifyError): AppError {
+function validationError(error: FastifyError): DomainError {
   const context = (error as { validationContext?: string }).validationContext;
   const issues: ErrorIssue[] = ((error.validation ?? []) as AjvIssue[]).map((v) => {
     const extra = v.params?.additionalProperty ?? v.params?.missingProperty;
@@ -29,31 +31,42 @@ function validationError(error: FastifyError): AppError {
   });
   const first = issues[0];
   const summary = first ? `${first.path}: ${first.message}` : error.message;
-  return Errors.invalidRequest(`Invalid request: ${summary}`, issues);
+  return CommonErrors.invalidRequest(`Invalid request: ${summary}`, issues);
 }
 
-/** Map anything thrown to an AppError; unknown errors become a 500 that shows no internals. */
-export function toAppError(error: unknown): AppError {
-  if (error instanceof AppError) return error;
+/** Fastify's own request errors, by code, as domain errors with a next step. */
+const FASTIFY_ERRORS: Record<string, (e: FastifyError) => DomainError> = {
+  FST_ERR_CTP_INVALID_JSON_BODY: (e) => new DomainError('INVALID_JSON', `The request body is not valid JSON: ${e.message}`, {
+    nextStep: 'Send a well-formed JSON body with Content-Type: application/json.',
+  }),
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: () => new DomainError('UNSUPPORTED_MEDIA_TYPE', 'This Content-Type is not accepted here; send application/json.', {
+    nextStep: 'Send the body as JSON with Content-Type: application/json.',
+  }),
+  FST_ERR_CTP_BODY_TOO_LARGE: () => new DomainError('PAYLOAD_TOO_LARGE', 'The request body is too large.', {
+    nextStep: 'Send a smaller body; large files go through the signed upload URL.',
+  }),
+};
+
+/** Maps anything thrown to a domain error; unknown errors become a 500 that shows no internals. */
+export function toDomainError(error: unknown): DomainError {
+  if (isDomainError(error)) return error;
   const fe = error as FastifyError;
   if (fe?.validation) return validationError(fe);
-  if (fe?.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || (fe?.name === 'SyntaxError' && fe?.statusCode === 400)) {
-    return Errors.invalidJson(fe.message);
-  }
-  if (fe?.code === 'FST_ERR_CTP_EMPTY_JSON_BODY') return Errors.invalidJson('the body is empty but Content-Type is application/json');
-  if (fe?.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
-    return new AppError('UNSUPPORTED_MEDIA_TYPE', 415, 'This Content-Type is not accepted here; send application/json.');
-  }
-  if (fe?.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return new AppError('PAYLOAD_TOO_LARGE', 413, 'The request body is too large.');
+  const known = fe?.code ? FASTIFY_ERRORS[fe.code] : undefined;
+  if (known) return known(fe);
+  if (fe?.name === 'SyntaxError' && fe?.statusCode === 400) return FASTIFY_ERRORS.FST_ERR_CTP_INVALID_JSON_BODY!(fe);
   if (typeof fe?.statusCode === 'number' && fe.statusCode >= 400 && fe.statusCode < 500) {
-    return new AppError('INVALID_REQUEST', fe.statusCode, fe.message);
+    return CommonErrors.invalidRequest(`The request was refused: ${fe.message}`);
   }
-  return Errors.internal();
+  return CommonErrors.internal();
 }
 
-export function envelope(error: AppError, requestId: string): Record<string, unknown> {
+export const statusOf = (error: DomainError) => HTTP_STATUS[error.code as ErrorCode] ?? 500;
+
+export function envelope(error: DomainError, requestId: string): Record<string, unknown> {
   return {
     ...error.details,
+    ...(error.retryAfterSeconds !== undefined ? { retry_after_seconds: error.retryAfterSeconds } : {}),
     error: error.code,
     code: error.code,
     message: error.message,
@@ -63,22 +76,29 @@ export function envelope(error: AppError, requestId: string): Record<string, unk
   };
 }
 
-export function sendError(request: FastifyRequest, reply: FastifyReply, error: AppError): FastifyReply {
-  if (error.headers) reply.headers(error.headers);
-  return reply.status(error.status).type('application/json').send(envelope(error, request.id));
+export function sendError(request: FastifyRequest, reply: FastifyReply, error: DomainError): FastifyReply {
+  if (error.retryAfterSeconds !== undefined) reply.header('retry-after', String(error.retryAfterSeconds));
+  return reply.status(statusOf(error)).type('application/json').send(envelope(error, request.id));
 }
+
+/** Refusals the service expects while it runs (a graph still loading, an upstream down): no stack trace. */
+const EXPECTED_5XX = new Set(['SERVICE_UNAVAILABLE', 'DATA_RELEASE_UNAVAILABLE', 'QUERY_TIMEOUT', 'FILTER_CATALOG_UNAVAILABLE', 'BQ_TABLE_MISSING', 'WORKFLOW_LAUNCH_FAILED']);
 
 export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error, request, reply) => {
-    const appError = toAppError(error);
-    if (appError.status >= 500) request.log.error({ err: error }, 'request failed');
-    return sendError(request, reply, appError);
+    const domainError = toDomainError(error);
+    const status = statusOf(domainError);
+    const fields = { code: domainError.code, status, route: request.routeOptions.url, org_id: request.principal?.orgId };
+    if (status >= 500 && !EXPECTED_5XX.has(domainError.code)) request.log.error({ ...fields, err: error }, 'request failed');
+    else if (status >= 500) request.log.warn({ ...fields, cause: (domainError.cause as Error | undefined)?.message }, 'request refused: temporarily unavailable');
+    else request.log.info(fields, 'request refused');
+    return sendError(request, reply, domainError);
   });
   app.setNotFoundHandler((request, reply) =>
     sendError(
       request,
       reply,
-      new AppError('NOT_FOUND', 404, `No route ${request.method} ${request.url.split('?')[0]}.`, {
+      new DomainError('NOT_FOUND', `No route ${request.method} ${request.url.split('?')[0]}.`, {
         nextStep: 'See GET /v1/openapi.json for the routes this service offers.',
       }),
     ),

@@ -20,31 +20,32 @@ export const ErrorEnvelopeSchema = Type.Object(
   { $id: 'ErrorEnvelope', additionalProperties: true, description: 'Error envelope (spec section 7)' },
 );
 
-const ERROR_DESCRIPTIONS: Record<number, string> = {
+const STATUS_TEXT: Record<number, string> = {
   400: 'Invalid request',
-  401: 'Missing, invalid (TOKEN_INVALID) or expired (TOKEN_EXPIRED) bearer token',
+  401: 'Missing, invalid or expired bearer token',
   402: 'Insufficient balance',
-  403: 'Scope missing (SCOPE_REQUIRED) or role not allowed',
+  403: 'Not allowed',
   404: 'Not found or not accessible to the organization',
   409: 'State conflict',
+  410: 'Gone',
   413: 'Body too large',
+  414: 'Request line too long',
   415: 'Unsupported media type',
   422: 'Valid request in a blocking resource state',
-  429: 'Throttled (rate_limit_exceeded, compute_limit_exceeded)',
+  429: 'Throttled',
+  431: 'Headers too large',
   500: 'Internal error',
   502: 'Upstream failure',
   503: 'Temporarily unavailable',
 };
 
-const errorRef = (status: number) => Type.Unsafe({ $ref: 'ErrorEnvelope#', description: ERROR_DESCRIPTIONS[status] ?? 'Error' });
-
-/** Error responses for a route's schema. Authenticated routes always add 401, 403 and 429. */
-export function errorResponses(statuses: number[], authenticated = true): Record<number, TSchema> {
-  const all = new Set([...statuses, 500, ...(authenticated ? [401, 403, 429] : [])]);
-  return Object.fromEntries([...all].sort().map((s) => [s, errorRef(s)]));
+/** Error responses of an operation, one per status, each naming the codes it can carry. */
+export function errorResponseSchemas(byStatus: Map<number, string[]>): Record<number, TSchema> {
+  const out: Record<number, TSchema> = {};
+  for (const status of [...byStatus.keys()].sort()) {
+    const codes = [...new Set(byStatus.get(status))];
+    out[status] = Type.Unsafe({ $ref: 'ErrorEnvelope#', description: `${STATUS_TEXT[status] ?? 'Error'}: ${codes.map((c) => `\`${c}\``).join(', ')}` });
+  }
+  return out;
 }
 
-export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
-/** A date-time string in the document; handlers may return Date objects (serialized as ISO 8601). */
-export const DateTime = (description?: string) =>
-  Type.Unsafe<Date | string>({ type: 'string', format: 'date-time', ...(description ? { description } : {}) });

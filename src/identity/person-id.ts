@@ -93,7 +93,7 @@ function orgKey(secret: string | Buffer, purpose: string, orgId: string): Buffer
   return key;
 }
 
-function assertClientCode(code: string): void {
+export function assertClientCode(code: string): void {
   if (!CLIENT_CODE.test(code)) {
     throw new Error(`client code must be 2-16 upper-case letters or digits, got "${code}"`);
   }
@@ -125,6 +125,14 @@ export interface GraphIdOptions {
   orgClientCode: string;
   personKey: PersonKey;
   secret: string | Buffer;
+}
+
+/**
+ * The two per-organization keys of tier 01 ids (see the header): for encoders that batch many ids
+ * (src/identity/person-id-batch.ts) and must produce exactly what `graphPersonIdEncoder` does.
+ */
+export function graphPersonIdKeys({ orgId, secret }: { orgId: string; secret: string | Buffer }): { encKey: Buffer; macKey: Buffer } {
+  return { encKey: orgKey(secret, 'enc', orgId), macKey: orgKey(secret, 'mac', orgId) };
 }
 
 export function encodeGraphPersonId({ orgId, orgClientCode, personKey, secret }: GraphIdOptions): string {

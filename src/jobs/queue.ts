@@ -1,5 +1,6 @@
 import { PgBoss, fromPglite, type Job, type SendOptions, type WorkOptions } from 'pg-boss';
 import { CompiledQuery, type Kysely } from 'kysely';
+import type { JobSettings } from '../config/jobs.ts';
 import type { Database } from '../db/database.ts';
 
 export type JobHandler<T> = (jobs: Job<T>[]) => Promise<unknown>;
@@ -28,19 +29,29 @@ function transactionAdapter(trx: Kysely<any>) {
   };
 }
 
-export function createJobQueue(database: Database, options: { schema?: string } = {}): JobQueue {
+/**
+ * Claims are renewed by heartbeat (issue 12): every queue gets `heartbeatSeconds`, so a job whose worker
+ * died (kill -9, a lost host) is failed and retried on another worker once its heartbeat is that old and
+ * the supervisor has looked, instead of when `expireInSeconds` (hours for a file match) runs out.
+ */
+const DEFAULT_JOB_SETTINGS: JobSettings = { heartbeatSeconds: 30, superviseSeconds: 30 };
+
+export function createJobQueue(database: Database, options: { schema?: string; settings?: JobSettings } = {}): JobQueue {
+  const settings = options.settings ?? DEFAULT_JOB_SETTINGS;
+  const timers = { superviseIntervalSeconds: settings.superviseSeconds, monitorIntervalSeconds: settings.superviseSeconds };
   // On PostgreSQL, LISTEN/NOTIFY wakes a worker as soon as a job is sent instead of at its next poll
   // (polling stays as the fallback); pg-boss keeps its own small pool for the session-pinned listener.
   // On PGlite it is off: with its single connection, notifications arriving during our transactions
   // stalled delivery under load (bench/webhooks.ts hung at 150 events); workers poll instead.
   const boss =
     database.kind === 'pglite'
-      ? new PgBoss({ db: fromPglite(database.pglite as any), backend: 'pglite', schema: options.schema })
+      ? new PgBoss({ db: fromPglite(database.pglite as any), backend: 'pglite', schema: options.schema, ...timers })
       : new PgBoss({
           connectionString: (database.pool!.options as { connectionString: string }).connectionString,
           max: 4,
           schema: options.schema,
           useListenNotify: true,
+          ...timers,
         });
   boss.on('error', (error) => {
     // pg-boss reports maintenance and polling errors here; they are retried on its own schedule.
@@ -64,7 +75,10 @@ export function createJobQueue(database: Database, options: { schema?: string } 
     boss,
     async ensureQueue(name, queueOptions = {}) {
       if (known.has(name)) return;
-      if (!(await boss.getQueue(name))) await boss.createQueue(name, { notify: true, ...queueOptions });
+      const existing = await boss.getQueue(name);
+      if (!existing) await boss.createQueue(name, { notify: true, heartbeatSeconds: settings.heartbeatSeconds, ...queueOptions });
+      // Queues made before heartbeats (or under another setting) get the current one.
+      else if (existing.heartbeatSeconds !== settings.heartbeatSeconds) await boss.updateQueue(name, { heartbeatSeconds: settings.heartbeatSeconds });
       await warmQueueCache(name);
       known.add(name);
     },

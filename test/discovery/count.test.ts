@@ -2,9 +2,9 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.ts';
-import { CATALOG_FIELDS } from '../../src/modules/catalog/fields.ts';
+import { CATALOG_FIELDS } from '../../src/graph/catalog-fields.ts';
 import { bearer, createTestOrg, testApp, type TestApp } from '../helpers/app.ts';
+import { shownCount, shownGroups } from '../helpers/privacy.ts';
 import { countWhere, generateTestGraph, readPersons, type PersonRow } from './graph.ts';
 
 const interestValues = (() => {
@@ -23,9 +23,7 @@ describe('POST /v1/discovery/count (spec 4.2)', () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'ads-disc-'));
     await generateTestGraph(dataDir);
     rows = await readPersons(dataDir);
-    // The differencing guard would refuse operator variants that differ by < 50; it has its own test.
-    const discovery = { ...loadConfig({}).discovery, differencingWindowSeconds: 0 };
-    t = await testApp({ config: { dataDir, discovery } });
+    t = await testApp({ config: { dataDir } });
     token = await (await createTestOrg(t)).token(['discovery']);
   });
   afterAll(() => t.app.close());
@@ -60,21 +58,23 @@ describe('POST /v1/discovery/count (spec 4.2)', () => {
       (r) => ['CA', 'TX'].includes(s(r.state)!) && Number(r.age) >= 25 && Number(r.age) <= 54],
   ];
 
+  // Counts are shown through the privacy layer: the independent true count plus the question's sticky noise.
   it.each(CASES)('operator %s matches an independent count', async (_name, filters, pred) => {
     const expected = countWhere(rows, pred);
     expect(expected).toBeGreaterThanOrEqual(50);
-    expect(await countOf(filters)).toBe(expected);
+    const got = await countOf(filters);
+    expect(got).toBe(shownCount({ filters }, expected));
+    expect(Math.abs(got - expected)).toBeLessThanOrEqual(20);
   });
 
   it('filter_groups: AND binds tighter than OR', async () => {
-    const res = await count({
-      filter_groups: [
-        { id: 'g1', combinator: 'AND', filters: [{ field: 'state', op: '=', value: 'CA' }, { field: 'age', op: '>=', value: 50 }] },
-        { id: 'g2', combinator: 'OR', filters: [{ field: 'state', op: '=', value: 'TX' }] },
-      ],
-    });
+    const filter_groups = [
+      { id: 'g1', combinator: 'AND', filters: [{ field: 'state', op: '=', value: 'CA' }, { field: 'age', op: '>=', value: 50 }] },
+      { id: 'g2', combinator: 'OR', filters: [{ field: 'state', op: '=', value: 'TX' }] },
+    ];
+    const res = await count({ filter_groups });
     expect(res.statusCode, res.body).toBe(200);
-    expect(res.json().count).toBe(countWhere(rows, (r) => (r.state === 'CA' && Number(r.age) >= 50) || r.state === 'TX'));
+    expect(res.json().count).toBe(shownCount({ filter_groups }, countWhere(rows, (r) => (r.state === 'CA' && Number(r.age) >= 50) || r.state === 'TX')));
   });
 
   it('400 INVALID_FILTER with issues and suggestions, before any warehouse work', async () => {
@@ -104,18 +104,24 @@ describe('POST /v1/discovery/count (spec 4.2)', () => {
   });
 
   it('group_by returns groups at or above the floor and counts the suppressed ones', async () => {
-    const res = await count({ filters: [{ field: 'age', op: '>=', value: 18 }], group_by: 'state' });
+    const filters = [{ field: 'age', op: '>=', value: 18 }];
+    const res = await count({ filters, group_by: 'state' });
     expect(res.statusCode, res.body).toBe(200);
     const body = res.json();
     const adults = rows.filter((r) => Number(r.age) >= 18);
     const byState = new Map<string | null, number>();
     for (const r of adults) byState.set(s(r.state), (byState.get(s(r.state)) ?? 0) + 1);
-    const big = [...byState].filter(([, n]) => n >= 50);
-    expect(body.count).toBe(adults.length);
-    expect(body.groups).toHaveLength(big.length);
-    for (const g of body.groups) expect(g.count).toBe(byState.get(g.group_value));
-    expect(body.suppressed_groups).toBe(byState.size - big.length);
+    expect(body.count).toBe(shownCount({ filters }, adults.length));
+    const expected = shownGroups({ filters }, 'state', byState);
+    expect(body.groups).toEqual(expected.groups);
+    expect(body.suppressed_groups).toBe(expected.suppressed_groups);
     expect(body.suppressed_groups).toBeGreaterThan(0);
+    // Every shown group is a state of at least the floor minus the threshold band, within the noise of its true count.
+    for (const g of body.groups) {
+      expect(g.count).toBeGreaterThanOrEqual(50);
+      expect(byState.get(g.group_value)).toBeGreaterThanOrEqual(42);
+      expect(Math.abs(g.count - byState.get(g.group_value)!)).toBeLessThanOrEqual(30);
+    }
     expect(body.breakdowns).toBeUndefined();
   });
 
@@ -129,14 +135,16 @@ describe('POST /v1/discovery/count (spec 4.2)', () => {
   });
 
   it('breakdowns by default for raw filters, computed with the total', async () => {
-    const res = await count({ filters: [{ field: 'state', op: 'IN', value: ['CA', 'TX', 'NY', 'FL'] }] });
+    const filters = [{ field: 'state', op: 'IN', value: ['CA', 'TX', 'NY', 'FL'] }];
+    const res = await count({ filters });
     expect(res.statusCode, res.body).toBe(200);
     const { count: total, breakdowns } = res.json();
     const matching = rows.filter((r) => ['CA', 'TX', 'NY', 'FL'].includes(s(r.state)!));
-    expect(total).toBe(matching.length);
+    expect(total).toBe(shownCount({ filters }, matching.length));
     expect(Object.keys(breakdowns).sort()).toEqual(['age_band', 'gender', 'income_band', 'state']);
-    const female = matching.filter((r) => r.gender === 'F').length;
-    expect(breakdowns.gender.groups.find((g: { group_value: string }) => g.group_value === 'F').count).toBe(female);
+    const byGender = new Map<unknown, number>();
+    for (const r of matching) byGender.set(s(r.gender), (byGender.get(s(r.gender)) ?? 0) + 1);
+    expect(breakdowns.gender).toEqual(shownGroups({ filters }, 'gender', byGender));
     expect(breakdowns.state.groups.map((g: { group_value: string }) => g.group_value).sort()).toEqual(['CA', 'FL', 'NY', 'TX']);
     for (const b of Object.values(breakdowns) as { groups: { count: number }[] }[]) for (const g of b.groups) expect(g.count).toBeGreaterThanOrEqual(50);
   });
@@ -150,27 +158,40 @@ describe('POST /v1/discovery/count (spec 4.2)', () => {
     const dims: Record<string, (r: PersonRow) => string | null> = {
       gender: (r) => s(r.gender), age_band: (r) => band(r.age), income_band: (r) => s(r.income_band),
     };
-    const res = await count({ filters: [{ field: 'age', op: '>=', value: 21 }] });
+    const filters = [{ field: 'age', op: '>=', value: 21 }];
+    const res = await count({ filters });
     expect(res.statusCode, res.body).toBe(200);
     const { count: total, breakdowns } = res.json();
     const matching = rows.filter((r) => r.age !== null && Number(r.age) >= 21);
-    expect(total).toBe(matching.length);
+    expect(total).toBe(shownCount({ filters }, matching.length));
     for (const [name, of] of Object.entries(dims)) {
-      const expected = new Map<string | null, number>();
-      for (const r of matching) expected.set(of(r), (expected.get(of(r)) ?? 0) + 1);
-      const kept = [...expected].filter(([, n]) => n >= 50);
+      const truth = new Map<string | null, number>();
+      for (const r of matching) truth.set(of(r), (truth.get(of(r)) ?? 0) + 1);
       const got = breakdowns[name] as { groups: { group_value: string | null; count: number }[]; suppressed_groups: number };
-      expect(new Map(got.groups.map((g) => [g.group_value, g.count])), name).toEqual(new Map(kept));
-      expect(got.suppressed_groups, name).toBe(expected.size - kept.length);
+      expect(got, name).toEqual(shownGroups({ filters }, name, truth));
+      // A NULL bucket is a bucket like any other.
+      if (truth.has(null) && truth.get(null)! >= 50) expect(got.groups.some((g) => g.group_value === null), name).toBe(true);
+      // Below the threshold band every bucket is suppressed, at or above the floor every one is shown.
+      for (const [v, n] of truth) {
+        if (n < 42) expect(got.groups.some((g) => g.group_value === v), `${name} ${v}`).toBe(false);
+        if (n >= 50) expect(got.groups.some((g) => g.group_value === v), `${name} ${v}`).toBe(true);
+      }
     }
-    // State: the ten largest states (each at or above the floor) and `other` for the rest.
+    // State: the ten largest states and `other` for the rest (protected as one bucket).
     const byState = new Map<string | null, number>();
     for (const r of matching) byState.set(s(r.state), (byState.get(s(r.state)) ?? 0) + 1);
-    const top = [...byState].sort((a, b) => b[1] - a[1]).slice(0, 10).filter(([, n]) => n >= 50);
     const state = breakdowns.state as { groups: { group_value: string | null; count: number }[] };
-    for (const [v, n] of top) expect(state.groups.find((g) => g.group_value === v)?.count).toBe(n);
-    const rest = matching.length - [...byState].sort((a, b) => b[1] - a[1]).slice(0, 10).reduce((a, [, n]) => a + n, 0);
-    if (rest >= 50) expect(state.groups.find((g) => g.group_value === 'other')?.count).toBe(rest);
+    expect(state).toEqual(shownGroups({ filters }, 'state', byState, 10));
+    expect(state.groups.some((g) => g.group_value === 'other')).toBe(true);
+    expect(state.groups.filter((g) => g.group_value !== 'other').length).toBeLessThanOrEqual(10);
+  });
+
+  it('a lower-case state is a 400 naming the upper-case value (not an empty count below the floor)', async () => {
+    const res = await count({ filters: [{ field: 'state', op: '=', value: 'ca' }] });
+    expect(res.statusCode).toBe(400);
+    expect(res.json()).toMatchObject({ error: 'INVALID_FILTER', issues: [{ path: '$.filters[0].value', code: 'INVALID_FILTER_VALUE', suggestions: ['CA'] }] });
+    const folded = await count({ filters: [{ field: 'state', op: '=', value: 'ca', text_comparison: 'case_insensitive' }] });
+    expect(folded.statusCode).toBe(200);
   });
 
   it('422 AGGREGATION_FLOOR_NOT_MET below 50', async () => {

@@ -2,9 +2,9 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.ts';
+import { loadConfig } from '../../src/config/index.ts';
 import { ManualClock } from '../../src/lib/clock.ts';
-import { CATALOG_FIELDS } from '../../src/modules/catalog/fields.ts';
+import { CATALOG_FIELDS } from '../../src/graph/catalog-fields.ts';
 import { bearer, createTestOrg, testApp, type TestApp } from '../helpers/app.ts';
 import { generateTestGraph } from './graph.ts';
 
@@ -12,7 +12,7 @@ const PII = CATALOG_FIELDS.filter((f) => f.pii).map((f) => f.name);
 const NON_PII = CATALOG_FIELDS.filter((f) => !f.pii).map((f) => f.name);
 const CA = [{ field: 'state', op: '=', value: 'CA' }];
 
-describe('lookup, compute budget, differencing guard, scopes', () => {
+describe('lookup, compute budget, no differencing refusals, scopes', () => {
   let t: TestApp;
   const clock = new ManualClock('2026-03-01T12:10:00Z');
 
@@ -30,15 +30,22 @@ describe('lookup, compute budget, differencing guard, scopes', () => {
 
   it('lookup returns masked rows of the requested non-PII fields only, with total_matched', async () => {
     const token = await (await createTestOrg(t)).token(['discovery']);
-    const res = await post('/v1/discovery/lookup', token, { filters: CA, fields: ['state', 'age', 'interests', 'zip'], limit: 5 });
+    const res = await post('/v1/discovery/lookup', token, { filters: CA, fields: ['state', 'age', 'gender', 'zip', 'home_value'], limit: 5 });
     expect(res.statusCode, res.body).toBe(200);
     const body = res.json();
     expect(body.rows).toHaveLength(5);
     for (const row of body.rows) {
-      expect(Object.keys(row).sort()).toEqual(['age', 'interests', 'state', 'zip5']);
+      expect(Object.keys(row).sort()).toEqual(['age', 'gender', 'home_value', 'state', 'zip5']);
       expect(row.state).toBe('CA');
-      expect(Array.isArray(row.interests)).toBe(true);
+      // Generalized: age in 10-year bands, ZIP as its 3-digit prefix, home value in 100,000 bands.
+      expect(row.age).toMatch(/^\d*0-\d*9$/);
+      expect(row.zip5).toMatch(/^\d{3}xx$/);
+      if (row.home_value !== null) expect(row.home_value).toMatch(/^\d*00000-\d*99999$/);
     }
+    // A list-valued field is returned decoded (a row only when its combination is k-anonymous).
+    const lists = await post('/v1/discovery/lookup', token, { filters: CA, fields: ['state', 'presence_of_children', 'interests'], limit: 5 });
+    expect(lists.statusCode, lists.body).toBe(200);
+    for (const row of lists.json().rows) expect(Array.isArray(row.interests)).toBe(true);
     expect(body.total_matched).toBeGreaterThan(50);
     expect(body.available_fields.sort()).toEqual([...NON_PII].sort());
     for (const name of [...PII, 'person_key']) expect(body.available_fields).not.toContain(name);
@@ -94,17 +101,16 @@ describe('lookup, compute budget, differencing guard, scopes', () => {
     expect(after.statusCode, after.body).toBe(200);
   });
 
-  it('differencing guard: a different count within 50 of a recent one is refused; repeats are fine', async () => {
+  it('no differencing refusal: a count within 50 of a recent one is answered, repeats answer the same', async () => {
     const token = await (await createTestOrg(t)).token(['discovery']);
     const a = await post('/v1/discovery/count', token, { filters: CA });
     expect(a.statusCode).toBe(200);
-    expect((await post('/v1/discovery/count', token, { filters: CA })).statusCode).toBe(200);
-    // CA minus a handful of people: same set except those aged exactly 101+.
+    const again = await post('/v1/discovery/count', token, { filters: CA });
+    expect(again.json().count).toBe(a.json().count);
+    // CA minus a handful of people (the very old): the old guard refused this.
     const b = await post('/v1/discovery/count', token, { filters: [...CA, { field: 'age', op: '<', value: 95 }] });
-    if (b.json().count !== a.json().count) {
-      expect(b.statusCode).toBe(422);
-      expect(b.json()).toMatchObject({ error: 'AGGREGATION_FLOOR_NOT_MET', reason: 'differencing' });
-    }
+    expect(b.statusCode, b.body).toBe(200);
+    expect(Math.abs(b.json().count - a.json().count)).toBeLessThan(50);
   });
 
   it('scopes: 401 without a bearer, 403 SCOPE_REQUIRED without discovery, creator works', async () => {

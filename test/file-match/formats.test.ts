@@ -50,6 +50,23 @@ describe('file match through signed upload URLs', () => {
     expect(up.status).toBe(200);
     expect(up.body).toMatchObject({ shards_uploaded: 1, shard_count: 1, matching_status: 'queued' });
     await expectCompleted(c);
+    // The customer's own list alone is exact (20, below the floor); counted by a graph attribute it is
+    // graph-derived and goes through the privacy layer: a 20-person upload by income band is refused.
+    const byBand = await f.call('POST', '/v1/discovery/count', { segment_id: c.segment_id, group_by: 'income_band' });
+    expect(byBand.status, JSON.stringify(byBand.body)).toBe(422);
+    expect(byBand.body).toMatchObject({ error: 'AGGREGATION_FLOOR_NOT_MET', privacy_floor: 50 });
+    // A matched segment intersected with a filter segment is graph-derived too: not shown below the floor,
+    // in discovery and as an audience's record_count, while the list alone stays exact (20 below).
+    const adults = await f.call('POST', '/v1/segments', { name: 'any age', filters: [{ field: 'age', op: '>=', value: 0 }], create_audience: false });
+    expect(adults.status, JSON.stringify(adults.body)).toBe(201);
+    const both = { segment_ids: [c.segment_id, adults.body.segment_id], set_logic: 'intersection' };
+    const crossed = await f.call('POST', '/v1/discovery/count', both);
+    expect(crossed.status, JSON.stringify(crossed.body)).toBe(422);
+    expect(crossed.body).toMatchObject({ error: 'AGGREGATION_FLOOR_NOT_MET' });
+    const aud = await f.call('POST', '/v1/audiences', { name: 'list x any age', ...both });
+    expect(aud.status, JSON.stringify(aud.body)).toBe(201);
+    expect(aud.body).toMatchObject({ record_count: null, record_count_reason: 'below_privacy_floor' });
+    expect((await f.call('GET', `/v1/segments/${c.segment_id}`)).body).toMatchObject({ record_count: 20 });
     await waitFor(() => receiver.received.some((r) => JSON.parse(r.rawBody).subject.id === c.segment_id));
     const ev = JSON.parse(receiver.received.find((r) => JSON.parse(r.rawBody).subject.id === c.segment_id)!.rawBody);
     expect(ev.type).toBe('segment.ready');

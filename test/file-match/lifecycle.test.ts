@@ -139,6 +139,47 @@ describe('hitl, upload-failed, refresh, crash', () => {
     const after = (await f.call('GET', `/v1/segments/${c.segment_id}`)).body;
     expect(after).toMatchObject({ status: before.status, input_record_count: null, column_mappings: null });
     expect((await f.put(c.upload_url, 'x')).status).toBe(409);
+    // The staged file is gone: analysis says so with a step that works (a refresh), and no server path.
+    const analyzed = await f.call('POST', `/v1/match/${c.segment_id}/analyze`);
+    expect(analyzed).toMatchObject({ status: 409, body: { error: 'FILE_NOT_YET_UPLOADED' } });
+    expect(analyzed.body.next_step).toContain('/refresh');
+    expect(JSON.stringify(analyzed.body)).not.toMatch(/\/(tmp|var|home|work|root)\//);
+  });
+
+  it('starts with an empty body, no body, or {} (spec 4.5: every field optional)', async () => {
+    for (const req of [
+      { payload: undefined, headers: {} },
+      { payload: '', headers: { 'content-type': 'application/json' } },
+      { payload: '{}', headers: { 'content-type': 'application/json' } },
+    ]) {
+      const res = await f.t.app.inject({ method: 'POST', url: '/v1/match/file', headers: { authorization: `Bearer ${f.token}`, ...req.headers }, ...(req.payload === undefined ? {} : { payload: req.payload }) });
+      expect(res.statusCode, JSON.stringify(req)).toBe(201);
+      expect(res.json()).toMatchObject({ subtype: 'matched', status: 'pending', file_format: 'csv' });
+      expect(res.json().upload_url).toMatch(/\/v1\/uploads\//);
+    }
+  });
+
+  it('unarchive restores the status a matched segment had: failed stays failed (with its message), pending stays pending', async () => {
+    const failed = await f.create();
+    await f.call('POST', `/v1/segments/${failed.segment_id}/upload-failed`, { reason: 'source export broke' });
+    const patch = (id: string, status: string) => f.call('PATCH', `/v1/segments/${id}`, { status });
+    expect((await patch(failed.segment_id, 'archived')).body.status).toBe('archived');
+    const restored = (await patch(failed.segment_id, 'active')).body;
+    expect(restored).toMatchObject({ status: 'failed', error_message: expect.stringContaining('source export broke'), record_count: null });
+    expect((await f.call('GET', `/v1/match/file/${failed.segment_id}`)).body.matching_status).toBe('failed');
+    const pending = await f.create();
+    await patch(pending.segment_id, 'archived');
+    expect((await patch(pending.segment_id, 'active')).body.status).toBe('pending');
+  });
+
+  it('refuses filter-only options on a matched segment: ephemeral on create, record_limit on PATCH (RECORD_LIMIT_UNSUPPORTED)', async () => {
+    const before = (await f.call('GET', '/v1/segments?limit=100')).body.count;
+    const eph = await f.call('POST', '/v1/segments', { name: 'm', subtype: 'matched', ephemeral: true });
+    expect(eph).toMatchObject({ status: 400, body: { error: 'INVALID_REQUEST', fields: ['ephemeral'] } });
+    expect((await f.call('GET', '/v1/segments?limit=100')).body.count).toBe(before);
+    const c = await f.create();
+    const capped = await f.call('PATCH', `/v1/segments/${c.segment_id}`, { record_limit: 10 });
+    expect(capped).toMatchObject({ status: 400, body: { error: 'RECORD_LIMIT_UNSUPPORTED' } });
   });
 
   it('upload-failed: pending -> failed with the audience; repeat already_resolved; 400 for non-matched', async () => {
@@ -149,9 +190,8 @@ describe('hitl, upload-failed, refresh, crash', () => {
     expect((await f.call('GET', `/v1/audiences/${c.audience_id}`)).body.status).toBe('failed');
     expect((await f.call('POST', `/v1/segments/${c.segment_id}/upload-failed`, {})).body).toEqual({ ok: true, already_resolved: true });
     const filter = await f.call('POST', '/v1/segments', { name: 'flt', filters: [{ field: 'state', op: '=', value: 'CA' }] });
-    if (filter.status === 201) {
-      expect((await f.call('POST', `/v1/segments/${filter.body.segment_id}/upload-failed`, {})).body.error).toBe('NOT_A_MATCHED_UPLOAD');
-    }
+    expect(filter.status).toBe(201);
+    expect((await f.call('POST', `/v1/segments/${filter.body.segment_id}/upload-failed`, {})).body.error).toBe('NOT_A_MATCHED_UPLOAD');
   });
 
   it('refresh: pending again with 24-hour URLs, counts reset, compression not inherited; audience refresh; SHARED_SOURCE_DATA', async () => {

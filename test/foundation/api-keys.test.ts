@@ -18,7 +18,7 @@ describe('API keys and bearer tokens (spec 5.1-5.4, 4.8)', () => {
     t.app.inject({ method: 'POST', url: '/v1/settings/api-keys', headers: bearer(token), payload: body as object });
 
   it('creates a key whose raw value is returned once and never stored or listed', async () => {
-    const token = await org.token(['account']);
+    const token = await org.token(['discovery', 'creator', 'account']);
     const res = await createKey(token, { name: 'partner sync', scopes: ['discovery', 'purchase'] });
     expect(res.statusCode).toBe(201);
     const key = res.json();
@@ -39,9 +39,12 @@ describe('API keys and bearer tokens (spec 5.1-5.4, 4.8)', () => {
   });
 
   it('defaults scopes to discovery and validates name length and scopes', async () => {
-    const token = await org.token(['account']);
+    const token = await org.token(['discovery', 'creator', 'account']);
     const ok = await createKey(token, { name: 'reader' });
     expect(ok.json().scopes).toEqual(['discovery']);
+    const blank = await createKey(token, { name: '   ' });
+    expect(blank.statusCode).toBe(400);
+    expect(blank.json()).toMatchObject({ error: 'INVALID_REQUEST' });
     for (const body of [{ name: '' }, { name: 'x'.repeat(81) }, { name: 'k', scopes: ['root'] }, {}]) {
       const res = await createKey(token, body);
       expect(res.statusCode).toBe(400);
@@ -99,12 +102,12 @@ describe('API keys and bearer tokens (spec 5.1-5.4, 4.8)', () => {
   it('lets only owners and admins create or revoke keys, even with the account scope', async () => {
     const memberId = await org.addUser('member');
     const adminId = await org.addUser('admin');
-    const memberToken = await org.token(['account'], memberId);
+    const memberToken = await org.token(['discovery', 'creator', 'account'], memberId);
     const denied = await createKey(memberToken, { name: 'member key' });
     expect(denied.statusCode).toBe(403);
     expect(denied.json().error).toBe('OWNER_OR_ADMIN_REQUIRED');
 
-    const adminToken = await org.token(['account'], adminId);
+    const adminToken = await org.token(['discovery', 'creator', 'account'], adminId);
     const created = await createKey(adminToken, { name: 'admin key' });
     expect(created.statusCode).toBe(201);
     const revokeByMember = await t.app.inject({ method: 'DELETE', url: `/v1/settings/api-keys/${created.json().id}`, headers: bearer(memberToken) });
@@ -130,13 +133,26 @@ describe('API keys and bearer tokens (spec 5.1-5.4, 4.8)', () => {
 
   it('isolates organizations: another organization cannot see or revoke a key (404)', async () => {
     const other = await createTestOrg(t);
-    const mine = (await createKey(await org.token(['account']), { name: 'mine' })).json();
+    const mine = (await createKey(await org.token(['discovery', 'creator', 'account']), { name: 'mine' })).json();
     const otherToken = await other.token(['account']);
     const list = await t.app.inject({ method: 'GET', url: '/v1/settings/api-keys', headers: bearer(otherToken) });
     expect(list.json().api_keys.map((k: { id: string }) => k.id)).not.toContain(mine.id);
     const del = await t.app.inject({ method: 'DELETE', url: `/v1/settings/api-keys/${mine.id}`, headers: bearer(otherToken) });
     expect(del.statusCode).toBe(404);
-    expect(del.json().error).toBe('NOT_FOUND');
+    expect(del.json().error).toBe('API_KEY_NOT_FOUND');
+  });
+
+  it('refuses to grant scopes the calling credential does not hold (SCOPE_NOT_HELD), creating nothing', async () => {
+    const accountOnly = await org.token(['account']);
+    const before = (await t.app.inject({ method: 'GET', url: '/v1/settings/api-keys', headers: bearer(accountOnly) })).json().api_keys.length;
+    for (const scopes of [['discovery'], ['creator'], ['account', 'purchase']]) {
+      const res = await createKey(accountOnly, { name: 'escalate', scopes });
+      expect(res.statusCode).toBe(403);
+      expect(res.json()).toMatchObject({ error: 'SCOPE_NOT_HELD', scopes_not_held: expect.any(Array) });
+    }
+    expect((await createKey(accountOnly, { name: 'same', scopes: ['account'] })).statusCode).toBe(201);
+    const after = (await t.app.inject({ method: 'GET', url: '/v1/settings/api-keys', headers: bearer(accountOnly) })).json().api_keys.length;
+    expect(after).toBe(before + 1);
   });
 });
 

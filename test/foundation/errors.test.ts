@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AppError } from '../../src/http/errors.ts';
+import { DomainError } from '../../src/core/errors.ts';
 import { bearer, createTestOrg, testApp, type TestApp, type TestOrg } from '../helpers/app.ts';
 
 /** Spec section 7: every error class renders the same envelope, with the request id in a header too. */
@@ -9,11 +9,11 @@ describe('error envelope', () => {
   beforeAll(async () => {
     t = await testApp({
       extraRoutes: (app) => {
-        app.get('/v1/test/boom', { config: { scope: 'discovery' } }, async () => {
+        app.get('/v1/test/boom', { config: { access: 'discovery' } }, async () => {
           throw new Error('connection refused at 10.0.0.7:5432 password=hunter2');
         });
-        app.get('/v1/test/conflict', { config: { scope: 'discovery' } }, async () => {
-          throw new AppError('SEGMENT_IN_USE', 409, 'In use.', { details: { audience_count: 2 }, nextStep: 'Pass confirm_impact=true.' });
+        app.get('/v1/test/conflict', { config: { access: 'discovery' } }, async () => {
+          throw new DomainError('SEGMENT_IN_USE', 'In use.', { details: { audience_count: 2 }, nextStep: 'Pass confirm_impact=true.' });
         });
       },
     });

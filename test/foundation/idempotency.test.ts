@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { principalOf } from '../../src/http/auth.ts';
+import { Type } from 'typebox';
+import { defineOperation, reply } from '../../src/core/operation.ts';
+import { registerOperations } from '../../src/http/rest.ts';
 import { ManualClock } from '../../src/lib/clock.ts';
 import { bearer, createTestOrg, testApp, type TestApp, type TestOrg } from '../helpers/app.ts';
 
@@ -16,26 +18,22 @@ describe('Idempotency-Key', () => {
   beforeAll(async () => {
     t = await testApp({
       clock,
-      extraRoutes: (app) => {
-        app.post('/v1/test/charge', { config: { scope: 'creator' } }, async (request, reply) => {
-          const key = request.headers['idempotency-key'] as string;
-          const body = request.body as { amount: number; fail?: boolean; slow?: boolean };
-          const result = await t.services.idempotency.run({
-            orgId: principalOf(request).orgId,
-            endpoint: 'POST /v1/test/charge',
-            key,
-            body,
-            execute: async () => {
-              executions += 1;
-              if (body.slow) await new Promise((r) => setTimeout(r, 300));
-              if (body.fail) throw new Error('upstream down');
-              return { statusCode: 201, body: { charge: executions, amount: body.amount, url: `signed-${clock.now().getTime()}` } };
-            },
-            refresh: (stored) => ({ ...stored, url: `signed-${clock.now().getTime()}` }),
-          });
-          reply.header('idempotent-replayed', String(result.replayed)).status(result.statusCode);
-          return result.body;
-        });
+      extraRoutes: (app, built) => {
+        // A declared operation opting into Idempotency-Key, the way POST /v1/match does: it counts
+        // executions and returns a URL that must be re-signed on replay.
+        const Charge = Type.Object({ charge: Type.Integer(), amount: Type.Number(), url: Type.String() });
+        registerOperations(app, [defineOperation({
+          id: 'testCharge', method: 'POST', path: '/v1/test/charge', tags: ['Test'], summary: 'test', description: 'test', access: 'creator', effect: 'spend',
+          input: { body: Type.Object({ amount: Type.Number(), fail: Type.Optional(Type.Boolean()), slow: Type.Optional(Type.Boolean()) }) },
+          status: 201, responses: { 201: Charge }, errors: [], examples: [],
+          idempotency: { replay: async (stored) => ({ ...stored, url: `signed-${clock.now().getTime()}` }) },
+          handler: async (_ctx, { body }) => {
+            executions += 1;
+            if (body.slow) await new Promise((r) => setTimeout(r, 300));
+            if (body.fail) throw new Error('upstream down');
+            return reply(201, { charge: executions, amount: body.amount, url: `signed-${clock.now().getTime()}` });
+          },
+        })], { idempotency: built.services.idempotency });
       },
     });
     org = await createTestOrg(t);

@@ -32,6 +32,13 @@ describe('OpenAPI document and docs', () => {
       }
     }
     expect(doc.paths['/v1/auth/token'].post.security).toEqual([]);
+    // The OAuth protocol endpoints (form bodies, RFC 6749 errors) and the owners' grant operations.
+    expect(doc.paths['/v1/oauth/token'].post.requestBody.content['application/x-www-form-urlencoded'].schema.required).toEqual(['grant_type']);
+    for (const path of ['/v1/oauth/authorize', '/v1/oauth/device_authorization', '/v1/oauth/register', '/v1/oauth/revoke', '/.well-known/oauth-authorization-server']) {
+      expect(Object.values<any>(doc.paths[path])[0].tags, path).toEqual(['OAuth']);
+    }
+    expect(doc.paths['/v1/settings/oauth-grants'].get['x-required-scope']).toBe('account-read');
+    expect(doc.paths['/v1/settings/oauth-grants/{id}'].delete['x-required-scope']).toBe('account');
   });
 
   it('passes the Redocly linter with no errors', async () => {

@@ -1,3 +1,4 @@
+import { testGraph } from '../segments/graph.ts';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,12 +16,22 @@ describe('health, readiness and metrics', () => {
   });
   afterAll(() => t.app.close());
 
-  it('answers liveness and readiness with every store checked', async () => {
+  it('answers liveness, and readiness that reflects the graph: not ready until a release can be read', async () => {
     expect((await t.app.inject({ method: 'GET', url: '/healthz' })).json()).toEqual({ status: 'ok' });
-    const ready = await t.app.inject({ method: 'GET', url: '/readyz' });
-    expect(ready.statusCode).toBe(200);
-    expect(ready.json().status).toBe('ready');
-    expect(ready.json().checks.control_plane).toEqual({ ok: true });
+    // This app's data dir has no graph: the field catalog cannot be read, so it is not ready.
+    const loading = await t.app.inject({ method: 'GET', url: '/readyz' });
+    expect(loading.statusCode).toBe(503);
+    expect(loading.json()).toMatchObject({ status: 'not_ready', checks: { control_plane: { ok: true }, graph: { ok: false } } });
+    expect(loading.json().checks.graph.error).toMatch(/no data release/);
+    const g = await testGraph();
+    const withGraph = await testApp({ config: { dataDir: g.dataDir } });
+    try {
+      const ready = await withGraph.app.inject({ method: 'GET', url: '/readyz' });
+      expect(ready.statusCode).toBe(200);
+      expect(ready.json()).toEqual({ status: 'ready', checks: { control_plane: { ok: true }, graph: { ok: true } } });
+    } finally {
+      await withGraph.app.close();
+    }
   });
 
   it('exposes Prometheus metrics with per-route counters', async () => {
@@ -43,7 +54,7 @@ describe('graceful shutdown', () => {
       database,
       logger: false,
       beforeListen: (built) => {
-        built.app.get('/slow', { config: { public: true } }, async () => {
+        built.app.get('/slow', { config: { access: 'public' } }, async () => {
           arrived();
           await new Promise((r) => setTimeout(r, 800));
           return { done: true };
@@ -52,9 +63,12 @@ describe('graceful shutdown', () => {
     });
     const inFlight = fetch(`${service.url}/slow`).then(async (r) => ({ status: r.status, body: await r.json() }));
     await handlerStarted; // the request is being handled when shutdown begins
+    // Draining turns readiness off first (load balancers stop sending), before connections close.
+    service.built!.beginShutdown();
+    const readiness = await service.built!.app.inject({ method: 'GET', url: '/readyz' });
+    expect(readiness.statusCode).toBe(503);
+    expect(readiness.json().checks.shutdown).toEqual({ ok: false, error: 'shutting down' });
     const stopping = service.shutdown();
-    const readiness = await service.built!.app.inject({ method: 'GET', url: '/readyz' }).catch(() => null);
-    if (readiness) expect(readiness.statusCode).toBe(503);
     expect(await inFlight).toEqual({ status: 200, body: { done: true } });
     await stopping;
     await expect(fetch(`${service.url}/healthz`)).rejects.toThrow();
@@ -99,10 +113,10 @@ describe('graceful shutdown', () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'ads-sigterm-'));
     const served = await serveProcess(['src/main.ts', 'serve'], {
       DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', GRAPH_PERSONS: '0', DATABASE_URL: '',
-    }, 45_000);
+    }, 90_000);
     expect(served.output()).toMatch(/ads_live_[A-Za-z0-9]{40}/); // first start of an empty data dir prints the demo key
     expect((await fetch(`${served.url}/healthz`)).status).toBe(200);
     expect(await served.stop()).toBe(0);
     expect(served.output()).toContain('SIGTERM: finishing in-flight requests');
-  }, 60_000);
+  }, 120_000);
 });

@@ -1,8 +1,8 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { build, type BuiltApp } from '../../src/app.ts';
-import { loadConfig, type Config, type Tier } from '../../src/config.ts';
+import { build, type BuildDeps, type BuiltApp } from '../../src/app.ts';
+import { loadConfig, type Config, type Tier } from '../../src/config/index.ts';
 import { ManualClock, type Clock } from '../../src/lib/clock.ts';
 import { testStores } from './stores.ts';
 
@@ -12,18 +12,28 @@ export interface TestApp extends BuiltApp {
 }
 
 export function testConfig(overrides: Partial<Config> = {}): Config {
-  return loadConfig({ DATA_DIR: mkdtempSync(join(tmpdir(), 'ads-test-')), LOG_LEVEL: 'silent' }, overrides);
+  // A fixed noise secret: privacy-layer answers are the same on every run and on both stores.
+  return loadConfig({
+    DATA_DIR: mkdtempSync(join(tmpdir(), 'ads-test-')), LOG_LEVEL: 'silent', PRIVACY_NOISE_SECRET: 'test-privacy-noise',
+    OUTBOUND_ALLOW_PRIVATE_TARGETS: 'true', TOKEN_EXCHANGE_PER_ADDRESS_PER_MINUTE: '100000',
+  }, overrides);
 }
 
 /** A fully wired app on the shared test stores. Call `app.close()` in afterAll. */
 export async function testApp(
-  options: { clock?: Clock; config?: Partial<Config>; extraRoutes?: (app: BuiltApp['app']) => void } = {},
+  options: {
+    clock?: Clock;
+    config?: Partial<Config>;
+    logger?: object;
+    extraRoutes?: (app: BuiltApp['app'], built: BuiltApp) => void;
+    deps?: Pick<BuildDeps, 'metadataTransport' | 'oauthSecretCodec' | 'outboundResolver'>;
+  } = {},
 ): Promise<TestApp> {
   const { database, queue } = await testStores();
   const config = testConfig(options.config);
   const clock = options.clock ?? new ManualClock(new Date());
-  const built = await build(config, { database, queue, clock, logger: false });
-  options.extraRoutes?.(built.app);
+  const built = await build(config, { database, queue, clock, logger: options.logger ?? false, ...options.deps });
+  options.extraRoutes?.(built.app, built);
   await built.app.ready();
   return { ...built, clock, config };
 }

@@ -12,12 +12,18 @@ export interface Served {
 /** Starts a TypeScript entry point with tsx in its own process and waits for `on http://host:port`. */
 export async function serveProcess(args: string[], env: NodeJS.ProcessEnv, timeoutMs = 600_000): Promise<Served> {
   const root = join(import.meta.dirname, '..', '..');  // the project root
-  const child = spawn(join(root, 'node_modules/.bin/tsx'), args, { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  // Its own process group, so a start that times out can be ended with tsx's child (no orphaned servers).
+  const child = spawn(join(root, 'node_modules/.bin/tsx'), args, { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   let output = '';
   child.stdout!.on('data', (d) => (output += d));
   child.stderr!.on('data', (d) => (output += d));
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`did not start:\n${output}`)), timeoutMs);
+    const timer = setTimeout(() => {
+      try {
+        process.kill(-child.pid!, 'SIGKILL');
+      } catch { /* already gone */ }
+      reject(new Error(`did not start within ${timeoutMs} ms:\n${output}`));
+    }, timeoutMs);
     child.on('exit', (code) => reject(new Error(`exited ${code}:\n${output}`)));
     const check = () => {
       const m = output.match(/on (http:\/\/127\.0\.0\.1:\d+)/);

@@ -56,14 +56,35 @@ describe('usage ledger', () => {
     const org = await createTestOrg(m.t);
     const s = m.t.services;
     const service = createMatchingService({
-      db: (await testStores()).database.db, clock: m.clock, warehouse: s.warehouse, billing: s.billing, idempotency: s.idempotency, catalog: s.catalog,
+      db: (await testStores()).database.db, clock: m.clock, warehouse: s.warehouse, billing: s.billing, segments: s.segmentsModule.api, catalog: s.catalog,
       organizations: s.organizations, personIdSecret: async () => 'secret', dataDir: m.dataDir,
       index: { current: async () => { throw new WarehouseUnavailableError('no_release'); }, prepare: async () => '' },
     });
-    await expect(service.match({ orgId: org.orgId, userId: org.ownerId }, { records: [NOBODY, NOBODY] })).rejects.toMatchObject({ status: 503 });
+    await expect(service.match({ orgId: org.orgId, userId: org.ownerId }, { records: [NOBODY, NOBODY] })).rejects.toMatchObject({ code: 'DATA_RELEASE_UNAVAILABLE' });
     const rows = await s.billing.ledger(org.orgId);
     expect(rows).toHaveLength(1);
     expect(rows[0]).toMatchObject({ status: 'released', amount_cents: 0 });
+  });
+});
+
+describe('prepaid balance', () => {
+  it('answers 402 BILLING_INSUFFICIENT_BALANCE before matching when the credit cannot cover the ceiling; settled rows draw the credit', async () => {
+    const org = await createTestOrg(m.t, { tier: 'paygo' });
+    const { accounts } = m.t.services.billingModule;
+    await accounts.setup(org.orgId, { mode: 'prepaid' });
+    await accounts.grant(org.orgId, { kind: 'promotional_credit', amountCents: 10 });
+    const token = await org.token();
+    // Ceiling 3 records x 5 cents = 15 > 10: refused, nothing reserved.
+    const refused = await m.match({ records: [byNameEmail(people[0]!), byNameEmail(people[1]!), NOBODY] }, { token });
+    expect(refused.status).toBe(402);
+    expect(refused.body).toMatchObject({ error: 'BILLING_INSUFFICIENT_BALANCE', amount_needed: 0.05, request_id: expect.any(String) });
+    expect(await m.t.services.billing.ledger(org.orgId)).toEqual([]);
+    // Ceiling 2 x 5 = 10 fits; both match and the credit is spent.
+    const ok = await m.match({ records: [byNameEmail(people[0]!), byNameEmail(people[1]!)] }, { token });
+    expect([ok.status, ok.body.amount_charged]).toEqual([200, 0.1]);
+    expect((await m.t.services.billing.ledger(org.orgId))[0]).toMatchObject({ status: 'settled', amount_cents: 10, covered_cents: 10 });
+    expect((await m.call('GET', '/v1/account/credits', undefined, { token })).body.balances[0].remaining_cents).toBe(0);
+    expect((await m.match({ records: [NOBODY] }, { token })).status).toBe(402);
   });
 });
 

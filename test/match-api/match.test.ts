@@ -1,3 +1,4 @@
+import { ECHO_FIELDS } from '../../src/modules/matching/schemas.ts';
 /**
  * POST /v1/match over HTTP on a small generated graph: levels and ids, organization-salted ids,
  * direct refresh and its fallbacks, per-row warnings, field selection and PII, limits, scopes.
@@ -18,6 +19,10 @@ afterAll(async () => m?.close());
 
 const ID01 = /^[A-Z0-9]{2,16}_01_[A-Z2-7]{26}$/;
 
+/** The enrichment attributes of a match record: every key that is not an echoed input or a record field (spec 2). */
+const RECORD_KEYS = new Set<string>([...ECHO_FIELDS, 'row_id', 'iag_person_id', 'match_level', 'match_type', 'match_confidence', 'warnings']);
+const attrs = (r: Row) => Object.fromEntries(Object.entries(r).filter(([k]) => !RECORD_KEYS.has(k)));
+
 describe('POST /v1/match: results', () => {
   it('matches, echoes inputs unchanged, enriches matched rows only, and derives labels for unmatched rows', async () => {
     const [a, b] = people;
@@ -34,11 +39,15 @@ describe('POST /v1/match: results', () => {
     expect(out[0].iag_person_id).toMatch(ID01);
     expect(out[0].match_confidence).toBeGreaterThan(0.9);
     expect(out[1]).toMatchObject({ match_level: 'I', match_type: 'name_address', address_1: title(b!.address_1) });
-    // Default field set: the standard enrichment template (non-identity); never names or addresses.
-    expect(out[0].enrichment).toMatchObject({ age: a!.age, gender: a!.gender, homeowner: a!.homeowner });
-    expect(Array.isArray(out[0].enrichment.interests)).toBe(true);
-    for (const pii of ['first_name', 'last_name', 'address_1', 'dob', 'lat', 'zip5']) expect(out[0].enrichment).not.toHaveProperty(pii);
-    expect(out[2]).toMatchObject({ match_level: null, match_type: null, match_confidence: null, enrichment: null });
+    // Default field set (spec 4.5): every field tagged audience or feature_store, beside the echoed
+    // inputs; geography included; never names or addresses.
+    expect(attrs(out[0])).toMatchObject({ age: a!.age, gender: a!.gender, homeowner: a!.homeowner, zip5: a!.zip5, enriched_city: a!.city, enriched_state: a!.state });
+    expect(attrs(out[0])).toHaveProperty('zip3');
+    expect(Array.isArray(out[0].interests)).toBe(true);
+    for (const pii of ['enriched_first_name', 'enriched_last_name', 'enriched_address_1', 'enriched_dob', 'lat']) expect(out[0]).not.toHaveProperty(pii);
+    expect(out[0].first_name).toBe(title(a!.first_name)); // the input echo keeps the plain name
+    expect(out[2]).toMatchObject({ match_level: null, match_type: null, match_confidence: null });
+    expect(attrs(out[2])).toEqual({});
     expect(out[2].iag_person_id).toMatch(/_02_[A-Z2-7]{32}$/);
     expect(res.body).toMatchObject({ match_count: 2, record_count: 3, amount_charged: 0.02, scratch_segment: null });
     expect(res.body.data_release).toEqual({ major: expect.any(Number), minor: expect.any(Number) });
@@ -101,7 +110,7 @@ describe('iag_person_id', () => {
     const id = (await m.match({ records: [byNameEmail(a!)] })).body.records[0].iag_person_id;
     const res = await m.match({ records: [{ iag_person_id: id }], template_id: 'standard_iag' });
     expect(res.body.records[0]).toMatchObject({ iag_person_id: id, match_level: 'I', match_type: 'person_id', match_confidence: 1 });
-    expect(res.body.records[0].enrichment).toMatchObject({ first_name: a!.first_name, last_name: a!.last_name });
+    expect(res.body.records[0]).toMatchObject({ enriched_first_name: a!.first_name, enriched_last_name: a!.last_name });
   });
 
   it('a foreign, malformed or derived id falls back to the other fields', async () => {
@@ -135,17 +144,19 @@ describe('field selection', () => {
       template_id: 'standard_iag',
     });
     const [i, addr] = res.body.records;
-    expect(i.enrichment).toEqual(expect.objectContaining({ first_name: a!.first_name, last_name: a!.last_name, address_1: a!.address_1, zip5: a!.zip5, dob: a!.dobs }));
-    expect(i.enrichment).not.toHaveProperty('age');
+    expect(attrs(i)).toEqual(expect.objectContaining({
+      enriched_first_name: a!.first_name, enriched_last_name: a!.last_name, enriched_address_1: a!.address_1, zip5: a!.zip5, enriched_dob: a!.dobs,
+    }));
+    expect(i).not.toHaveProperty('age');
     expect(['H', 'A']).toContain(addr.match_level);
-    expect(addr.enrichment).toEqual({ city: a!.city, state: a!.state, zip5: a!.zip5 });
+    expect(attrs(addr)).toEqual({ enriched_city: a!.city, enriched_state: a!.state, zip5: a!.zip5 });
     expect(addr.warnings.map((w: Row) => w.code)).toContain('pii_withheld');
   });
 
   it('field_list returns exactly the named fields (aliases accepted)', async () => {
     const [a] = people;
     const res = await m.match({ records: [byNameEmail(a!)], field_list: ['age', 'zip', 'income_band'] });
-    expect(Object.keys(res.body.records[0].enrichment).sort()).toEqual(['age', 'income_band', 'zip5']);
+    expect(Object.keys(attrs(res.body.records[0])).sort()).toEqual(['age', 'income_band', 'zip5']);
   });
 
   it('unknown fields and field_list with template_id are 400', async () => {

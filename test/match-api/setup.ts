@@ -3,30 +3,20 @@
  * directory renamed into place so parallel workers never see half a graph), the fully wired app over
  * it, and a DuckDB reader the tests use to pick persons (an oracle independent of the matcher).
  */
-import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
-import { generateGraph } from '../../src/graph/generate.ts';
 import { RELEASE_LAYOUT, readCurrentRelease, releaseFilePath } from '../../src/graph/releases.ts';
 import { ManualClock } from '../../src/lib/clock.ts';
+import type { Config } from '../../src/config/index.ts';
+import { sharedGraph } from '../helpers/shared-graph.ts';
 import { bearer, createTestOrg, testApp, type TestApp, type TestOrg } from '../helpers/app.ts';
 
 export const PERSONS = 1500;
 const GRAPH_DIR = path.join(os.tmpdir(), `ads-match-api-graph-${PERSONS}-5-l${RELEASE_LAYOUT}`);
 
-async function ensureGraph(): Promise<string> {
-  if (readCurrentRelease(GRAPH_DIR)) return GRAPH_DIR;
-  const tmp = `${GRAPH_DIR}.${process.pid}.tmp`;
-  fs.rmSync(tmp, { recursive: true, force: true });
-  await generateGraph({ dataDir: tmp, persons: PERSONS, seed: 5, releaseDate: '2026-01-01', threads: 1, memoryLimit: '512MB' });
-  try {
-    fs.renameSync(tmp, GRAPH_DIR);
-  } catch {
-    fs.rmSync(tmp, { recursive: true, force: true }); // another worker won the race: use its copy
-  }
-  return GRAPH_DIR;
-}
+/** The shared match-api graph (its data directory), for suites that build their own app over it. */
+export const ensureGraph = () => sharedGraph(GRAPH_DIR, { persons: PERSONS, seed: 5, releaseDate: '2026-01-01', threads: 1, memoryLimit: '512MB' });
 
 export type Row = Record<string, any>;
 
@@ -42,10 +32,10 @@ export interface MatchTest {
   close(): Promise<void>;
 }
 
-export async function setup(start = '2026-03-01T12:10:00Z'): Promise<MatchTest> {
+export async function setup(start = '2026-03-01T12:10:00Z', config: Partial<Config> = {}): Promise<MatchTest> {
   const dataDir = await ensureGraph();
   const clock = new ManualClock(start);
-  const t = await testApp({ clock, config: { dataDir } });
+  const t = await testApp({ clock, config: { ...config, dataDir } });
   const org = await createTestOrg(t);
   const token = await org.token();
   const inst = await DuckDBInstance.create(':memory:', { threads: '1' });

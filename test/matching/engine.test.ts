@@ -80,15 +80,34 @@ describe('matchBatch levels and types', () => {
     expect(f).toMatchObject({ matchLevel: 'D', matchType: 'phone', personKey: p.person_key });
   });
 
-  it('S: an unknown street in a known ZIP gets the nearest residence (or a worker with spatialMode work)', async () => {
-    const [anchor] = await q(`SELECT min(work_zip5) AS zip FROM graph.persons WHERE work_zip5 IN (SELECT zip5 FROM graph.persons)`);
-    const zip = anchor!.zip as string;
-    const [res] = await match([{ first_name: 'Nobody', last_name: 'Knownhere', address_1: '98765 Nowhere Rd', zip }]);
-    expect(res).toMatchObject({ matchLevel: 'S', matchType: 'spatial_residential' });
-    const [work] = await match([{ address_1: '98765 Nowhere Rd', zip }], { ...ALL, spatialMode: 'work' });
+  it('S: a made-up house number on a real street of the ZIP gets that street\'s anchor residence (or a worker with spatialMode work)', async () => {
+    // A street with residences, its numbered range, and a ZIP that also has a worker anchor.
+    const [st] = await q(`WITH a AS (SELECT person_key, zip5, address_1,
+        regexp_extract(address_1, '^([0-9]+) ', 1)::INTEGER AS h, regexp_replace(address_1, '^[0-9]+ ', '') AS street
+        FROM graph.addresses WHERE is_current AND regexp_matches(address_1, '^[0-9]+ [A-Z]'))
+      SELECT street, zip5, min(h) AS lo, max(h) AS hi, count(*) AS n FROM a
+      WHERE zip5 IN (SELECT work_zip5 FROM graph.persons) GROUP BY street, zip5 ORDER BY n DESC, street, zip5 LIMIT 1`);
+    const house = Number(st!.hi) + 7; // on the street, past its last residence
+    const rec = { first_name: 'Nobody', last_name: 'Knownhere', address_1: `${house} ${title(st!.street)}`, zip: st!.zip5 };
+    const [res] = await match([rec]);
+    expect(res).toMatchObject({ matchLevel: 'S', matchType: 'spatial_residential', matchConfidence: 0.1 });
+    const [home] = await q(`SELECT zip5 FROM graph.persons WHERE person_key = ${res!.personKey}`);
+    expect(home!.zip5).toBe(st!.zip5);
+    const [work] = await match([{ address_1: rec.address_1, zip: st!.zip5 }], { ...ALL, spatialMode: 'work' });
     expect(work).toMatchObject({ matchLevel: 'S', matchType: 'spatial_work' });
-    const [none] = await match([{ address_1: '98765 Nowhere Rd', zip }], { ...ALL, matchLevels: ['I', 'H', 'D', 'A'] });
+    const [none] = await match([rec], { ...ALL, matchLevels: ['I', 'H', 'D', 'A'] });
     expect(none!.matchLevel).toBeNull();
+  });
+
+  it('S is never claimed for an address the graph does not know: a made-up street, a number far off the street, a ZIP alone', async () => {
+    const [st] = await q(`SELECT zip5, regexp_replace(address_1, '^[0-9]+ ', '') AS street FROM graph.addresses
+      WHERE is_current AND regexp_matches(address_1, '^[0-9]+ [A-Z]') ORDER BY person_key LIMIT 1`);
+    const res = await match([
+      { first_name: 'Nobody', last_name: 'Knownhere', address_1: '98765 Nowhere Rd', zip: st!.zip5 },
+      { first_name: 'Nobody', last_name: 'Knownhere', address_1: `99999 ${title(st!.street)}`, zip: st!.zip5 },
+      { first_name: 'Nobody', last_name: 'Knownhere', zip: st!.zip5 },
+    ], { ...ALL, spatialMode: 'auto' });
+    expect(res.map((r) => r.matchLevel)).toEqual([null, null, null]);
   });
 
   it('matchLevels: an I row falls back to H or D, or stays unmatched', async () => {

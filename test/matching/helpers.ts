@@ -3,15 +3,14 @@
  * (in-memory DuckDB with the release attached as `graph`, READ_ONLY), the same shape the service's
  * warehouse gives the matcher.
  */
-import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { streamChunks } from '../../src/graph/duck.ts';
-import { generateGraph } from '../../src/graph/generate.ts';
 import { RELEASE_LAYOUT, readCurrentRelease, releaseFilePath } from '../../src/graph/releases.ts';
 import { buildMatchIndex } from '../../src/identity/matcher/match-index.ts';
 import type { MatchWarehouse } from '../../src/identity/matcher/matcher.ts';
+import { sharedGraph } from '../helpers/shared-graph.ts';
 
 export interface TestGraph {
   dataDir: string;
@@ -35,11 +34,8 @@ export async function openWarehouseOn(releaseFile: string, threads = 2): Promise
 
 /** Generates (or reuses) a graph of `persons` under `dir` and its match index. */
 export async function testGraph(dir: string, persons: number, seed = 7): Promise<TestGraph> {
-  let info = readCurrentRelease(dir);
-  if (!info || info.persons !== persons) {
-    fs.rmSync(dir, { recursive: true, force: true });
-    info = await generateGraph({ dataDir: dir, persons, seed, releaseDate: '2025-06-01', threads: 2 });
-  }
+  await sharedGraph(dir, { persons, seed, releaseDate: '2025-06-01', threads: 2 });
+  const info = readCurrentRelease(dir)!;
   const releaseFile = releaseFilePath(dir, info);
   const indexPath = await buildMatchIndex(releaseFile, { threads: 2 });
   return { dataDir: dir, releaseFile, indexPath, warehouse: await openWarehouseOn(releaseFile) };

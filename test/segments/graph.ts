@@ -6,11 +6,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
-import { generateGraph } from '../../src/graph/generate.ts';
 import { RELEASE_LAYOUT, readCurrentRelease, releaseFilePath } from '../../src/graph/releases.ts';
-import type { CatalogField, FilterOperator } from '../../src/modules/catalog/types.ts';
-import { warehouseGraphPorts } from '../../src/modules/segments/graph-ports.ts';
-import type { GraphPorts } from '../../src/modules/segments/ports.ts';
+import type { CatalogField, FilterOperator } from '../../src/graph/catalog-types.ts';
+import { warehouseGraphPorts, type GraphPorts } from '../../src/modules/segments/index.ts';
+import { sharedGraph } from '../helpers/shared-graph.ts';
 
 export const PERSONS = 3000;
 
@@ -44,7 +43,7 @@ const FALLBACK_CATALOG: CatalogField[] = [
 ];
 
 async function loadCatalog(): Promise<readonly CatalogField[]> {
-  const file = path.resolve(import.meta.dirname, '../../src/modules/catalog/fields.ts');
+  const file = path.resolve(import.meta.dirname, '../../src/graph/catalog-fields.ts');
   if (fs.existsSync(file)) {
     const mod = (await import(file)) as { CATALOG_FIELDS?: readonly CatalogField[] };
     if (mod.CATALOG_FIELDS) return mod.CATALOG_FIELDS;
@@ -56,10 +55,7 @@ export function testGraph(): Promise<TestGraph> {
   shared ??= (async () => {
     // Deterministic for a seed and size, so one copy per machine is reused across runs.
     const dataDir = path.join(os.tmpdir(), `ads-seg-graph-${PERSONS}-42-l${RELEASE_LAYOUT}`);
-    if (!readCurrentRelease(dataDir)) {
-      fs.rmSync(dataDir, { recursive: true, force: true });
-      await generateGraph({ dataDir, persons: PERSONS, seed: 42, releaseDate: '2026-01-01', threads: 1, memoryLimit: '512MB' });
-    }
+    await sharedGraph(dataDir, { persons: PERSONS, seed: 42, releaseDate: '2026-01-01', threads: 1, memoryLimit: '512MB' });
     const release = readCurrentRelease(dataDir)!;
     const instance = await DuckDBInstance.create(':memory:', { threads: '1' });
     const conn = await instance.connect();

@@ -14,11 +14,12 @@ export interface SegTest {
 
 export const cond = (field: string, op: string, value?: unknown) => ({ field, op, ...(value === undefined ? {} : { value }) });
 
-export async function setup(start = '2026-03-01T12:00:00Z'): Promise<SegTest> {
+/** `dataDir`: a copy of the test graph's folder the test may publish releases into (default: the shared graph). */
+export async function setup(start = '2026-03-01T12:00:00Z', dataDir?: string): Promise<SegTest> {
   const clock = new ManualClock(start);
   const g = await testGraph();
   // The app's own wiring (warehouse, catalog, discovery) runs over the generated release.
-  const t = await testApp({ clock, config: { dataDir: g.dataDir } });
+  const t = await testApp({ clock, config: { dataDir: dataDir ?? g.dataDir } });
   const org = await createTestOrg(t);
   const token = await org.token();
   // Tests move the clock by days: re-mint the owner's bearer when it would have expired.

@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.ts';
+import { loadConfig } from '../../src/config/index.ts';
 import { systemClock } from '../../src/lib/clock.ts';
 import { verifyWebhook } from '../../src/webhooks/verify.ts';
 import { bearer, createTestOrg, testApp, type TestApp, type TestOrg } from '../helpers/app.ts';

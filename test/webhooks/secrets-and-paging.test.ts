@@ -6,6 +6,10 @@ import { PGliteDialect } from '../../src/db/pglite-dialect.ts';
 import { migrationProvider } from '../../src/db/migrations/index.ts';
 import type { DB } from '../../src/db/schema.ts';
 import { createSecretBox, decryptV1, deriveSecretKey, encryptV1, orgSecretAad, SEALED_PREFIX, subscriptionSecretAad } from '../../src/modules/webhooks/secret-box.ts';
+import { loadMasterKeys } from '../../src/db/master-key.ts';
+import { systemClock } from '../../src/lib/clock.ts';
+import { createServerKeys } from '../../src/lib/server-secrets.ts';
+import { testStores } from '../helpers/stores.ts';
 import { bearer, createTestOrg, testApp, type TestApp, type TestOrg } from '../helpers/app.ts';
 import { db, ensureWebhookQueue, readyData } from './helpers.ts';
 
@@ -43,7 +47,7 @@ describe('webhook secrets at rest', () => {
     expect(got.secret_hint).toBe(settingsRow.secret_hint);
 
     // Each row's ciphertext opens only on its own row: copied onto another org or subscription, it does not.
-    const box = createSecretBox(await db());
+    const box = createSecretBox(await db(), createServerKeys((await testStores()).database, systemClock));
     expect(await box.open(settingsRow.secret, orgSecretAad(org.orgId))).toBe(put.secret);
     expect(await box.open(subRow.secret, subscriptionSecretAad(sub.id))).toBe(sub.secret);
     expect(await box.open(settingsRow.secret, orgSecretAad('org_other'))).toBeNull();
@@ -84,7 +88,7 @@ describe('webhook secrets at rest', () => {
       expect(sub.secret.startsWith(SEALED_PREFIX)).toBe(true);
       expect(s.secret_hint).toBe('whsec_…0001');
       expect(sub.secret_hint).toBe('whsec_…0002');
-      const box = createSecretBox(fresh);
+      const box = createSecretBox(fresh, createServerKeys({ db: fresh, masterKeys: loadMasterKeys({ dataDir: null, env: {} }) }, systemClock));
       expect(await box.open(s.secret, orgSecretAad('org_m'))).toBe('whsec_orgPlainSecret0000000000000000000001');
       expect(await box.open(sub.secret, subscriptionSecretAad('whs_m'))).toBe('whsec_subPlainSecret0000000000000000000002');
 
@@ -95,7 +99,7 @@ describe('webhook secrets at rest', () => {
       await fresh.destroy();
       await pglite.close();
     }
-  });
+  }, 120_000);
 });
 
 describe('webhook list paging', () => {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.ts';
+import { loadConfig } from '../../src/config/index.ts';
 import { checkTargetUrl, isPrivateAddress, targetPolicy } from '../../src/modules/webhooks/url-policy.ts';
 import { bearer, createTestOrg, testApp, type TestApp, type TestOrg } from '../helpers/app.ts';
 
@@ -11,7 +11,7 @@ describe('webhook settings and subscriptions', () => {
 
   beforeAll(async () => {
     dev = await testApp();
-    prod = await testApp({ config: { production: true } });
+    prod = await testApp({ config: { production: true, outbound: { allowPrivateTargets: false } } });
     org = await createTestOrg(dev);
   });
   afterAll(async () => {
@@ -61,7 +61,7 @@ describe('webhook settings and subscriptions', () => {
     expect(bad.statusCode).toBe(400);
   });
 
-  it('development mode allows http on loopback; production refuses http and private addresses with INVALID_WEBHOOK_URL', async () => {
+  it('with private targets allowed (the test setting) http on loopback is accepted; without it every mode refuses http and private addresses with INVALID_WEBHOOK_URL', async () => {
     const devToken = await org.token(['account']);
     expect((await call(dev, 'PUT', '/v1/settings/webhook', devToken, { url: 'http://127.0.0.1:9999/hook' })).statusCode).toBe(200);
     expect((await call(dev, 'PUT', '/v1/settings/webhook', devToken, { url: 'http://localhost:9999/hook' })).statusCode).toBe(200);
@@ -86,12 +86,15 @@ describe('webhook settings and subscriptions', () => {
     expect((await call(prod, 'PUT', '/v1/settings/webhook', token, { url: 'https://93.184.216.34/ads' })).statusCode).toBe(200);
   });
 
-  it('WEBHOOK_ALLOW_PRIVATE_TARGETS overrides the mode either way', () => {
-    const prodAllow = loadConfig({ NODE_ENV: 'production', WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' });
+  it('private targets are refused in every mode unless OUTBOUND_ALLOW_PRIVATE_TARGETS (or the older WEBHOOK_ name) allows them', () => {
+    const prodAllow = loadConfig({ NODE_ENV: 'production', OUTBOUND_ALLOW_PRIVATE_TARGETS: 'true' });
     expect(() => checkTargetUrl('http://127.0.0.1:8080/x', targetPolicy(prodAllow))).not.toThrow();
-    const devDeny = loadConfig({ WEBHOOK_ALLOW_PRIVATE_TARGETS: 'false' });
-    expect(() => checkTargetUrl('http://127.0.0.1:8080/x', targetPolicy(devDeny))).toThrow(/private/);
-    expect(() => loadConfig({ WEBHOOK_ALLOW_PRIVATE_TARGETS: 'yes' })).toThrow(/true or false/);
+    expect(() => checkTargetUrl('http://127.0.0.1:8080/x', targetPolicy(loadConfig({ WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' })))).not.toThrow();
+    const devDefault = loadConfig({});
+    expect(() => checkTargetUrl('http://127.0.0.1:8080/x', targetPolicy(devDefault))).toThrow(/private/);
+    // Link-local and metadata addresses stay refused even when private targets are allowed.
+    expect(() => checkTargetUrl('https://169.254.169.254/latest', targetPolicy(prodAllow))).toThrow(/metadata/);
+    expect(() => loadConfig({ OUTBOUND_ALLOW_PRIVATE_TARGETS: 'yes' })).toThrow(/true or false/);
     // The same parser serves MATCH_WARMUP (on unless false).
     expect([loadConfig({}).matchWarmup, loadConfig({ MATCH_WARMUP: 'false' }).matchWarmup]).toEqual([true, false]);
     expect(() => loadConfig({ MATCH_WARMUP: 'off' })).toThrow(/MATCH_WARMUP must be true or false/);
@@ -124,7 +127,7 @@ describe('webhook settings and subscriptions', () => {
 
   it('documents the four events in the OpenAPI webhooks section', async () => {
     const doc = (await dev.app.inject({ method: 'GET', url: '/v1/openapi.json' })).json();
-    expect(Object.keys(doc.webhooks).sort()).toEqual(['delivery.completed', 'delivery.failed', 'segment.failed', 'segment.ready']);
+    expect(Object.keys(doc.webhooks).sort()).toEqual(['delivery.completed', 'delivery.failed', 'integration_run.completed', 'integration_run.failed', 'segment.failed', 'segment.ready']);
     const schema = doc.webhooks['delivery.completed'].post.requestBody.content['application/json'].schema;
     expect(schema.properties.data.properties).toHaveProperty('download_urls_expire_at');
     expect(doc.paths['/v1/webhook-subscriptions'].post.tags).toEqual(['Webhooks']);

@@ -36,6 +36,7 @@ export { normalizeFilterInput, flatGroupId, type FilterInput, type NormalizedFil
 export { validateFilterGroups, type ValidationResult, type ValidateOptions } from './validate.ts';
 export { compileFilterGroups, type CompileOptions, type CompiledFilter } from './compile.ts';
 export { toDisjunctiveBranches } from './branches.ts';
+export { assertFilterBounds, FILTER_BOUNDS } from './bounds.ts';
 export { allowedOperators } from './operators.ts';
 export type { FilterCatalog } from './catalog-index.ts';
 export {

@@ -2,7 +2,7 @@
  * Public types of the filter language (spec §2 "Filter condition" / "Filter group", §7 issues).
  * Input arrives as untrusted JSON; these types describe it only after validation.
  */
-import type { FilterOperator } from '../../modules/catalog/types.ts';
+import type { FilterOperator } from '../catalog-types.ts';
 
 export type { FilterOperator };
 
@@ -56,3 +56,6 @@ export type FilterParam = string | number | boolean | bigint;
 
 /** Largest IN / NOT IN / ARRAY_CONTAINS_ANY list: keeps statements and plans a sane size. */
 export const MAX_LIST_VALUES = 1000;
+
+/** Records one issue found while validating (used by the validators of conditions and values). */
+export type Add = (path: string, code: FilterIssueCode, message: string, suggestions?: string[]) => void;

@@ -2,11 +2,11 @@
  * Value checks for one condition whose field and operator are already known to be valid: arity by
  * operator, scalar type by field type, range order for BETWEEN, closed vocabularies.
  */
-import type { CatalogField, FieldType, FilterOperator } from '../../modules/catalog/types.ts';
+import type { CatalogField, FieldType, FilterOperator } from '../catalog-types.ts';
 import { LIST_OPS, NULL_OPS } from './operators.ts';
 import { nearest, trimWs } from './text.ts';
-import { MAX_LIST_VALUES } from './types.ts';
-import type { Add } from './validate.ts';
+import { FILTER_BOUNDS } from './bounds.ts';
+import { MAX_LIST_VALUES, type Add } from './types.ts';
 import { matchVocabulary, vocabularyOf, VOCABULARY_OPS, type MatchOptions } from './vocabulary.ts';
 
 export function validateValue(
@@ -64,6 +64,11 @@ function checkScalar(
       if (typeof v !== 'string') {
         return bad(`\`${field.name}\` compares text; expected a string, got ${describe(v)}.`, typeof v === 'number' ? [String(v)] : []);
       }
+      if (v.length > FILTER_BOUNDS.valueLength) return bad(`A text value may hold at most ${FILTER_BOUNDS.valueLength} characters; got ${v.length}.`);
+      if (op === 'LIKE') {
+        const escape = badLikeEscape(v);
+        if (escape) return bad(escape);
+      }
       break;
     case 'INTEGER':
       if (typeof v !== 'number' || !Number.isSafeInteger(v)) return bad(`\`${field.name}\` is an integer field; expected a whole number, got ${describe(v)}.`);
@@ -79,6 +84,16 @@ function checkScalar(
       return true;
     default:
       return bad(`Unsupported field type ${type}.`);
+  }
+  if (field.stored_upper && !opts.caseInsensitive && VOCABULARY_OPS.has(op)) {
+    // The catalog says the values are stored in upper case: an exact comparison with lower case can
+    // never match. Say so (a hint from the catalog, not from the data), instead of a silent empty count.
+    const text = opts.trim ? trimWs(v) : v;
+    const upper = text.toUpperCase();
+    if (text !== upper) {
+      return bad(`\`${field.name}\` values are stored in upper case, so "${v}" matches nothing under an exact comparison; did you mean "${upper}"?`
+        + ' Send text_comparison "case_insensitive" to compare without case.', [upper]);
+    }
   }
   const vocab = vocabularyOf(field);
   if (!vocab || !VOCABULARY_OPS.has(op)) return true;
@@ -120,4 +135,19 @@ function describe(v: unknown): string {
   if (typeof v === 'string') return `the string ${JSON.stringify(v.length > 40 ? `${v.slice(0, 40)}…` : v)}`;
   if (typeof v === 'object') return 'an object';
   return `${typeof v} ${String(v)}`;
+}
+
+/**
+ * LIKE patterns escape with `\`: an escape must be followed by `%`, `_` or `\` (a trailing escape, or
+ * an escape of any other character, is an error the warehouse would raise at run time).
+ */
+export function badLikeEscape(pattern: string): string | null {
+  for (let i = 0; i < pattern.length; i++) {
+    if (pattern[i] !== '\\') continue;
+    const next = pattern[i + 1];
+    if (next === undefined) return 'A LIKE pattern cannot end with the escape character `\\`; write `\\\\` for a literal backslash.';
+    if (next !== '%' && next !== '_' && next !== '\\') return `In a LIKE pattern \`\\\` escapes only %, _ or \\; found \`\\${next}\` at position ${i + 1}.`;
+    i++;
+  }
+  return null;
 }

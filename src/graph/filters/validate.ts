@@ -3,14 +3,14 @@
  * first) so a client can fix a whole request in one round trip; each issue carries the JSON path in
  * the form the client sent (`$.filters[0].value` for the flat form).
  */
-import type { FilterOperator } from '../../modules/catalog/types.ts';
+import type { FilterOperator } from '../catalog-types.ts';
 import { indexCatalog, type FilterCatalog } from './catalog-index.ts';
 import { isObject } from './normalize.ts';
 import { allowedOperators, CASE_INSENSITIVE_OPS } from './operators.ts';
 import { nearest } from './text.ts';
 import {
   FILTER_OPERATORS, type FilterCondition, type FilterGroup, type FilterInputForm, type FilterIssue,
-  type FilterIssueCode, type TextComparison,
+  type Add, type FilterIssueCode, type TextComparison,
 } from './types.ts';
 import { validateValue } from './validate-value.ts';
 
@@ -70,7 +70,6 @@ export function validateFilterGroups(groups: unknown, catalog: FilterCatalog, op
   return issues.length ? { ok: false, issues } : { ok: true, groups: out };
 }
 
-export type Add = (path: string, code: FilterIssueCode, message: string, suggestions?: string[]) => void;
 
 function validateCondition(
   c: unknown, path: string, catalog: FilterCatalog, add: Add, issues: readonly FilterIssue[],

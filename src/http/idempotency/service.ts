@@ -1,7 +1,7 @@
 import type { Clock } from '../../lib/clock.ts';
 import { HOUR } from '../../lib/clock.ts';
 import { canonicalJson, sha256Hex } from '../../lib/crypto.ts';
-import { AppError, Errors } from '../errors.ts';
+import { CommonErrors, DomainError } from '../../core/errors.ts';
 import type { IdempotencyRecord, IdempotencyStore } from './store.ts';
 
 /** Replay window of spec section 8. */
@@ -15,7 +15,8 @@ export interface IdempotentResult<T> {
 
 export interface IdempotentCall<T> {
   orgId: string;
-  endpoint: string;
+  /** What the key is unique within: the operation and the caller (another caller's key is another key). */
+  scope: string;
   key: string;
   body: unknown;
   execute: () => Promise<{ statusCode: number; body: T }>;
@@ -55,7 +56,9 @@ export function createIdempotencyService(deps: { store: IdempotencyStore; clock:
   return {
     async run<T>(call: IdempotentCall<T>): Promise<IdempotentResult<T>> {
       if (!KEY_PATTERN.test(call.key)) {
-        throw new AppError('INVALID_IDEMPOTENCY_KEY', 400, 'Idempotency-Key must be 1-255 printable ASCII characters without spaces.');
+        throw new DomainError('INVALID_IDEMPOTENCY_KEY', 'Idempotency-Key must be 1-255 printable ASCII characters without spaces.', {
+          nextStep: 'Send a key such as a UUID.',
+        });
       }
       const requestHash = sha256Hex(canonicalJson(call.body ?? null));
       const deadline = Date.now() + waitMs;
@@ -63,7 +66,7 @@ export function createIdempotencyService(deps: { store: IdempotencyStore; clock:
         const now = clock.now();
         const record: IdempotencyRecord = {
           org_id: call.orgId,
-          endpoint: call.endpoint,
+          endpoint: call.scope,
           key: call.key,
           request_hash: requestHash,
           state: 'running',
@@ -79,10 +82,10 @@ export function createIdempotencyService(deps: { store: IdempotencyStore; clock:
           if (await store.reclaimExpired(record, now)) return runClaimed(record, call);
           continue;
         }
-        if (existing.request_hash !== requestHash) throw Errors.idempotencyConflict();
+        if (existing.request_hash !== requestHash) throw CommonErrors.idempotencyConflict();
         if (existing.state === 'completed') return replay(existing, call);
         if (Date.now() > deadline) {
-          throw new AppError('IDEMPOTENT_REQUEST_IN_PROGRESS', 409, 'A request with this Idempotency-Key is still being processed.', {
+          throw new DomainError('IDEMPOTENT_REQUEST_IN_PROGRESS', 'A request with this Idempotency-Key is still being processed.', {
             nextStep: 'Retry in a few seconds to receive its result.',
           });
         }

@@ -1,8 +1,9 @@
 import type { FastifyInstance } from 'fastify';
-import type { Tier } from '../../config.ts';
+import type { Tier } from '../../config/index.ts';
 import type { Clock } from '../../lib/clock.ts';
-import { Errors } from '../errors.ts';
+import { DomainError } from '../../core/errors.ts';
 import type { RateLimiter } from './limiter.ts';
+import { sha256Hex } from '../../lib/crypto.ts';
 
 /** Reads an organization's tier; cached briefly because it changes only with a contract change. */
 export type TierLookup = (orgId: string) => Promise<Tier | null>;
@@ -42,7 +43,7 @@ export function registerRateLimit(
         const limit = deps.limits[tier];
         return then(deps.limiter.check(principal.orgId, limit), (decision) => {
           reply.header('x-ratelimit-limit', String(limit));
-          if (!decision.allowed) throw Errors.rateLimited(limit, decision.retryAfterSeconds, tier);
+          if (!decision.allowed) throw rateLimited(limit, decision.retryAfterSeconds, tier);
         });
       });
     } catch (error) {
@@ -50,5 +51,44 @@ export function registerRateLimit(
     }
     if (outcome instanceof Promise) outcome.then(() => done(), (error: Error) => done(error));
     else done();
+  });
+}
+
+function rateLimited(limit: number, retryAfterSeconds: number, tier: string): DomainError {
+  return new DomainError('rate_limit_exceeded', `Too many requests: ${limit} requests per minute for tier ${tier}.`, {
+    retryAfterSeconds,
+    nextStep: `Wait ${retryAfterSeconds} seconds before retrying, or upgrade the plan for a higher limit.`,
+  });
+}
+
+/** The key-for-bearer exchange route: unauthenticated, so limited per API key and per client address. */
+export const EXCHANGE_ROUTE = '/v1/auth/token';
+
+/**
+ * Token exchange limits (issue: 919 exchanges/s were sustained): each attempt counts against its client
+ * address and, when it names a key, against that key (by hash; the raw key is never stored). Both are
+ * sliding windows shared across processes like the tier limit.
+ */
+export function registerExchangeRateLimit(
+  app: FastifyInstance,
+  deps: { limiter: RateLimiter; perKeyPerMinute: number; perAddressPerMinute: number },
+): void {
+  app.addHook('preHandler', async (request, reply) => {
+    if (request.routeOptions.url !== EXCHANGE_ROUTE || request.method !== 'POST') return;
+    const byAddress = await deps.limiter.check(`exchange-address:${request.ip}`, deps.perAddressPerMinute);
+    if (!byAddress.allowed) throw exchangeLimited(deps.perAddressPerMinute, byAddress.retryAfterSeconds, 'client address');
+    const apiKey = (request.body as { api_key?: unknown } | undefined)?.api_key;
+    if (typeof apiKey === 'string' && apiKey.length > 0) {
+      const byKey = await deps.limiter.check(`exchange-key:${sha256Hex(apiKey).slice(0, 40)}`, deps.perKeyPerMinute);
+      if (!byKey.allowed) throw exchangeLimited(deps.perKeyPerMinute, byKey.retryAfterSeconds, 'API key');
+    }
+    reply.header('x-ratelimit-limit', String(deps.perKeyPerMinute));
+  });
+}
+
+function exchangeLimited(limit: number, retryAfterSeconds: number, per: string): DomainError {
+  return new DomainError('rate_limit_exceeded', `Too many token exchanges: ${limit} per minute per ${per}.`, {
+    retryAfterSeconds,
+    nextStep: `Wait ${retryAfterSeconds} seconds. A bearer lasts an hour: exchange once and reuse it until shortly before it expires.`,
   });
 }

@@ -17,7 +17,7 @@
  *   cheaper than three window functions over all candidates and than reading twelve columns back.
  */
 import { dobSql, firstSql, lastSql } from './compare.ts';
-import { KIND } from './keys.ts';
+import { KIND, STREET_RANGE_SLACK } from './keys.ts';
 import { matchWeightSql, nameWeightSql } from './model.ts';
 import { ADDR, ID, type Features } from './types.ts';
 
@@ -57,7 +57,7 @@ export function candidateSql(p: CandidateSqlParts): string {
   in_key AS (${p.keySql}),
   hits AS (
     SELECT i.r, m.person_key, m.kind, i.unit AS iu, m.unit AS gu
-    FROM in_key i JOIN ${p.mx}.m_key m ON m.k = i.k),
+    FROM in_key i JOIN ${p.mx}.m_key m ON m.k = i.k WHERE i.kind <> ${KIND.street}),
   cand AS (
     SELECT r, person_key,
       bool_or(kind = ${KIND.email}) AS email_hit, bool_or(kind = ${KIND.phone}) AS phone_hit,
@@ -84,6 +84,21 @@ export function candidateSql(p: CandidateSqlParts): string {
     FROM f1),
   f3 AS (SELECT *, ${matchWeightSql()} AS w FROM f2)
   ${output}`;
+}
+
+/**
+ * Street anchors (spatial level) of staged rows: per row, the lowest anchor person among the row's
+ * streets (street core | zip5) whose numbered range holds the row's house number (keys.ts onStreet).
+ */
+export function streetAnchorSql(keySql: string, mx: string): string {
+  return `WITH in_key AS (${keySql}),
+  s AS (
+    SELECT i.r, min(m.person_key) AS person_key
+    FROM (SELECT * FROM in_key WHERE kind = ${KIND.street}) i JOIN ${mx}.m_street m ON m.k = i.k
+    WHERE try_cast(i.unit AS INTEGER) BETWEEN try_cast(split_part(m.unit, '-', 1) AS INTEGER) - ${STREET_RANGE_SLACK}
+                                          AND try_cast(split_part(m.unit, '-', 2) AS INTEGER) + ${STREET_RANGE_SLACK}
+    GROUP BY i.r)
+  SELECT s.r, s.person_key, p.household_key FROM s JOIN ${mx}.m_person p USING (person_key)`;
 }
 
 /** Staged rows whose direct person key (a verified iag_person_id) is a person of the index. */

@@ -5,7 +5,7 @@
  * both give the same features for real candidates.
  */
 import { nameVariants } from '../normalize/nickname.ts';
-import type { NormalizedRecord } from '../normalize/record.ts';
+import { recordZips, type NormalizedRecord } from '../normalize/record.ts';
 import { nameWeight } from './model.ts';
 import { ADDR, DOB, FIRST, ID, LAST, type CandidateAttributes, type Features } from './types.ts';
 
@@ -97,7 +97,8 @@ export function compareRecord(row: NormalizedRecord, c: CandidateAttributes): Fe
   const email = row.emailHashes.length === 0 ? ID.missing : has(row.emailHashes, emails) ? ID.agree : ID.disagree;
   const phone = row.phoneHashes.length === 0 ? ID.missing : has(row.phoneHashes, phones) ? ID.agree : ID.disagree;
   const variants = row.name.first ? nameVariants(row.name.first) : [];
-  let address: number = row.addresses.length === 0 ? ADDR.missing : ADDR.disagree;
+  const zips = recordZips(row);
+  let address: number = row.addresses.length === 0 && zips.length === 0 ? ADDR.missing : ADDR.disagree;
   const better = (lvl: number) => { if (lvl !== ADDR.missing && (address === ADDR.missing || address === ADDR.disagree || lvl < address)) address = lvl; };
   for (const k of row.addressKeys) {
     if (!k) continue;
@@ -106,7 +107,7 @@ export function compareRecord(row: NormalizedRecord, c: CandidateAttributes): Fe
       better(!a.isCurrent ? ADDR.history : (a.unit ?? '') === (k.unit ?? '') ? ADDR.unit : ADDR.street);
     }
   }
-  if (address === ADDR.disagree && c.zip5 && row.addresses.some((a) => a.zip5 === c.zip5)) address = ADDR.zip;
+  if (address === ADDR.disagree && c.zip5 && zips.includes(c.zip5)) address = ADDR.zip;
   return { email, phone, ...compareNames(row, variants, c), dob: compareDob(row.dob?.iso ?? null, c.dob), address };
 }
 

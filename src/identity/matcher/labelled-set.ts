@@ -17,7 +17,7 @@ export interface LabelledRow {
   householdKey: bigint | null;
 }
 
-interface GraphPerson {
+export interface GraphPerson {
   person_key: bigint; household_key: bigint; first_name: string; middle_name: string | null; last_name: string;
   nickname: string | null; dob: string | null; address_1: string; address_2: string | null; city: string; state: string; zip5: string;
   emails: string[] | null; phones: string[] | null;
@@ -36,14 +36,14 @@ export function rng(seed: number): () => number {
   };
 }
 
-const NICKS: Record<string, string[]> = {
+export const NICKS: Record<string, string[]> = {
   ROBERT: ['Bob', 'Rob', 'Bobby'], WILLIAM: ['Bill', 'Will', 'Billy'], JAMES: ['Jim', 'Jimmy'], JOHN: ['Jack', 'Johnny'],
   RICHARD: ['Rick', 'Dick'], MICHAEL: ['Mike'], ELIZABETH: ['Liz', 'Beth', 'Betty'], MARGARET: ['Peggy', 'Maggie'],
   JENNIFER: ['Jen', 'Jenny'], CHRISTOPHER: ['Chris'], JOSEPH: ['Joe'], THOMAS: ['Tom'], DANIEL: ['Dan'], PATRICIA: ['Pat', 'Patty'],
   KATHERINE: ['Kate', 'Kathy'], DAVID: ['Dave'], ANTHONY: ['Tony'], MATTHEW: ['Matt'], REBECCA: ['Becky'], SUSAN: ['Sue'],
 };
 
-function typo(s: string, r: () => number): string {
+export function typo(s: string, r: () => number): string {
   if (s.length < 4) return s + 'E';
   const i = 1 + Math.floor(r() * (s.length - 2));
   const k = r();
@@ -52,7 +52,7 @@ function typo(s: string, r: () => number): string {
   return s.slice(0, i) + 'AEIOURSTN'[Math.floor(r() * 9)] + s.slice(i + 1); // substitution
 }
 
-const title = (s: string) => s.toLowerCase().replace(/\b[a-z]/g, (c) => c.toUpperCase());
+export const title = (s: string) => s.toLowerCase().replace(/\b[a-z]/g, (c) => c.toUpperCase());
 
 function phoneFormat(e164: string, r: () => number): string {
   const d = e164.slice(2);
@@ -74,9 +74,9 @@ function unitVariant(a2: string | null, r: () => number): string | null {
   return k < 0.3 ? `#${n}` : k < 0.6 ? `Apt. ${n}` : k < 0.8 ? `Unit ${n}` : null;
 }
 
-/** Samples adults from the release attached as `g` and renders `n` rows (about 8% absent people). */
-export async function generateLabelledSet(wh: MatchWarehouse, g: string, n: number, seed: number): Promise<LabelledRow[]> {
-  const persons = (await wh.query(`
+/** `n` adults of the release attached as `g`, in a seed-determined order, with emails, phones and past addresses. */
+export async function sampleGraphPersons(wh: MatchWarehouse, g: string, n: number, seed: number): Promise<GraphPerson[]> {
+  return (await wh.query(`
     WITH s AS (SELECT * FROM ${g}.persons WHERE age >= 18 ORDER BY hash(person_key, ${seed}) LIMIT ${n})
     SELECT s.person_key, s.household_key, s.first_name, s.middle_name, s.last_name, s.nickname, strftime(s.dob, '%Y-%m-%d') AS dob,
       s.address_1, s.address_2, s.city, s.state, s.zip5,
@@ -85,6 +85,11 @@ export async function generateLabelledSet(wh: MatchWarehouse, g: string, n: numb
       (SELECT list({a1: address_1, a2: address_2, city: city, state: state, zip: zip5} ORDER BY moved_in DESC) FROM ${g}.addresses a
         WHERE a.person_key = s.person_key AND NOT a.is_current) AS past
     FROM s ORDER BY hash(s.person_key, ${seed})`)) as unknown as GraphPerson[];
+}
+
+/** Samples adults from the release attached as `g` and renders `n` rows (about 8% absent people). */
+export async function generateLabelledSet(wh: MatchWarehouse, g: string, n: number, seed: number): Promise<LabelledRow[]> {
+  const persons = await sampleGraphPersons(wh, g, n, seed);
   const r = rng(seed);
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(r() * xs.length)]!;
   const scenarios: Scenario[] = ['clean', 'clean', 'typo', 'nickname', 'swap', 'moved', 'unit_variant', 'phone_format', 'email_variant',

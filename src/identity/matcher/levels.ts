@@ -8,6 +8,8 @@
  *      - name agrees plus at least one non-name group (digital, address, history, dob), or
  *      - surname agrees with first name missing/initial plus two non-name groups, or
  *      - digital plus address/history/dob with no name disagreement (row without a name).
+ *      - the exact first and last name + a partial dob + the same ZIP, nothing disagreeing, at
+ *        p >= I_PARTIAL_DOB_THRESHOLD (name_partial_dob_zip: a ZIP-only list row with a dob typo).
  *    A common name alone (name + ZIP) therefore never reaches I, whatever its weight.
  *    If another person within AMBIGUITY_MARGIN also qualifies, the row is not an I match:
  *    same household -> H, otherwise the row falls to the lower levels.
@@ -25,7 +27,7 @@
  * I > H > D > A > S (an I match also qualifies for H, for D when digital agrees, for A when the
  * address agrees; every row with a known ZIP qualifies for S). No allowed level -> unmatched.
  */
-import { AMBIGUITY_MARGIN, D_THRESHOLD, I_THRESHOLD, LEVEL_CONFIDENCE } from './model.ts';
+import { AMBIGUITY_MARGIN, D_THRESHOLD, I_PARTIAL_DOB_THRESHOLD, I_THRESHOLD, LEVEL_CONFIDENCE } from './model.ts';
 import { ADDR, DOB, FIRST, ID, LAST, type Features, type MatchLevel, type MatchType, type SpatialMode } from './types.ts';
 
 export interface ScoredCandidate {
@@ -59,9 +61,13 @@ const digital = (f: Features) => f.email === ID.agree || f.phone === ID.agree;
 const addrCurrent = (f: Features) => f.address === ADDR.unit || f.address === ADDR.street;
 
 /** The I-level match type of a candidate, or null when its evidence is not person-level. */
-export function individualType(c: Pick<ScoredCandidate, 'features' | 'probability'>): MatchType | null {
+export function individualType(c: Pick<ScoredCandidate, 'features' | 'probability'>, iThreshold = I_THRESHOLD): MatchType | null {
   const f = c.features;
-  if (c.probability < I_THRESHOLD) return null;
+  // A ZIP-only row whose dob is close but damaged (day typo, day/month swapped, year off by one):
+  // the exact full name, that dob and the ZIP together, nothing disagreeing (docs/decisions/020).
+  if (f.dob === DOB.partial && f.address === ADDR.zip && f.first === FIRST.exact && f.last === LAST.exact && !f.swapped
+    && f.email !== ID.disagree && f.phone !== ID.disagree && c.probability >= I_PARTIAL_DOB_THRESHOLD) return 'name_partial_dob_zip';
+  if (c.probability < iThreshold) return null;
   const email = f.email === ID.agree;
   const phone = f.phone === ID.agree;
   const hist = f.address === ADDR.history;
@@ -90,10 +96,12 @@ function digitalType(f: Features): MatchType {
 
 /**
  * Decides one row. `candidates` must be sorted by weight, best first. `allowed` is the
- * matchLevels option. Returns null when nothing allowed qualifies.
+ * matchLevels option. `iThreshold`: the minimum probability of I (I_THRESHOLD, or the one fitted
+ * with a release's parameters, params.ts). Returns null when nothing allowed qualifies.
  */
 export function decideRow(
   candidates: readonly ScoredCandidate[], allowed: ReadonlySet<MatchLevel>, spatialMode: SpatialMode, anchor: SpatialAnchor | null,
+  iThreshold = I_THRESHOLD,
 ): Decision | null {
   const options: Decision[] = [];
   const household = (c: ScoredCandidate, confidence: number, type: MatchType = 'household'): Decision => ({
@@ -101,12 +109,12 @@ export function decideRow(
   });
 
   // I: the best person-level candidate, unless a different person is (nearly) as good.
-  const indiv = candidates.filter((c) => individualType(c) !== null);
+  const indiv = candidates.filter((c) => individualType(c, iThreshold) !== null);
   const best = indiv[0];
   if (best) {
     const rival = indiv.find((c) => c.personKey !== best.personKey && c.weight >= best.weight - AMBIGUITY_MARGIN);
     if (!rival) {
-      options.push({ personKey: best.personKey, householdKey: best.householdKey, level: 'I', type: individualType(best)!, confidence: best.probability });
+      options.push({ personKey: best.personKey, householdKey: best.householdKey, level: 'I', type: individualType(best, iThreshold)!, confidence: best.probability });
       if (best.householdKey !== null) options.push(household(best, best.probability));
     } else if (rival.householdKey !== null && rival.householdKey === best.householdKey) {
       options.push(household(best, Math.max(best.probability, LEVEL_CONFIDENCE.H)));

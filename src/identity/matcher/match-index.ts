@@ -11,8 +11,8 @@
  * built; `matchIndexPath` tells readers where it is.
  *
  * Tables: m_key (k, person_key, kind, unit), m_person (scoring attributes, one row per person),
- * m_zip_anchor / m_work_anchor (spatial level: the residence nearest each ZIP centroid, and one
- * worker per work ZIP).
+ * m_key rows of kind street (spatial level: one anchor residence per street in a ZIP, with the
+ * street's numbered range) and m_work_anchor (one worker per work ZIP).
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -21,18 +21,14 @@ import { DuckDBInstance } from '@duckdb/node-api';
 import { lit, litList } from '../../graph/duck.ts';
 import { loadStreetSuffixes } from '../reference-data.ts';
 import { DIRECTIONALS } from '../normalize/address/words.ts';
-import { K64_SQL, KIND } from './keys.ts';
+import { COMMON_BLOCK_MAX, K64_SQL, KIND } from './keys.ts';
 
 /**
  * 2: VARCHAR columns of m_key / m_person stored uncompressed. Micro-batches fetch a few hundred rows
  * of them by ART row id, and fetching one row of an FSST segment decodes the segment up to it
  * (measured at 200k persons: 150-200 ms for 200 m_person rows with FSST, 6-25 ms uncompressed).
  */
-export const MATCH_INDEX_VERSION = 3;
-/** Spatial level: the anchor residence must be this close to the ZIP centroid. */
-export const SPATIAL_MAX_KM = 3;
-
-const REFERENCE_ZIPS = path.resolve(import.meta.dirname, '../../../reference/zips.csv');
+export const MATCH_INDEX_VERSION = 6;
 
 export function matchIndexPath(releaseFile: string): string {
   return releaseFile.replace(/\.duckdb$/, '') + `.match-v${MATCH_INDEX_VERSION}.duckdb`;
@@ -112,6 +108,28 @@ export async function buildMatchIndex(releaseFile: string, o: BuildMatchIndexOpt
     await run(`CREATE TEMP TABLE addr AS
       SELECT person_key, is_current, akey, unit, zip5 FROM (${addressKeyFrom(
         `(SELECT person_key, is_current, zip5, address_1, ${unitSql('address_2')} AS unit FROM g.addresses)`, 'address_1', 'zip5')})`);
+    // Spatial level: one row per street in a ZIP with a current residence (street core | zip5), its
+    // numbered range as unit "lo-hi" and, as person, the resident whose house number is nearest the
+    // middle of the range (lowest person key on ties). See docs/decisions/020-honest-levels.md.
+    await run(`CREATE TEMP TABLE street_anchor AS
+      WITH s AS (SELECT split_part(akey, '|', 2) || '|' || zip5 AS street, person_key,
+                   regexp_extract(split_part(akey, '|', 1), '^[0-9]+')::INTEGER AS h
+                 FROM addr WHERE is_current AND akey IS NOT NULL AND NOT starts_with(akey, 'POBOX|')
+                   AND regexp_full_match(zip5, '[0-9]{5}') AND regexp_matches(split_part(akey, '|', 1), '^[0-9]')),
+      r AS (SELECT street, min(h) AS lo, max(h) AS hi, (min(h) + max(h)) / 2 AS mid FROM s GROUP BY street)
+      SELECT street, lo || '-' || hi AS unit, arg_min(person_key, (abs(h - mid), person_key)) AS person_key
+      FROM s JOIN r USING (street) GROUP BY street, lo, hi`);
+    // Name blocks that can be common (dob + initials, full name incl. the graph nickname): kept only
+    // where at most COMMON_BLOCK_MAX persons share them.
+    await run(`CREATE TEMP TABLE common_capped AS
+      WITH n AS (
+        SELECT DISTINCT ${K64_SQL(`'di:' || strftime(dob, '%Y-%m-%d') || '|' || left(f, 1) || '|' || left(last_name, 1)`)} AS k, person_key, ${KIND.dobInitials}::UTINYINT AS kind
+          FROM (SELECT person_key, dob, last_name, unnest([first_name, nickname]) AS f FROM g.persons WHERE dob IS NOT NULL AND last_name IS NOT NULL)
+          WHERE f IS NOT NULL
+        UNION ALL SELECT DISTINCT ${K64_SQL(`'fl:' || f || '|' || last_name`)}, person_key, ${KIND.fullName}
+          FROM (SELECT person_key, last_name, unnest([first_name, nickname]) AS f FROM g.persons WHERE last_name IS NOT NULL)
+          WHERE f IS NOT NULL)
+      SELECT k, person_key, kind FROM n QUALIFY count(*) OVER (PARTITION BY k) <= ${COMMON_BLOCK_MAX}`);
     await createPointFetchTable('m_key', `
       WITH e AS (SELECT person_key, email_sha256 AS h FROM g.emails
                  UNION SELECT person_key, sha256(${foldEmailSql('email')}) FROM g.emails),
@@ -123,8 +141,13 @@ export async function buildMatchIndex(releaseFile: string, o: BuildMatchIndexOpt
         UNION ALL SELECT DISTINCT ${K64_SQL(`'n:' || p.last_name || '|' || a.zip5`)}, p.person_key, ${KIND.nameZip}, NULL
           FROM g.persons p JOIN addr a USING (person_key) WHERE p.last_name IS NOT NULL AND a.zip5 IS NOT NULL
         UNION ALL SELECT ${K64_SQL(`'d:' || strftime(dob, '%Y-%m-%d') || '|' || n`)}, person_key, ${KIND.dob}, NULL
-          FROM (SELECT person_key, dob, unnest([first_name, last_name]) AS n FROM g.persons WHERE dob IS NOT NULL) WHERE n IS NOT NULL)
+          FROM (SELECT person_key, dob, unnest([first_name, last_name]) AS n FROM g.persons WHERE dob IS NOT NULL) WHERE n IS NOT NULL
+        UNION ALL SELECT ${K64_SQL(`'st:' || street`)}, person_key, ${KIND.street}, unit FROM street_anchor
+        UNION ALL SELECT k, person_key, kind, NULL FROM common_capped)
       SELECT * FROM keys ORDER BY k`);
+    // The street keys again, alone: the file path joins a file's street keys against this small table
+    // instead of scanning m_key a second time.
+    await run(`CREATE TABLE m_street AS SELECT ${K64_SQL(`'st:' || street`)} AS k, person_key, unit FROM street_anchor ORDER BY k`);
     await createPointFetchTable('m_person', `
       SELECT person_key, household_key, min(person_key) OVER (PARTITION BY household_key) AS hh_ref,
         first_name, middle_name, last_name, nickname, dob, zip5, work_zip5
@@ -135,15 +158,6 @@ export async function buildMatchIndex(releaseFile: string, o: BuildMatchIndexOpt
     // at 10M, small enough for the warm-up to load whole (warm.ts); low-cardinality columns are
     // dictionary-encoded and integers bitpacked, both O(1) to fetch.
     await run('CREATE TABLE m_attr AS SELECT * FROM g.persons ORDER BY person_key');
-    // Spatial anchors: the residence nearest each ZIP centroid (same ZIP, within SPATIAL_MAX_KM).
-    await run(`CREATE TABLE m_zip_anchor AS
-      WITH z AS (SELECT zip5, lat::DOUBLE AS zlat, lon::DOUBLE AS zlon FROM read_csv(${lit(REFERENCE_ZIPS)}, header = true, all_varchar = true)),
-      d AS (SELECT p.zip5, p.person_key, p.household_key,
-              2 * 6371 * asin(sqrt(pow(sin(radians(p.lat - z.zlat) / 2), 2)
-                + cos(radians(z.zlat)) * cos(radians(p.lat)) * pow(sin(radians(p.lon - z.zlon) / 2), 2))) AS km
-            FROM g.persons p JOIN z USING (zip5) WHERE p.lat IS NOT NULL)
-      SELECT zip5, arg_min(person_key, (km, person_key)) AS person_key, arg_min(household_key, (km, person_key)) AS household_key, min(km) AS km
-      FROM d GROUP BY zip5 HAVING min(km) <= ${SPATIAL_MAX_KM} ORDER BY zip5`);
     await run(`CREATE TABLE m_work_anchor AS
       SELECT work_zip5 AS zip5, arg_min(person_key, hash(person_key)) AS person_key, arg_min(household_key, hash(person_key)) AS household_key
       FROM g.persons WHERE work_zip5 IS NOT NULL GROUP BY work_zip5 ORDER BY zip5`);

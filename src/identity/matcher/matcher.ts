@@ -12,10 +12,10 @@ import { createHash } from 'node:crypto';
 import os from 'node:os';
 import { lit } from '../../graph/duck.ts';
 import type { NormalizedRecord } from '../normalize/record.ts';
-import { candidateSql, directSql, personsSql, unpackFeatures } from './candidates.ts';
+import { candidateSql, directSql, personsSql, streetAnchorSql, unpackFeatures } from './candidates.ts';
 import { decideRow, type Decision, type ScoredCandidate } from './levels.ts';
-import { matchWeight, probability } from './model.ts';
-import { anchorOfZip, loadAnchors, pointCandidates, rowZips, shortlist, type AnchorTables } from './point.ts';
+import { scoringOfIndex, type Scoring } from './params.ts';
+import { loadAnchors, pointCandidates, rowZips, shortlist, spatialAnchor, type AnchorTables, type StreetAnchor } from './point.ts';
 import { stageRows, type StagedFile } from './stage.ts';
 import { warmMatchIndex, type WarmOptions, type WarmResult } from './warm.ts';
 import { MATCH_LEVELS, type MatchLevel, type MatchOptions, type MatchResult, type MatchType, type MatchWarning } from './types.ts';
@@ -74,6 +74,13 @@ export function createMatcher(deps: MatcherDeps): Matcher {
   const query = (sql: string) => deps.warehouse.query(sql);
   const lookupWays = Math.max(1, Math.min(2, deps.warehouse.connections ?? 1, os.availableParallelism()));
   const indexFile = async () => (typeof deps.indexPath === 'string' ? deps.indexPath : deps.indexPath());
+  // The release's recorded parameters (params.ts), read once per index.
+  const scorings = new Map<string, Scoring>();
+  const scoringOf = (file: string): Scoring => {
+    let s = scorings.get(file);
+    if (!s) scorings.set(file, (s = scoringOfIndex(file)));
+    return s;
+  };
 
   function anchors(mx: string): Promise<AnchorTables> {
     let p = anchorCache.get(mx);
@@ -98,7 +105,8 @@ export function createMatcher(deps: MatcherDeps): Matcher {
   }
 
   async function matchBatch(records: readonly NormalizedRecord[], options: MatchOptions): Promise<MatchResult[]> {
-    const mx = await attach(await indexFile());
+    const file = await indexFile();
+    const mx = await attach(file);
     const allowed = new Set<MatchLevel>(options.matchLevels.length ? options.matchLevels : MATCH_LEVELS);
     const rowIds = records.map((r, i) => r.rowId ?? String(i + 1));
     const results: MatchResult[] = records.map((r, i) => ({
@@ -142,9 +150,12 @@ export function createMatcher(deps: MatcherDeps): Matcher {
     }
     // Sequential on purpose: the warehouse may be a single connection.
     const anchorTables = allowed.has('S') ? await anchors(mx) : null;
-    const byRow = await pointCandidates(query, mx, rows, undefined, lookupWays);
+    const streets = new Map<number, StreetAnchor>();
+    const scoring = scoringOf(file);
+    const byRow = await pointCandidates(query, mx, rows, undefined, lookupWays, anchorTables ? streets : undefined, scoring);
     todo.forEach((i, r) => {
-      const d = decideRow((byRow.get(r) ?? []).sort(byWeight), allowed, options.spatialMode, anchorTables ? anchorOfZip(anchorTables, rowZips(rows[r]!)[0]) : null);
+      const anchor = anchorTables ? spatialAnchor(anchorTables, rowZips(rows[r]!)[0], streets.get(r)) : null;
+      const d = decideRow((byRow.get(r) ?? []).sort(byWeight), allowed, options.spatialMode, anchor, scoring.iThreshold);
       if (d) settle(i, d);
     });
     return results;
@@ -157,7 +168,9 @@ export function createMatcher(deps: MatcherDeps): Matcher {
    * so memory holds one row's candidates, never the file's.
    */
   async function matchStaged(staged: StagedFile, options: MatchOptions, emit: (d: StagedDecision) => void | Promise<void>): Promise<void> {
-    const mx = await attach(await indexFile());
+    const file = await indexFile();
+    const mx = await attach(file);
+    const scoring = scoringOf(file);
     const allowed = new Set<MatchLevel>(options.matchLevels.length ? options.matchLevels : MATCH_LEVELS);
     const anchorTables = allowed.has('S') ? await anchors(mx) : null;
     const done = new Uint8Array(staged.rowCount);
@@ -173,13 +186,21 @@ export function createMatcher(deps: MatcherDeps): Matcher {
       });
       for (const d of direct.sort((a, b) => a.r - b.r)) await emit(d);
     }
+    // Street anchors (spatial level): rows whose address is on a graph street.
+    const streets = new Map<number, StreetAnchor>();
+    if (anchorTables && staged.keyCount > 0) {
+      await deps.warehouse.stream(streetAnchorSql(staged.keySql, mx), (cols, n) => {
+        for (let i = 0; i < n; i++) streets.set(Number(cols[0]![i]), { person: big(cols[1]![i])!, household: big(cols[2]![i]) });
+      });
+    }
     let next = 0;
     const decideUpTo = async (end: number, r: number, cands: ScoredCandidate[]) => {
       // Rows before r had no candidate: only a spatial anchor can match them.
       for (; next < end; next++) {
         const list = next === r ? shortlist(cands).sort(byWeight) : [];
-        if (done[next] || (list.length === 0 && !anchorTables)) continue;
-        const d = decideRow(list, allowed, options.spatialMode, anchorTables ? anchorOfZip(anchorTables, staged.firstZip(next)) : null);
+        const street = streets.get(next);
+        if (done[next] || (list.length === 0 && !street)) continue;
+        const d = decideRow(list, allowed, options.spatialMode, anchorTables ? spatialAnchor(anchorTables, staged.firstZip(next), street) : null, scoring.iThreshold);
         if (d) await emit({ r: next, personKey: d.personKey, householdKey: d.householdKey, matchLevel: d.level, matchType: d.type, matchConfidence: roundConfidence(d.confidence) });
       }
     };
@@ -196,8 +217,8 @@ export function createMatcher(deps: MatcherDeps): Matcher {
             cands = [];
           }
           const features = unpackFeatures(fps[i]!);
-          const weight = matchWeight(features);
-          cands.push({ personKey: big(persons[i])!, householdKey: big(households[i]), hhRef: big(refs[i]), features, weight, probability: probability(weight) });
+          const weight = scoring.weight(features);
+          cands.push({ personKey: big(persons[i])!, householdKey: big(households[i]), hhRef: big(refs[i]), features, weight, probability: scoring.probability(weight) });
         }
       });
       if (cur >= 0) await decideUpTo(cur + 1, cur, cands);

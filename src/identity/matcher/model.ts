@@ -73,6 +73,12 @@ export const LEVEL_CONFIDENCE = { H: 0.99, A: 0.99, spatial_residential: 0.1, sp
  * the curve is extrapolated in that sparse band, so I keeps a margin above it.
  */
 export const I_THRESHOLD = 0.999;
+/**
+ * Minimum probability of the one I type below I_THRESHOLD: exact full name + partial dob + same ZIP
+ * (weight 11.5, p 0.9923). Measured on the hardened set (bench/match-hardened.ts): see
+ * docs/decisions/020-honest-levels.md for its precision.
+ */
+export const I_PARTIAL_DOB_THRESHOLD = 0.99;
 /** Minimum probability for a digital (D) match (email/phone agreement alone clears it). */
 export const D_THRESHOLD = 0.5;
 /** Two person-level candidates closer than this (in weight) are ambiguous: demoted to H. */

@@ -11,12 +11,12 @@
  * (candidates.ts): email/phone/address agreement from which blocks hit, names and dob from the JS
  * twins of the SQL comparators; test/matching checks micro-batch/file-path parity.
  */
-import type { NormalizedRecord } from '../normalize/record.ts';
+import { recordZips, type NormalizedRecord } from '../normalize/record.ts';
 import { nameVariants } from '../normalize/nickname.ts';
 import { compareDob, compareNames } from './compare.ts';
-import { KIND, rowKeys, type StagedKey } from './keys.ts';
+import { KIND, onStreet, rowKeys, type StagedKey } from './keys.ts';
 import type { ScoredCandidate, SpatialAnchor } from './levels.ts';
-import { matchWeight, probability } from './model.ts';
+import { PRIOR_SCORING, type Scoring } from './params.ts';
 import { ADDR, ID, type Features } from './types.ts';
 
 type Row = Record<string, unknown>;
@@ -50,7 +50,7 @@ export async function splitLookup<T>(query: Query, values: readonly T[], ways: n
 
 /** Distinct ZIP5s of a row's addresses, in address order (the staged `zips`; the first is the spatial ZIP). */
 export function rowZips(row: NormalizedRecord): string[] {
-  return [...new Set(row.addresses.map((a) => a.zip5).filter((z): z is string => !!z))];
+  return recordZips(row);
 }
 
 interface Hit { email: boolean; phone: boolean; addr: number }
@@ -67,12 +67,16 @@ export function shortlist(cands: ScoredCandidate[]): ScoredCandidate[] {
   return sorted.filter((c) => keep.has(c));
 }
 
+/** A graph residence on the row's street (spatial level), see streetAnchorSql in candidates.ts. */
+export interface StreetAnchor { person: bigint; household: bigint | null }
+
 /**
  * Candidates of every row (index = position in `rows`), two point-lookup statements in all.
- * `keys` may be passed when the caller already computed rowKeys.
+ * `keys` may be passed when the caller already computed rowKeys. `streets`, when given, receives
+ * each row's street anchor (the lowest anchor person among the row's streets the house number is on).
  */
 export async function pointCandidates(query: Query, mx: string, rows: readonly NormalizedRecord[],
-  keys: readonly StagedKey[][] = rows.map(rowKeys), ways = 1): Promise<Map<number, ScoredCandidate[]>> {
+  keys: readonly StagedKey[][] = rows.map(rowKeys), ways = 1, streets?: Map<number, StreetAnchor>, scoring: Scoring = PRIOR_SCORING): Promise<Map<number, ScoredCandidate[]>> {
   const out = new Map<number, ScoredCandidate[]>();
   const all = new Set<bigint>();
   for (const ks of keys) for (const k of ks) all.add(k.k);
@@ -88,11 +92,17 @@ export async function pointCandidates(query: Query, mx: string, rows: readonly N
   }
   if (hitsByKey.size === 0) return out;
 
-  // per (row, person): which blocks agree (candidateSql's `cand`)
-  const perRow: Map<bigint, Hit>[] = keys.map((ks) => {
+  // per (row, person): which blocks agree (candidateSql's `cand`); street hits are anchors, not candidates
+  const anchorOf = new Map<number, bigint>();
+  const perRow: Map<bigint, Hit>[] = keys.map((ks, r) => {
     const m = new Map<bigint, Hit>();
     for (const key of ks) {
       for (const g of hitsByKey.get(key.k) ?? []) {
+        if (g.kind === KIND.street || key.kind === KIND.street) {
+          const a = anchorOf.get(r);
+          if (g.kind === key.kind && onStreet(key.unit, g.unit) && (a === undefined || g.person < a)) anchorOf.set(r, g.person);
+          continue;
+        }
         let h = m.get(g.person);
         if (!h) m.set(g.person, (h = { email: false, phone: false, addr: 0 }));
         if (g.kind === KIND.email) h.email = true;
@@ -105,10 +115,18 @@ export async function pointCandidates(query: Query, mx: string, rows: readonly N
   });
   const persons = new Set<bigint>();
   for (const m of perRow) for (const p of m.keys()) persons.add(p);
+  if (streets) for (const p of anchorOf.values()) persons.add(p);
+  if (persons.size === 0) return out;
 
   // 2. candidate attributes
   const attrs = new Map<bigint, Row>();
   for (const p of await splitLookup(query, [...persons], ways, (part) => personLookupSql(mx, part))) attrs.set(big(p.person_key), p);
+  if (streets) {
+    for (const [r, person] of anchorOf) {
+      const p = attrs.get(person);
+      if (p) streets.set(r, { person, household: bigOrNull(p.household_key) });
+    }
+  }
 
   // 3. features and weights (candidateSql's f0..f3)
   rows.forEach((row, r) => {
@@ -117,7 +135,7 @@ export async function pointCandidates(query: Query, mx: string, rows: readonly N
     const zips = rowZips(row);
     const hasEmail = row.emailHashes.length > 0;
     const hasPhone = row.phoneHashes.length > 0;
-    const hasAddr = row.addresses.length > 0;
+    const hasAddr = zips.length > 0 || row.addresses.length > 0;
     const variants = row.name.first ? nameVariants(row.name.first) : [];
     const dob = row.dob?.iso ?? null;
     const cands: ScoredCandidate[] = [];
@@ -134,8 +152,8 @@ export async function pointCandidates(query: Query, mx: string, rows: readonly N
         dob: compareDob(dob, strOrNull(p.dob)),
         address,
       };
-      const weight = matchWeight(features);
-      cands.push({ personKey, householdKey: bigOrNull(p.household_key), hhRef: bigOrNull(p.hh_ref), features, weight, probability: probability(weight) });
+      const weight = scoring.weight(features);
+      cands.push({ personKey, householdKey: bigOrNull(p.household_key), hhRef: bigOrNull(p.hh_ref), features, weight, probability: scoring.probability(weight) });
     }
     if (cands.length) out.set(r, shortlist(cands));
   });
@@ -143,27 +161,25 @@ export async function pointCandidates(query: Query, mx: string, rows: readonly N
 }
 
 export interface AnchorTables {
-  residential: Map<string, { person: bigint | null; household: bigint | null }>;
+  /** One worker per work ZIP (spatial_work). */
   work: Map<string, { person: bigint | null; household: bigint | null }>;
 }
 
-/** The spatial anchor tables (one row per ZIP: tens of thousands at most), read once per index. */
+/** The work anchor table (one row per ZIP: tens of thousands at most), read once per index. */
 export async function loadAnchors(query: Query, mx: string): Promise<AnchorTables> {
-  const read = async (table: string) => {
-    const m: AnchorTables['residential'] = new Map();
-    for (const a of await query(`SELECT zip5, person_key, household_key FROM ${mx}.${table}`)) {
-      m.set(String(a.zip5), { person: bigOrNull(a.person_key), household: bigOrNull(a.household_key) });
-    }
-    return m;
-  };
-  return { residential: await read('m_zip_anchor'), work: await read('m_work_anchor') };
+  const work: AnchorTables['work'] = new Map();
+  for (const a of await query(`SELECT zip5, person_key, household_key FROM ${mx}.m_work_anchor`)) {
+    work.set(String(a.zip5), { person: bigOrNull(a.person_key), household: bigOrNull(a.household_key) });
+  }
+  return { work };
 }
 
-/** spatialSql in JS: the anchors of a row's first ZIP (rowZips(row)[0]), or null. */
-export function anchorOfZip(t: AnchorTables, zip: string | null | undefined): SpatialAnchor | null {
-  if (zip === undefined || zip === null) return null;
-  const a = t.residential.get(zip);
-  const w = t.work.get(zip);
-  if (!a && !w) return null;
-  return { resPerson: a?.person ?? null, resHousehold: a?.household ?? null, workPerson: w?.person ?? null, workHousehold: w?.household ?? null };
+/**
+ * The spatial anchor of a row: only when its address is on a graph street (`street`, the residence
+ * found by the street key) - then that residence, or a person working in the row's first ZIP.
+ */
+export function spatialAnchor(t: AnchorTables, zip: string | null | undefined, street: StreetAnchor | null | undefined): SpatialAnchor | null {
+  if (!street) return null;
+  const w = zip ? t.work.get(zip) : undefined;
+  return { resPerson: street.person, resHousehold: street.household, workPerson: w?.person ?? null, workHousehold: w?.household ?? null };
 }

@@ -4,7 +4,7 @@
  * with exactly the code the in-process writer uses.
  */
 import { nameVariants } from '../normalize/nickname.ts';
-import type { NormalizedRecord } from '../normalize/record.ts';
+import { recordZips, type NormalizedRecord } from '../normalize/record.ts';
 import { k64, rowKeySources } from './keys.ts';
 
 /** TSV cells cannot carry tabs, newlines, the list separator or backslashes. */
@@ -33,8 +33,8 @@ export function rowFields(row: NormalizedRecord, varsOf: (first: string) => stri
     dob: row.dob?.iso ?? null,
     hasEmail: row.emailHashes.length > 0,
     hasPhone: row.phoneHashes.length > 0,
-    hasAddr: row.addresses.length > 0,
-    zips: [...new Set(row.addresses.map((a) => a.zip5).filter((z): z is string => !!z))].join('|'),
+    hasAddr: row.addresses.length > 0 || row.localityZip5 !== null,
+    zips: recordZips(row).join('|'),
   };
 }
 

@@ -10,13 +10,13 @@ export type SpatialMode = 'residential' | 'work' | 'auto';
 
 /**
  * Which evidence produced the match. I: person_id, email+name, phone+name, name_address,
- * address_history, name_dob, email+address, phone+address, email+dob, phone+dob.
+ * address_history, name_dob, email+address, phone+address, email+dob, phone+dob, name_partial_dob_zip.
  * D: email, phone, email+phone. H: household. A: address. S: spatial_residential, spatial_work.
  */
 export type MatchType =
   | 'person_id'
   | 'email+name' | 'phone+name' | 'name_address' | 'address_history' | 'name_dob'
-  | 'email+address' | 'phone+address' | 'email+dob' | 'phone+dob'
+  | 'email+address' | 'phone+address' | 'email+dob' | 'phone+dob' | 'name_partial_dob_zip'
   | 'email' | 'phone' | 'email+phone'
   | 'household'
   | 'address'

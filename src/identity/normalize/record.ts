@@ -15,6 +15,7 @@ import { canonicalName } from './name.ts';
 import { canonicalGivenNames } from './nickname.ts';
 import { normalizePhone, phoneSha256 } from './phone.ts';
 import type { FieldWarning, Normalized } from './types.ts';
+import { normalizeZip } from './zip.ts';
 
 export interface NormalizedEmail {
   normalized: string;
@@ -53,6 +54,11 @@ export interface NormalizedRecord {
   addresses: NormalizedAddress[];
   /** Blocking keys, parallel to `addresses` (null where too weak to block on). */
   addressKeys: (AddressKey | null)[];
+  /**
+   * The top-level ZIP5 of a record that has no address_1 (a ZIP-only or city/state/ZIP row): not an
+   * address, but a locality the matcher blocks and scores on (name + ZIP, ZIP agreement).
+   */
+  localityZip5: string | null;
   dob: Dob | null;
   /** The iag_person_id as given (trimmed); verify with decodeGraphPersonId before trusting it. */
   iagPersonId: string | null;
@@ -178,6 +184,12 @@ export function normalizeMatchInput(input: unknown, opts: NormalizeOptions = {})
     addresses.push(r.value);
   }
 
+  let localityZip5: string | null = null;
+  if (!collected.addresses.some((a) => a.source === '')) {
+    const zipRaw = str(rec, 'zip');
+    if (zipRaw) localityZip5 = take('zip', normalizeZip(zipRaw), warnings)?.zip5 ?? null;
+  }
+
   const dobRaw = str(rec, 'dob');
   const dob = dobRaw ? take('dob', parseDob(dobRaw, opts.today), warnings) : null;
 
@@ -196,8 +208,17 @@ export function normalizeMatchInput(input: unknown, opts: NormalizeOptions = {})
     firstNameCanonicals,
     addresses,
     addressKeys: addresses.map(addressKey),
+    localityZip5,
     dob,
     iagPersonId: iagPersonIdOf(rec),
     warnings,
   };
+}
+
+/** Distinct ZIP5s of a record: its addresses' in order, then its locality ZIP (the first is its spatial ZIP). */
+export function recordZips(row: Pick<NormalizedRecord, 'addresses' | 'localityZip5'>): string[] {
+  const out = new Set<string>();
+  for (const a of row.addresses) if (a.zip5) out.add(a.zip5);
+  if (row.localityZip5) out.add(row.localityZip5);
+  return [...out];
 }

@@ -35,6 +35,9 @@ const OLD_ABBREVIATIONS: Record<string, string> = {
 
 export const STATE_CODES: ReadonlySet<string> = new Set(Object.values(NAMES));
 
+/** Full state and territory names (upper case, single spaces) -> USPS code; read by the seed-description parser. */
+export const STATE_NAMES: Readonly<Record<string, string>> = NAMES;
+
 export function normalizeState(raw: string): Normalized<string> {
   const v = foldToAsciiUpper(raw).replace(/\./g, '').replace(/[^A-Z ]/g, ' ').replace(/\s+/g, ' ').trim();
   if (raw.trim() === '') return fail('empty', 'state is empty');

@@ -1,6 +1,7 @@
-import { Type } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { DateTime, Literals } from '../../core/schema.ts';
 
-const FieldTypeSchema = Type.Union(['STRING', 'INTEGER', 'NUMBER', 'BOOLEAN', 'DATE', 'ARRAY<STRING>'].map((t) => Type.Literal(t)));
+const FieldTypeSchema = Literals('STRING', 'INTEGER', 'NUMBER', 'BOOLEAN', 'DATE', 'ARRAY<STRING>');
 
 /** One catalog entry. Whitelisted: storage details (columns, bitmask layout) never leave the service. */
 export const CatalogFieldSchema = Type.Object(
@@ -33,7 +34,16 @@ export const CatalogTemplateSchema = Type.Object(
 );
 
 export const CatalogResponseSchema = Type.Object({
-  fields: Type.Array(Type.Ref('CatalogField')),
-  templates: Type.Array(Type.Ref('CatalogTemplate')),
+  fields: Type.Array(CatalogFieldSchema),
+  templates: Type.Array(CatalogTemplateSchema),
   data_release: Type.Object({ major: Type.Integer(), minor: Type.Integer() }),
 });
+
+export const DataReleaseSchema = Type.Object(
+  {
+    current_release_major: Type.Integer({ description: 'Full-warehouse-rebuild version; a delivered identity whose stored major equals it is unchanged since delivery' }),
+    current_release_minor: Type.Integer({ description: 'Incremental version' }),
+    as_of: DateTime('When this cached snapshot was taken; it refreshes about every 15 minutes'),
+  },
+  { $id: 'DataRelease' },
+);

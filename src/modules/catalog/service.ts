@@ -8,9 +8,9 @@
 import { DISCOVERY_TABLE } from '../../graph/discovery-table.ts';
 import { WarehouseUnavailableError } from '../../graph/errors.ts';
 import type { ReleaseInfo } from '../../graph/releases.ts';
-import { AppError } from '../../http/errors.ts';
-import type { WarehouseReader } from '../discovery/warehouse-errors.ts';
-import type { CatalogField, CatalogTemplate } from './types.ts';
+import { DomainError } from '../../core/errors.ts';
+import type { WarehouseReader } from '../../graph/warehouse.ts';
+import type { CatalogField, CatalogTemplate } from '../../graph/catalog-types.ts';
 
 export class CatalogUnavailableError extends Error {
   constructor(message: string, options?: { cause?: unknown }) {
@@ -25,9 +25,14 @@ export interface Catalog {
   release: ReleaseInfo;
 }
 
+/** Whether discovery may group by the field: a plain column and not PII. */
+export function isGroupable(f: CatalogField): boolean {
+  return !f.pii && f.storage.kind === 'column' && f.type !== 'ARRAY<STRING>';
+}
+
 /** 502 FILTER_CATALOG_UNAVAILABLE, for routes that create things from filters. */
-export function catalogUnavailable(cause?: unknown): AppError {
-  return new AppError('FILTER_CATALOG_UNAVAILABLE', 502, 'The field catalog cannot be read right now; nothing was created.', {
+export function catalogUnavailable(cause?: unknown): DomainError {
+  return new DomainError('FILTER_CATALOG_UNAVAILABLE', 'The field catalog cannot be read right now; nothing was created.', {
     cause,
     nextStep: 'Retry shortly; if it persists, contact support with the request_id.',
   });

@@ -1,6 +1,6 @@
 /** Field templates: named field lists a customer can request in one word. */
-import type { CatalogTemplate } from './types.ts';
-import { CATALOG_FIELDS } from './fields.ts';
+import type { CatalogTemplate } from '../../graph/catalog-types.ts';
+import { CATALOG_FIELDS } from '../../graph/catalog-fields.ts';
 
 export const CATALOG_TEMPLATES: readonly CatalogTemplate[] = [
   {
@@ -12,8 +12,7 @@ export const CATALOG_TEMPLATES: readonly CatalogTemplate[] = [
   {
     template_id: 'standard_enrichment',
     name: 'Standard demographic enrichment',
-    description: 'Every non-identity demographic field tagged for audiences or the feature store.',
-    fields: CATALOG_FIELDS.filter((f) => !f.pii && f.category !== 'geography' && f.category !== 'work'
-      && (f.tags.includes('audience') || f.tags.includes('feature_store'))).map((f) => f.name),
+    description: 'Every field tagged for audiences or the feature store (spec 4.5: the default enrichment set); never identity fields.',
+    fields: CATALOG_FIELDS.filter((f) => !f.pii && (f.tags.includes('audience') || f.tags.includes('feature_store'))).map((f) => f.name),
   },
 ];

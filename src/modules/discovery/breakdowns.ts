@@ -7,11 +7,11 @@
  * decoded into per-dimension buckets by the release's `breakdown_codes` in the same statement (so a
  * release switch between two reads cannot mix codes; see graph/discovery-table.ts). A group_by is a
  * GROUPING SETS ((), (d)) scan: the empty set yields the total on the same pass. Every bucket below
- * the privacy floor is suppressed (privacy.ts).
+ * the privacy floor is suppressed, and every shown one noised on its own, by the privacy layer.
  */
 import { BREAKDOWN_DIMENSIONS } from '../../graph/discovery-table.ts';
 import { quoteIdent } from '../../graph/filters/text.ts';
-import { suppressSmall, topWithOther, type Bucket, type SuppressedBuckets } from './privacy.ts';
+import type { Bucket, Privacy, ProtectedBuckets, Question } from '../privacy/index.ts';
 
 export interface Dimension {
   /** Name shown in the response. */
@@ -107,9 +107,10 @@ export function readBreakdownCounts(dims: readonly Dimension[], rows: Record<str
   return out;
 }
 
-export function suppressDimension(dim: Dimension, buckets: Bucket[], floor: number): SuppressedBuckets & { truncated_groups?: number } {
-  if (dim.top !== undefined) return topWithOther(buckets, dim.top, floor);
-  const kept = suppressSmall(buckets, floor);
+/** One dimension's buckets as shown: through the privacy layer, then at most MAX_GROUPS of them. */
+export function protectDimension(privacy: Privacy, question: Question, dim: Dimension, buckets: Bucket[]): ProtectedBuckets & { truncated_groups?: number } {
+  const kept = privacy.protectGroups({ question, dimension: dim.name, buckets, ...(dim.top !== undefined ? { top: dim.top } : {}) });
+  if (dim.top !== undefined) return kept;
   if (kept.groups.length > MAX_GROUPS) {
     const truncated = kept.groups.length - MAX_GROUPS;
     kept.groups = kept.groups.slice(0, MAX_GROUPS);

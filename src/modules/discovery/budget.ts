@@ -8,9 +8,9 @@
  * (its estimate is known only roughly anyway) and every later one gets 429 until the hour turns.
  */
 import { sql, type Kysely } from 'kysely';
-import type { Tier } from '../../config.ts';
+import type { Tier } from '../../config/index.ts';
 import type { DB } from '../../db/schema.ts';
-import { AppError } from '../../http/errors.ts';
+import { DomainError } from '../../core/errors.ts';
 import type { Clock } from '../../lib/clock.ts';
 
 const HOUR_MS = 3_600_000;
@@ -54,9 +54,9 @@ export function createComputeBudget(deps: { db: Kysely<DB>; clock: Clock; budget
       const usedBytes = Number(row.bytes);
       if (usedBytes - bytes >= budgetBytes) {
         const retryAfterSeconds = Math.max(1, Math.ceil((windowStart.getTime() + HOUR_MS - now) / 1000));
-        throw new AppError('compute_limit_exceeded', 429, `The organization's hourly query-scan budget for tier ${tier} is spent.`, {
-          details: { retry_after_seconds: retryAfterSeconds, budget_bytes: budgetBytes },
-          headers: { 'retry-after': String(retryAfterSeconds) },
+        throw new DomainError('compute_limit_exceeded', `The organization's hourly query-scan budget for tier ${tier} is spent.`, {
+          details: { budget_bytes: budgetBytes },
+          retryAfterSeconds,
           nextStep: `Retry after ${retryAfterSeconds} seconds, when the hourly budget resets, or upgrade the plan.`,
         });
       }

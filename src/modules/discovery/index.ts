@@ -1,43 +1,41 @@
 /**
- * Wires the data plane of discovery: one warehouse client per process (opened on config.dataDir,
- * closed with the app), the catalog, the data-release registry, the compute budget and discovery.
- * services.ts calls this once; app.ts registers the routes and the `warehouse` readiness check.
+ * Discovery (spec 4.2): counts and masked samples over the current release, through the compute budget
+ * and the privacy layer (src/modules/privacy). Saved segments and audiences resolve through the segments area.
  */
-import type { Config, Tier } from '../../config.ts';
+import type { DiscoverySettings, Tier } from '../../config/index.ts';
 import type { Database } from '../../db/database.ts';
-import { openWarehouse } from '../../graph/warehouse.ts';
-import { readCurrentRelease } from '../../graph/releases.ts';
+import type { WarehouseReader } from '../../graph/warehouse.ts';
 import type { Clock } from '../../lib/clock.ts';
-import { CATALOG_FIELDS } from '../catalog/fields.ts';
-import { createCatalogService } from '../catalog/service.ts';
-import { CATALOG_TEMPLATES } from '../catalog/templates.ts';
-import { createDataReleaseService } from '../data-release/service.ts';
+import type { CatalogService } from '../catalog/index.ts';
+import type { Privacy } from '../privacy/index.ts';
 import { createComputeBudget } from './budget.ts';
-import { createDifferencingGuard } from './privacy.ts';
+import type { SegmentInputResolver } from './input.ts';
+import { discoveryOperations } from './operations.ts';
 import { createDiscoveryService } from './service.ts';
 
-export async function createDiscoveryModule(deps: {
-  config: Config;
+export function createDiscoveryModule(deps: {
+  settings: DiscoverySettings;
   database: Database;
   clock: Clock;
+  warehouse: WarehouseReader;
+  catalog: CatalogService;
+  segments: SegmentInputResolver;
+  privacy: Privacy;
   tierOf: (orgId: string) => Promise<Tier | null>;
+  /** WAREHOUSE_STATEMENT_TIMEOUT_MS: a question's statements are interrupted past this. */
+  statementTimeoutMs?: number;
 }) {
-  const { config, clock } = deps;
-  const settings = config.discovery;
-  const warehouse = await openWarehouse({
-    dataDir: config.dataDir,
-    ...(settings.duckdbMemoryLimit ? { memoryLimit: settings.duckdbMemoryLimit } : {}),
-    ...(settings.duckdbThreads ? { threads: settings.duckdbThreads } : {}),
-  });
-  const catalog = createCatalogService({ warehouse, fields: CATALOG_FIELDS, templates: CATALOG_TEMPLATES });
-  const dataRelease = createDataReleaseService({ readRelease: () => readCurrentRelease(config.dataDir), clock, ttlSeconds: settings.releaseCacheSeconds });
+  const { settings, clock } = deps;
   const discovery = createDiscoveryService({
-    warehouse,
-    catalog,
+    warehouse: deps.warehouse,
+    catalog: deps.catalog,
     budget: createComputeBudget({ db: deps.database.db, clock, budgets: settings.computeBudgetBytes }),
     tierOf: deps.tierOf,
-    guard: createDifferencingGuard({ clock, floor: settings.privacyFloor, windowSeconds: settings.differencingWindowSeconds }),
-    floor: settings.privacyFloor,
+    privacy: deps.privacy,
+    segments: deps.segments,
+    statementTimeoutMs: deps.statementTimeoutMs,
   });
-  return { warehouse, catalog, dataRelease, discovery };
+  return { discovery, operations: discoveryOperations({ discovery, fields: deps.catalog.fields }) };
 }
+
+export type { DiscoveryService } from './service.ts';

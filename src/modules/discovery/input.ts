@@ -5,37 +5,20 @@
  * implements, so discovery never reads segment tables.
  */
 import { createHash } from 'node:crypto';
-import { AppError } from '../../http/errors.ts';
-import { normalizeFilterInput, validateFilterGroups, type FilterCatalog, type FilterIssue } from '../../graph/filters/index.ts';
+import type { Viewer } from '../../core/caller.ts';
+import { DomainError } from '../../core/errors.ts';
+import { assertFilterBounds, normalizeFilterInput, validateFilterGroups, type FilterCatalog, type FilterIssue } from '../../graph/filters/index.ts';
 import { isSingleFilterSegment } from '../../graph/membership/sql.ts';
 import type { Composition, MembershipQuery } from '../../graph/membership/types.ts';
 
-/** The saved-object input forms, as the segments module receives them. */
-export type SegmentInput =
-  | { kind: 'segment'; segmentId: string }
-  | { kind: 'audience'; audienceId: string }
-  | { kind: 'segments'; segmentIds: string[]; setLogic: 'union' | 'intersection'; excludedSegmentIds: string[] };
+import type { SegmentInput } from '../segments/index.ts';
 
 /**
- * Port implemented by the segments/audiences module. Must throw 404 (SEGMENT_NOT_FOUND /
- * AUDIENCE_NOT_FOUND) for an id that is unknown or belongs to another organization, and the
- * resource's state errors (AUDIENCE_EXPIRED, AUDIENCE_PENDING...) where counting is not possible.
+ * What discovery needs from the segments area (its resolver): 404 SEGMENT_NOT_FOUND / AUDIENCE_NOT_FOUND
+ * for an id unknown or not visible to the caller, and the resource's state errors where counting is not possible.
  */
 export interface SegmentInputResolver {
-  resolveSegmentInput(orgId: string, input: SegmentInput): Promise<Composition>;
-}
-
-/** Until the segments module is wired, no saved id exists, so every one is reported as not found. */
-export const noSegments: SegmentInputResolver = {
-  async resolveSegmentInput(_orgId, input) {
-    if (input.kind === 'audience') throw notFound('AUDIENCE_NOT_FOUND', `Audience ${input.audienceId}`);
-    const id = input.kind === 'segment' ? input.segmentId : input.segmentIds[0]!;
-    throw notFound('SEGMENT_NOT_FOUND', `Segment ${id}`);
-  },
-};
-
-function notFound(code: string, what: string): AppError {
-  return new AppError(code, 404, `${what} was not found.`, { nextStep: 'Check the id; resources of other organizations are not visible.' });
+  resolveSegmentInput(viewer: Viewer, input: SegmentInput): Promise<Composition>;
 }
 
 export interface DiscoveryInputBody {
@@ -52,45 +35,46 @@ export interface ResolvedInput {
   query: MembershipQuery;
   /** Default breakdowns apply: raw filters, one filter segment, or an audience. */
   breakdownsByDefault: boolean;
-  /** Stable identity of the query (differencing guard); same input, same key. */
+  /** Stable identity of the input as sent; same input, same key. */
   key: string;
 }
 
 const FORMS = ['filters', 'filter_groups', 'segment_id', 'audience_id', 'segment_ids'] as const;
 
-export function invalidFilter(issues: FilterIssue[]): AppError {
+export function invalidFilter(issues: FilterIssue[]): DomainError {
   const first = issues[0];
-  return new AppError('INVALID_FILTER', 400, `Invalid filter${first ? `: ${first.path}: ${first.message}` : ''}`, {
+  return new DomainError('INVALID_FILTER', `Invalid filter${first ? `: ${first.path}: ${first.message}` : ''}`, {
     issues,
     nextStep: 'Fix the filters listed in `issues` (see GET /v1/catalog/fields for fields, operators and values).',
   });
 }
 
 export async function resolveDiscoveryInput(
-  orgId: string,
+  viewer: Viewer,
   body: DiscoveryInputBody,
   deps: { catalog: () => Promise<FilterCatalog>; segments: SegmentInputResolver },
 ): Promise<ResolvedInput> {
   const present = FORMS.filter((f) => body[f] !== undefined);
   if (present.length > 1) {
-    throw new AppError('AMBIGUOUS_INPUT', 400, `Send exactly one input form; got ${present.map((f) => `\`${f}\``).join(', ')}.`, {
+    throw new DomainError('AMBIGUOUS_INPUT', `Send exactly one input form; got ${present.map((f) => `\`${f}\``).join(', ')}.`, {
       details: { input_forms: present },
       nextStep: `Keep one of ${FORMS.join(', ')} and remove the others.`,
     });
   }
   if (present.length === 0) {
-    throw new AppError('NO_INPUT_SPECIFIED', 400, `No input given: send one of ${FORMS.join(', ')}.`, {
+    throw new DomainError('NO_INPUT_SPECIFIED', `No input given: send one of ${FORMS.join(', ')}.`, {
       nextStep: 'Add `filters` (an array of conditions) or a saved `segment_id` / `audience_id`.',
     });
   }
   if (present[0] !== 'segment_ids' && (body.set_logic !== undefined || body.excluded_segment_ids !== undefined)) {
-    throw new AppError('INVALID_REQUEST', 400, '`set_logic` and `excluded_segment_ids` go only with `segment_ids`.', {
+    throw new DomainError('INVALID_REQUEST', '`set_logic` and `excluded_segment_ids` go only with `segment_ids`.', {
       nextStep: 'Remove them, or send the segments as `segment_ids`.',
     });
   }
   const key = createHash('sha256');
 
   if (present[0] === 'filters' || present[0] === 'filter_groups') {
+    assertFilterBounds({ filters: body.filters, filter_groups: body.filter_groups });
     const catalog = await deps.catalog();
     const normalized = normalizeFilterInput({ filters: body.filters, filter_groups: body.filter_groups }, catalog);
     if (!normalized.ok) throw invalidFilter(normalized.issues);
@@ -111,7 +95,7 @@ export async function resolveDiscoveryInput(
       excludedSegmentIds: body.excluded_segment_ids ?? [],
     };
   }
-  const composition = await deps.segments.resolveSegmentInput(orgId, input);
+  const composition = await deps.segments.resolveSegmentInput(viewer, input);
   key.update(JSON.stringify(['saved', input, composition]));
   const breakdownsByDefault = input.kind === 'audience' || (input.kind === 'segment' && isSingleFilterSegment(composition));
   return { query: { kind: 'composition', composition }, breakdownsByDefault, key: key.digest('base64url') };

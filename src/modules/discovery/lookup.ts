@@ -1,13 +1,14 @@
 /**
- * Lookup: a small, masked sample of matching persons. Masking is by construction: only catalog
+ * Lookup: a small, masked sample of matching persons (the privacy layer generalizes values, keeps rows
+ * from eligible parts only and k-anonymous combinations only). Field masking is by construction: only catalog
  * fields that are not PII can be selected (names, emails, phones, street addresses and exact dob are
  * PII in the catalog), person_key is never selected, and the response schema whitelists the non-PII
  * field names again, so a PII column cannot leave even if a bug let one into the SELECT.
  */
 import { indexCatalog } from '../../graph/filters/catalog-index.ts';
-import { nearest, quoteIdent } from '../../graph/filters/text.ts';
-import { AppError, type ErrorIssue } from '../../http/errors.ts';
-import type { CatalogField } from '../catalog/types.ts';
+import { nearest } from '../../graph/filters/text.ts';
+import { DomainError, type ErrorIssue } from '../../core/errors.ts';
+import type { CatalogField } from '../../graph/catalog-types.ts';
 
 /** Never selectable, whatever a catalog says: the internal key of the graph. */
 const NEVER = new Set(['person_key', 'household_key']);
@@ -27,23 +28,12 @@ export function validateLookupFields(catalog: readonly CatalogField[], names: re
   });
   if (issues.length > 0) {
     const refused = issues.map((i) => names[Number(i.path.match(/\d+/)![0])]).join(', ');
-    throw new AppError('INVALID_LOOKUP_FIELDS', 400, `These fields cannot be returned by lookup: ${refused}.`, {
+    throw new DomainError('INVALID_LOOKUP_FIELDS', `These fields cannot be returned by lookup: ${refused}.`, {
       issues,
       nextStep: 'Choose fields from `available_fields` (non-PII catalog fields; see GET /v1/catalog/fields).',
     });
   }
   return [...out.values()];
-}
-
-/**
- * Total and sample in one statement: the CTE counts, the LEFT JOIN brings at most `limit` rows in a
- * stable pseudo-random order (hash of the key), and a zero-match query still returns its total.
- */
-export function buildLookup(personsTable: string, where: string, fields: readonly CatalogField[], limit: number): string {
-  const cols = fields.map((f, i) => `p.${quoteIdent(f.storage.column)} AS c${i}`).join(', ');
-  return `WITH t AS (SELECT count(*) AS n FROM ${personsTable} p WHERE ${where}),
-    s AS (SELECT ${cols} FROM ${personsTable} p WHERE ${where} ORDER BY hash(p.person_key), p.person_key LIMIT ${Math.trunc(limit)})
-    SELECT t.n AS __total, s.* FROM t LEFT JOIN s ON TRUE`;
 }
 
 function jsonValue(v: unknown): unknown {
@@ -61,7 +51,7 @@ function decodeMask(v: unknown, values: readonly string[]): string[] {
 
 export function readLookup(rows: Record<string, unknown>[], fields: readonly CatalogField[]): { total: number; records: Record<string, unknown>[] } {
   const total = Number(rows[0]?.__total ?? 0);
-  const records = total === 0 ? [] : rows.map((row) =>
+  const records = rows.filter((row) => row.__row !== null && row.__row !== undefined).map((row) =>
     Object.fromEntries(fields.map((f, i) => {
       const v = row[`c${i}`];
       return [f.name, f.storage.kind === 'bitmask' ? decodeMask(v, f.storage.values) : jsonValue(v)];

@@ -1,6 +1,6 @@
-import { Type, type Static, type TSchema } from '@fastify/type-provider-typebox';
-import { Nullable } from '../../http/schemas.ts';
-import type { CatalogField } from '../catalog/types.ts';
+import { Type, type Static, type TSchema } from 'typebox';
+import { Nullable } from '../../core/schema.ts';
+import type { CatalogField } from '../../graph/catalog-types.ts';
 
 const Id = Type.String({ minLength: 1, maxLength: 200 });
 
@@ -35,14 +35,14 @@ export const LookupBody = Type.Object(
 const GroupValue = Type.Union([Type.String(), Type.Number(), Type.Boolean(), Type.Null()]);
 const Group = Type.Object({ group_value: GroupValue, count: Type.Integer() });
 const Buckets = Type.Object({
-  groups: Type.Array(Group, { description: 'Buckets at or above the privacy floor, largest first' }),
+  groups: Type.Array(Group, { description: 'Buckets that pass the privacy floor, each noised on its own (decision 015), largest first' }),
   suppressed_groups: Type.Integer({ description: 'Buckets below the privacy floor, removed (value and count not shown)' }),
   truncated_groups: Type.Optional(Type.Integer()),
 });
 const Release = Type.Object({ major: Type.Integer(), minor: Type.Integer() });
 
 export const CountResponse = Type.Object({
-  count: Type.Integer({ description: 'Persons matching; never below the privacy floor (422 instead)' }),
+  count: Type.Integer({ description: 'Persons matching, through the privacy layer: the true count plus small sticky noise (the same question always gets the same answer); never below the privacy floor (422 instead)' }),
   matched_count: Type.Optional(Nullable(Type.Integer({ description: 'Of `count`, persons in a matched segment of the composition; null below the floor' }))),
   group_by: Type.Optional(Type.String()),
   groups: Type.Optional(Type.Array(Group)),
@@ -63,8 +63,11 @@ export function lookupResponse(fields: readonly CatalogField[]): TSchema {
   const props: Record<string, TSchema> = {};
   for (const f of fields) if (!f.pii) props[f.name] = Type.Optional(Type.Unknown());
   return Type.Object({
-    rows: Type.Array(Type.Object(props, { additionalProperties: false })),
-    total_matched: Type.Integer(),
+    rows: Type.Array(Type.Object(props, { additionalProperties: false }), {
+      description: 'Masked rows: identifying values generalized (age, home value, income and years at residence in bands, ZIP as NNNxx, dates as the year); '
+        + 'only from OR branches that pass the privacy floor on their own; each row\'s combination of values shared by at least k persons',
+    }),
+    total_matched: Type.Integer({ description: 'Persons matching, through the privacy layer (noised like count)' }),
     available_fields: Type.Array(Type.String()),
     data_release: Release,
   });

@@ -1,39 +1,42 @@
 /**
  * Discovery: count and lookup over the current release (spec 4.2). Per request: resolve and compile
  * the input once, charge the compute budget (one control-plane upsert), run one warehouse query,
- * apply the privacy floor. Nothing here knows HTTP.
+ * show every number and row through the privacy layer (noise, floor, masked k-anonymous rows).
+ * Nothing here knows HTTP.
  */
 import fs from 'node:fs';
-import type { Tier } from '../../config.ts';
+import type { Tier } from '../../config/index.ts';
 import { indexCatalog } from '../../graph/filters/catalog-index.ts';
 import { nearest } from '../../graph/filters/text.ts';
 import { membershipSql } from '../../graph/membership/sql.ts';
 import { BREAKDOWN_CODES_TABLE, DISCOVERY_TABLE } from '../../graph/discovery-table.ts';
 import { PERSON_COLUMNS } from '../../graph/schema.ts';
-import { AppError } from '../../http/errors.ts';
-import { CatalogUnavailableError, catalogUnavailable, type CatalogService } from '../catalog/service.ts';
-import { isGroupable } from '../catalog/routes.ts';
-import type { CatalogField } from '../catalog/types.ts';
+import type { Viewer } from '../../core/caller.ts';
+import { DomainError } from '../../core/errors.ts';
+import type { CatalogField } from '../../graph/catalog-types.ts';
+import type { MembershipQuery } from '../../graph/membership/types.ts';
+import type { WarehouseReader } from '../../graph/warehouse.ts';
+import { CatalogUnavailableError, catalogUnavailable, isGroupable, toClientError, withWarehouse, type CatalogService } from '../catalog/index.ts';
 import { estimateScanBytes, type ComputeBudget } from './budget.ts';
 import {
-  DEFAULT_BREAKDOWNS, breakdownCountSql, columnDimension, groupedCountSql, readBreakdownCounts, readGroupedCounts, suppressDimension, type Dimension,
+  DEFAULT_BREAKDOWNS, breakdownCountSql, columnDimension, groupedCountSql, readBreakdownCounts, readGroupedCounts, protectDimension, type Dimension,
 } from './breakdowns.ts';
-import { noSegments, resolveDiscoveryInput, type DiscoveryInputBody, type SegmentInputResolver } from './input.ts';
-import { buildLookup, readLookup, validateLookupFields } from './lookup.ts';
-import { assertFloor, type DifferencingGuard } from './privacy.ts';
+import { resolveDiscoveryInput, type DiscoveryInputBody, type SegmentInputResolver } from './input.ts';
+import { readLookup, validateLookupFields } from './lookup.ts';
+import { joinParts, lookupParts, maskedLookupSql, type Privacy } from '../privacy/index.ts';
 import type { CountResult } from './schemas.ts';
-import { toClientError, withWarehouse, type WarehouseReader } from './warehouse-errors.ts';
 
 export interface DiscoveryDeps {
   warehouse: WarehouseReader;
   catalog: CatalogService;
   budget: ComputeBudget;
   tierOf: (orgId: string) => Promise<Tier | null>;
-  guard: DifferencingGuard;
-  floor: number;
-  segments?: SegmentInputResolver;
+  privacy: Privacy;
+  segments: SegmentInputResolver;
   /** Table discovery scans; default the release's discovery table. */
   personsTable?: string;
+  /** Warehouse statements of one question are interrupted past this (503 QUERY_TIMEOUT); none when unset. */
+  statementTimeoutMs?: number;
 }
 
 export interface CountBody extends DiscoveryInputBody {
@@ -47,10 +50,22 @@ export interface LookupBody extends DiscoveryInputBody {
 
 const COLUMN_TYPES: Record<string, string> = { ...PERSON_COLUMNS, breakdown_key: 'BIGINT' };
 
+/** Bytes charged per row for each condition beyond the first (see charge). */
+export const CONDITION_WORK_BYTES = 4;
+
+/** Conditions of a filter question (list values count as conditions in 64s, as IN evaluates them in batches). */
+function conditionCount(query: { kind: string; groups?: readonly { filters: readonly { value?: unknown }[] }[] }): number {
+  if (query.kind !== 'filters' || !query.groups) return 0;
+  let n = 0;
+  for (const g of query.groups) for (const c of g.filters) n += 1 + (Array.isArray(c.value) ? Math.floor(c.value.length / 64) : 0);
+  return n;
+}
+
 export function createDiscoveryService(deps: DiscoveryDeps) {
-  const { warehouse, catalog, budget, tierOf, guard, floor } = deps;
+  const { warehouse, catalog, budget, tierOf, privacy } = deps;
+  const floor = privacy.floor;
   const personsTable = deps.personsTable ?? `graph.${DISCOVERY_TABLE}`;
-  let segments = deps.segments ?? noSegments;
+  const { segments } = deps;
 
   /** The catalog, with warehouse unavailability surfaced as 502/503 (not FILTER_CATALOG_UNAVAILABLE). */
   async function fields(): Promise<readonly CatalogField[]> {
@@ -58,22 +73,29 @@ export function createDiscoveryService(deps: DiscoveryDeps) {
       return (await catalog.getCatalog()).fields;
     } catch (err) {
       const mapped = toClientError((err as { cause?: unknown }).cause);
-      if (mapped instanceof AppError) throw mapped;
+      if (mapped instanceof DomainError) throw mapped;
       if (err instanceof CatalogUnavailableError) throw catalogUnavailable(err);
       throw err;
     }
   }
 
-  async function prepare(orgId: string, body: DiscoveryInputBody) {
+  async function prepare(viewer: Viewer, body: DiscoveryInputBody) {
     const catalogFields = await fields();
-    const input = await resolveDiscoveryInput(orgId, body, { catalog: async () => catalogFields, segments });
+    const input = await resolveDiscoveryInput(viewer, body, { catalog: async () => catalogFields, segments });
     const m = membershipSql(input.query, { catalog: catalogFields, personsTable });
     const release = await withWarehouse(async () => warehouse.release());
     return { catalogFields, input, m, release };
   }
 
-  async function charge(orgId: string, rows: number, columns: Iterable<string>, parquetPaths: string[]): Promise<number> {
-    let extra = 0;
+  const bounded = { timeoutMs: deps.statementTimeoutMs };
+
+  /**
+   * Charges the scan estimate plus the work of the conditions: each condition beyond the first
+   * evaluates a column again (60,000 conditions on one column once cost 73 s yet were charged like
+   * one), so it is charged as one more 4-byte read per row.
+   */
+  async function charge(orgId: string, rows: number, columns: Iterable<string>, parquetPaths: string[], conditions = 0): Promise<number> {
+    let extra = rows * CONDITION_WORK_BYTES * Math.max(0, conditions - 1);
     for (const p of parquetPaths) {
       try { extra += fs.statSync(p).size; } catch { /* a missing set fails in the query with its own error */ }
     }
@@ -86,14 +108,14 @@ export function createDiscoveryService(deps: DiscoveryDeps) {
     const field = indexCatalog(catalogFields).resolve(name);
     if (!field) {
       const suggestions = nearest(name, catalogFields.filter(isGroupable).map((f) => f.name));
-      throw new AppError('INVALID_GROUP_BY', 400, `\`group_by\`: unknown field \`${name}\`.${suggestions.length ? ` Did you mean ${suggestions.join(', ')}?` : ''}`, {
+      throw new DomainError('INVALID_GROUP_BY', `\`group_by\`: unknown field \`${name}\`.${suggestions.length ? ` Did you mean ${suggestions.join(', ')}?` : ''}`, {
         issues: [{ path: '$.group_by', code: 'UNKNOWN_FILTER_FIELD', message: `Unknown field \`${name}\`.`, suggestions }],
         nextStep: 'Use a field with `groupable: true` from GET /v1/catalog/fields.',
       });
     }
     if (!isGroupable(field)) {
       const why = field.pii ? 'is personally identifying' : 'holds a list of values';
-      throw new AppError('INVALID_GROUP_BY', 400, `\`group_by\`: \`${field.name}\` ${why} and cannot be grouped by.`, {
+      throw new DomainError('INVALID_GROUP_BY', `\`group_by\`: \`${field.name}\` ${why} and cannot be grouped by.`, {
         issues: [{ path: '$.group_by', code: 'FIELD_NOT_GROUPABLE', message: `\`${field.name}\` ${why}.`, suggestions: [] }],
         nextStep: 'Use a field with `groupable: true` from GET /v1/catalog/fields.',
       });
@@ -101,72 +123,85 @@ export function createDiscoveryService(deps: DiscoveryDeps) {
     return columnDimension(field.name, (field.storage as { column: string }).column);
   }
 
-  return {
-    /** Lets the segments module plug in its resolver after both services exist. */
-    useSegmentResolver(resolver: SegmentInputResolver): void {
-      segments = resolver;
-    },
+  /**
+   * The parts of the question rows may come from: each OR branch of raw filters whose own true count
+   * meets the floor (one count per branch); any other question is one part, checked with its total.
+   */
+  async function eligibleParts(catalogFields: readonly CatalogField[], query: MembershipQuery): Promise<MembershipQuery[]> {
+    const parts = lookupParts(query);
+    if (parts.length === 1) return parts;
+    const out: MembershipQuery[] = [];
+    for (const part of parts) {
+      const pm = membershipSql(part, { catalog: catalogFields, personsTable });
+      const [row] = await withWarehouse(() => warehouse.query(pm.count, pm.params));
+      if (privacy.partEligible(privacy.question(part), Number(row?.n ?? 0))) out.push(part);
+    }
+    return out;
+  }
 
-    async count(orgId: string, body: CountBody): Promise<CountResult> {
-      const { catalogFields, input, m, release } = await prepare(orgId, body);
+  return {
+    async count(viewer: Viewer, body: CountBody): Promise<CountResult> {
+      const orgId = viewer.orgId;
+      const { catalogFields, input, m, release } = await prepare(viewer, body);
       const dims: Dimension[] = body.group_by !== undefined
         ? [groupDimension(catalogFields, body.group_by)]
         : input.breakdownsByDefault ? [...DEFAULT_BREAKDOWNS] : [];
       const columns = [...m.columns, ...dims.flatMap((d) => d.columns)];
-      const bytes = await charge(orgId, release.persons, columns, m.parquetPaths);
+      const bytes = await charge(orgId, release.persons, columns, m.parquetPaths, conditionCount(input.query));
 
       let total: number;
       let matched: number | null = null;
       let grouped: ReturnType<typeof readGroupedCounts> | null = null;
       if (dims.length === 0) {
-        const [row] = await withWarehouse(() => warehouse.query(m.count, m.params));
+        const [row] = await withWarehouse(() => warehouse.query(m.count, m.params, bounded));
         total = Number(row?.n ?? 0);
         if (m.matchedWhere) matched = Number(row?.m ?? 0);
       } else {
         const sql = body.group_by !== undefined
           ? groupedCountSql(dims, personsTable, m.where, m.matchedWhere)
           : breakdownCountSql(personsTable, `graph.${BREAKDOWN_CODES_TABLE}`, m.where, m.matchedWhere);
-        const rows = await withWarehouse(() => warehouse.query(sql, m.params));
+        const rows = await withWarehouse(() => warehouse.query(sql, m.params, bounded));
         grouped = body.group_by !== undefined ? readGroupedCounts(dims, rows) : readBreakdownCounts(dims, rows, m.matchedWhere !== null);
         total = grouped.total;
         matched = grouped.matched;
       }
 
-      assertFloor(total, floor);
-      guard.check(orgId, `${input.key}|${release.file}`, total);
-
+      const question = privacy.question(input.query);
       const out: CountResult = {
-        count: total,
+        count: privacy.protectTotal({ question, trueCount: total }),
         privacy_floor: floor,
         estimated_bytes_scanned: bytes,
         data_release: { major: release.major, minor: release.minor },
       };
-      if (m.matchedWhere) out.matched_count = matched !== null && matched >= floor ? matched : null;
+      if (m.matchedWhere) out.matched_count = matched === null ? null : privacy.protectCount({ question, trueCount: matched, facet: 'matched' }).count;
       if (grouped && body.group_by !== undefined) {
         const dim = dims[0]!;
-        const s = suppressDimension(dim, grouped.buckets.get(dim.name)!, floor);
+        const s = protectDimension(privacy, question, dim, grouped.buckets.get(dim.name)!);
         Object.assign(out, { group_by: dim.name, groups: s.groups, suppressed_groups: s.suppressed_groups });
         if (s.truncated_groups) out.truncated_groups = s.truncated_groups;
       } else if (grouped) {
-        out.breakdowns = Object.fromEntries(dims.map((d) => [d.name, suppressDimension(d, grouped.buckets.get(d.name)!, floor)])) as CountResult['breakdowns'];
+        out.breakdowns = Object.fromEntries(dims.map((d) => [d.name, protectDimension(privacy, question, d, grouped.buckets.get(d.name)!)])) as CountResult['breakdowns'];
       }
       return out;
     },
 
-    async lookup(orgId: string, body: LookupBody) {
+    async lookup(viewer: Viewer, body: LookupBody) {
+      const orgId = viewer.orgId;
       const catalogFields = await fields();
       const selected = validateLookupFields(catalogFields, body.fields);
-      const { input, m, release } = await prepare(orgId, body);
+      const { input, m, release } = await prepare(viewer, body);
       const limit = body.limit ?? 10;
-      await charge(orgId, release.persons, [...m.columns, ...selected.map((f) => f.storage.column)], m.parquetPaths);
-      const sql = buildLookup(personsTable, m.where, selected, limit);
-      const rows = await withWarehouse(() => warehouse.query(sql, m.params));
+      await charge(orgId, release.persons, [...m.columns, ...selected.map((f) => f.storage.column)], m.parquetPaths, conditionCount(input.query));
+      const eligible = await eligibleParts(catalogFields, input.query);
+      const e = eligible.length === 0 ? null : membershipSql(joinParts(eligible), { catalog: catalogFields, personsTable, paramOffset: m.params.length });
+      const sql = maskedLookupSql({
+        personsTable, totalWhere: m.where, eligibleWhere: e?.where ?? 'FALSE', fields: selected, limit, k: privacy.lookupK,
+      });
+      const rows = await withWarehouse(() => warehouse.query(sql, [...m.params, ...(e?.params ?? [])], bounded));
       const { total, records } = readLookup(rows, selected);
-      assertFloor(total, floor);
-      guard.check(orgId, `${input.key}|${release.file}`, total);
       return {
+        total_matched: privacy.protectTotal({ question: privacy.question(input.query), trueCount: total }),
         rows: records,
-        total_matched: total,
         available_fields: catalogFields.filter((f) => !f.pii).map((f) => f.name),
         data_release: { major: release.major, minor: release.minor },
       };

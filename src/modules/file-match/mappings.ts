@@ -4,15 +4,15 @@
  * resolution (500 STAGING_COPY_FAILED leaves everything unchanged, retryable); cancel a staged upload.
  */
 import type { Kysely } from 'kysely';
+import type { Viewer } from '../../core/caller.ts';
+import { DomainError } from '../../core/errors.ts';
 import type { DB } from '../../db/schema.ts';
-import { AppError } from '../../http/errors.ts';
 import type { JobQueue } from '../../jobs/queue.ts';
 import type { Clock } from '../../lib/clock.ts';
 import type { ObjectStore } from '../../objects/store.ts';
-import { audienceStore } from '../audiences/store.ts';
-import { SegmentErrors, visibleTo } from '../segments/common.ts';
-import { segmentStore, type Viewer } from '../segments/store.ts';
+import { SegmentErrors, type SegmentsApi } from '../segments/index.ts';
 import { analyzeColumns, SKIP, STANDARD_ATTRIBUTES } from './analysis.ts';
+import { matchedDetails } from './details.ts';
 import { sampleShard, type Compression, type FileFormat } from './formats/read.ts';
 import { SAMPLE_ROWS } from './resolve.ts';
 import type { FileMatchService } from './service.ts';
@@ -22,8 +22,8 @@ import { enqueueResolution, RESOLVE_JOB, RESOLVE_QUEUE } from './upload.ts';
 const ALLOWED = new Set<string>([...STANDARD_ATTRIBUTES, SKIP]);
 const STAGED = 'awaiting_mappings';
 
-export function createMappingService(deps: { db: Kysely<DB>; clock: Clock; queue: JobQueue; objects: ObjectStore; files: FileMatchService }) {
-  const { db, clock } = deps;
+export function createMappingService(deps: { db: Kysely<DB>; clock: Clock; queue: JobQueue; objects: ObjectStore; files: FileMatchService; segments: SegmentsApi }) {
+  const { db, clock, segments } = deps;
 
   async function analyze(viewer: Viewer, id: string) {
     const analysis = await analyzeRaw(viewer, id);
@@ -33,21 +33,26 @@ export function createMappingService(deps: { db: Kysely<DB>; clock: Clock; queue
   async function analyzeRaw(viewer: Viewer, id: string) {
     const { segment, fm } = await deps.files.findMatched(viewer, id);
     const shard0 = (await fileMatchStore.shards(db, id, fm.upload_version)).find((s) => s.shard_index === 0);
-    if (!shard0) {
-      throw new AppError('FILE_NOT_YET_UPLOADED', 409, 'Nothing was uploaded for this segment yet (shard 0 is missing).', {
-        nextStep: 'PUT the file to the upload_url first, then analyze.',
+    // A cancelled staged upload is gone: analysis waits for a new upload (never a server path in an answer).
+    if (!shard0 || fm.matching_status === 'cancelled' || !deps.objects.exists(shard0.object_key)) {
+      throw new DomainError('FILE_NOT_YET_UPLOADED', 'Nothing was uploaded for this segment yet (shard 0 is missing).', {
+        nextStep: fm.matching_status === 'cancelled'
+          ? 'The staged upload was cancelled: refresh the segment (POST /v1/segments/{id}/refresh) for new upload URLs, upload, then analyze.'
+          : 'PUT the file to the upload_url first, then analyze.',
       });
     }
     const sample = await sampleShard(deps.objects.pathOf(shard0.object_key), fm.file_format as FileFormat, fm.compression as Compression, SAMPLE_ROWS)
-      .catch((e: Error) => { throw new AppError('INVALID_FILE', 422, `The uploaded file could not be read: ${e.message}`, { nextStep: 'Check file_format and compression, then upload again.' }); });
+      .catch((e: Error) => {
+        throw new DomainError('INVALID_FILE', `The uploaded file could not be read as ${fm.file_format}${fm.compression === 'gzip' ? ' (gzip)' : ''}: ${clientSafe(e)}`, {
+          nextStep: 'Check file_format and compression; refresh the segment (POST /v1/segments/{id}/refresh) for new upload URLs and upload again.',
+        });
+      });
     const analysis = analyzeColumns(sample.header, sample.rows);
-    const details = (segment.details ?? {}) as Record<string, unknown>;
+    const details = matchedDetails(segment.details);
     await db.transaction().execute(async (trx) => {
       await fileMatchStore.update(trx, viewer.orgId, id, { analysis: JSON.stringify(analysis), mapping_warnings: JSON.stringify(analysis.mapping_warnings), updated_at: clock.now() });
       // "filled after analysis" (spec 2), unless the customer already confirmed their own.
-      if (details.mapping_confirmed !== true) {
-        await segmentStore.update(trx, viewer.orgId, id, { details: JSON.stringify({ ...details, column_mappings: analysis.column_mappings }) });
-      }
+      if (!details.mapping_confirmed) await segments.setDetails(trx, viewer.orgId, id, { ...details, column_mappings: analysis.column_mappings });
     });
     return analysis;
   }
@@ -55,7 +60,7 @@ export function createMappingService(deps: { db: Kysely<DB>; clock: Clock; queue
   async function confirm(viewer: Viewer, id: string, given: Record<string, string>) {
     const bad = Object.entries(given).filter(([, v]) => !ALLOWED.has(v));
     if (bad.length) {
-      throw new AppError('INVALID_COLUMN_MAPPING', 400, `Unknown standard attribute(s): ${bad.map(([k, v]) => `${k} -> ${v}`).join(', ')}.`, {
+      throw new DomainError('INVALID_COLUMN_MAPPING', `Unknown standard attribute(s): ${bad.map(([k, v]) => `${k} -> ${v}`).join(', ')}.`, {
         details: { allowed: [...ALLOWED] }, nextStep: 'Map each column to a standard attribute or "(skip)".',
       });
     }
@@ -68,7 +73,7 @@ export function createMappingService(deps: { db: Kysely<DB>; clock: Clock; queue
       try {
         for (const s of moved) deps.objects.copy(s.object_key, s.final);
       } catch (cause) {
-        throw new AppError('STAGING_COPY_FAILED', 500, 'The staged upload could not be moved into place; nothing changed.', { cause, nextStep: 'Retry POST .../mappings.' });
+        throw new DomainError('STAGING_COPY_FAILED', 'The staged upload could not be moved into place; nothing changed.', { cause, nextStep: 'Retry POST .../mappings.' });
       }
       await deps.queue.ensureQueue(RESOLVE_JOB, RESOLVE_QUEUE);
     }
@@ -77,22 +82,16 @@ export function createMappingService(deps: { db: Kysely<DB>; clock: Clock; queue
     if (!auto && (await fileMatchStore.shards(db, id, fm.upload_version)).length) auto = (await analyzeRaw(viewer, id)).column_mappings;
     const mappings = { ...(auto ?? {}), ...given };
     await db.transaction().execute(async (trx) => {
-      const details = { ...(segment.details as object), column_mappings: mappings, mapping_confirmed: true };
+      const details = { ...matchedDetails(segment.details), column_mappings: mappings, mapping_confirmed: true };
       if (!staged) {
-        await segmentStore.update(trx, viewer.orgId, id, { details: JSON.stringify(details), updated_at: now });
+        await segments.setDetails(trx, viewer.orgId, id, details, now);
         return;
       }
       for (const s of moved) {
         await fileMatchStore.recordShard(trx, { segmentId: id, uploadVersion: fm.upload_version, shardIndex: s.shard_index, objectKey: s.final, bytes: Number(s.bytes), at: now });
       }
       await fileMatchStore.update(trx, viewer.orgId, id, { matching_status: 'queued', updated_at: now });
-      await segmentStore.update(trx, viewer.orgId, id, {
-        status: 'pending', record_count: null, record_count_reason: 'counting', input_record_count: null, match_count: null, error_message: null,
-        details: JSON.stringify({ ...details, shard_count: fm.shard_count, hitl: true }), updated_at: now,
-      });
-      for (const audienceId of await segmentStore.referencingAudienceIds(trx, viewer.orgId, id)) {
-        await audienceStore.update(trx, viewer.orgId, audienceId, { status: 'pending', record_count: null, record_count_reason: 'counting', matched_record_count: null, updated_at: now });
-      }
+      await segments.markPending(trx, viewer.orgId, id, { details: { ...details, shard_count: fm.shard_count, hitl: true }, now });
       await enqueueResolution(deps.queue, trx, { orgId: viewer.orgId, segmentId: id, uploadVersion: fm.upload_version });
     });
     if (staged) deps.objects.remove(`${objectKeys.uploadRoot(viewer.orgId, id, fm.upload_version)}/staging`);
@@ -102,7 +101,7 @@ export function createMappingService(deps: { db: Kysely<DB>; clock: Clock; queue
   async function cancel(viewer: Viewer, id: string) {
     const { fm } = await deps.files.findMatched(viewer, id);
     if (!fm.hitl || !['awaiting_upload', STAGED].includes(fm.matching_status)) {
-      throw new AppError('NO_STAGED_UPLOAD', 409, `There is no staged upload to cancel (matching is ${fm.matching_status}).`, {
+      throw new DomainError('NO_STAGED_UPLOAD', `There is no staged upload to cancel (matching is ${fm.matching_status}).`, {
         nextStep: 'Cancel applies to a hitl upload waiting for mappings.',
       });
     }
@@ -113,11 +112,7 @@ export function createMappingService(deps: { db: Kysely<DB>; clock: Clock; queue
 
   /** The audience routes act on the audience's included matched segment. */
   async function matchedSegmentOf(viewer: Viewer, audienceId: string): Promise<string> {
-    const a = await audienceStore.find(db, viewer.orgId, audienceId);
-    if (!a || !visibleTo(a, viewer)) throw new AppError('AUDIENCE_NOT_FOUND', 404, 'Audience was not found.');
-    const refs = (await audienceStore.refs(db, viewer.orgId, [audienceId])).get(audienceId) ?? [];
-    const segs = await segmentStore.findMany(db, viewer.orgId, refs.filter((r) => r.role === 'include').map((r) => r.segment_id));
-    const matched = segs.find((s) => s.subtype === 'matched');
+    const matched = await segments.includedSegmentOf(viewer, audienceId, 'matched');
     if (!matched) throw SegmentErrors.notFound();
     return matched.id;
   }
@@ -137,3 +132,8 @@ export function createMappingService(deps: { db: Kysely<DB>; clock: Clock; queue
 }
 
 export type MappingService = ReturnType<typeof createMappingService>;
+
+/** A reader's message without server paths (they never reach a client). */
+function clientSafe(e: Error): string {
+  return e.message.replace(/(?:\/[\w.@-]+){2,}/g, '<file>').slice(0, 300);
+}

@@ -17,8 +17,8 @@ import { createMatcher, createStagePool, createStageWriter, defaultStageThreads,
 import { iagPersonIdOf } from '../../identity/normalize/index.ts';
 import { decodeGraphPersonId } from '../../identity/person-id.ts';
 import type { ObjectStore } from '../../objects/store.ts';
-import type { EventService } from '../webhooks/events.ts';
-import { segmentStore } from '../segments/store.ts';
+import type { SegmentsApi } from '../segments/index.ts';
+import type { EventService } from '../webhooks/index.ts';
 import { analyzeColumns, mappingUsable } from './analysis.ts';
 import { FileDataError, sampleShard, shardReader, type Compression, type FileFormat } from './formats/read.ts';
 import { compileMapping } from './records.ts';
@@ -43,10 +43,12 @@ export interface ResolverDeps {
   warehouse: MatchWarehouse;
   index: { current(): Promise<{ indexPath: string }> };
   events: Pick<EventService, 'emit'>;
+  segments: SegmentsApi;
   /** Decodes a tier-01 iag_person_id of the organization to its graph person key (null if not usable). */
   personIdDecoder: (orgId: string) => Promise<(id: string) => bigint | null>;
   /** Staging worker threads (default defaultStageThreads(); 0: normalize on the main thread). */
   stageThreads?: number;
+  log?: { warn(obj: object, msg: string): void; info(obj: object, msg: string): void };
   /** Test hook: called before the results are swapped in (a crash there must be retried cleanly). */
   beforeSwap?: (data: ResolveJobData) => void | Promise<void>;
 }
@@ -88,7 +90,8 @@ export function createResolver(deps: ResolverDeps) {
     const shards = await fileMatchStore.shards(db, data.segmentId, data.uploadVersion);
     if (shards.length !== fm.shard_count) throw new FileDataError('MISSING_SHARDS', `Only ${shards.length} of ${fm.shard_count} shards were uploaded.`);
     const files = shards.map((s) => deps.objects.pathOf(s.object_key));
-    const segment = (await segmentStore.find(db, data.orgId, data.segmentId))!;
+    const segment = await deps.segments.findSegment(db, data.orgId, data.segmentId);
+    if (!segment) throw new FileDataError('SEGMENT_DELETED', 'The segment was deleted before its upload was matched.');
     const details = (segment.details ?? {}) as Record<string, unknown>;
     const { analysis, mappings, header, confirmed } = await mappingsFor(fm, files, details);
     await fileMatchStore.update(db, data.orgId, data.segmentId, { analysis: JSON.stringify(analysis), mapping_warnings: JSON.stringify(analysis.mapping_warnings) });
@@ -188,24 +191,43 @@ export function createResolver(deps: ResolverDeps) {
       const fm = await fileMatchStore.find(db, data.orgId, data.segmentId);
       // Stale (refreshed since) or already settled: nothing to do, so a duplicate delivery is harmless.
       if (!fm || fm.upload_version !== data.uploadVersion || !['queued', 'matching'].includes(fm.matching_status)) return { skipped: true };
+      // Deleted meanwhile: end the job for good (a retry could never succeed), with the reason logged.
+      if (!(await deps.segments.findSegment(db, data.orgId, data.segmentId))) {
+        await fileMatchStore.update(db, data.orgId, data.segmentId, { matching_status: 'failed', error_code: 'SEGMENT_DELETED', updated_at: clock.now() });
+        deps.log?.warn({ org_id: data.orgId, segment_id: data.segmentId }, 'file match ended: its segment was deleted');
+        return { skipped: true, reason: 'segment_deleted' };
+      }
+      // A run that was still `matching` when this attempt began died with its worker (kill -9, a lost
+      // host): its heartbeat stopped and the job came back here. Its staged rows (normalized personal
+      // data) and partial results are removed before anything else.
+      if (fm.matching_status === 'matching' && fm.run_id) {
+        fs.rmSync(deps.objects.pathOf(objectKeys.run(data.orgId, data.segmentId, data.uploadVersion, fm.run_id)), { recursive: true, force: true });
+        deps.log?.warn({ org_id: data.orgId, segment_id: data.segmentId, dead_run_id: fm.run_id, attempt: job.retryCount }, 'file match resumed after its previous run died; its staging was removed');
+      }
       const runId = randomBase62(10);
+      const ids = { org_id: data.orgId, segment_id: data.segmentId, upload_version: data.uploadVersion, run_id: runId };
+      const started = Date.now();
+      deps.log?.info(ids, 'file match started');
       await fileMatchStore.update(db, data.orgId, data.segmentId, { matching_status: 'matching', run_id: runId, rows_read: 0, rows_matched: 0, updated_at: clock.now() });
       const runDir = deps.objects.pathOf(objectKeys.run(data.orgId, data.segmentId, data.uploadVersion, runId));
       try {
         const out = await run(data, fm, runId);
-        const swapped = await completeMatch({ db, clock, events: deps.events }, data, runId, {
+        const swapped = await completeMatch({ db, clock, events: deps.events, segments: deps.segments }, data, runId, {
           rowsPath: out.rowsPath, membersPath: out.membersPath, inputCount: out.inputCount, matchCount: out.matchCount, memberCount: out.memberCount,
           mappings: out.mappings, confirmed: out.confirmed, warnings: out.analysis.mapping_warnings,
         });
         if (!swapped) fs.rmSync(runDir, { recursive: true, force: true });
+        deps.log?.info({ ...ids, rows: out.inputCount, matched: out.matchCount, ms: Date.now() - started, swapped }, 'file match completed');
         return { swapped, rows: out.inputCount, matched: out.matchCount };
       } catch (error) {
         fs.rmSync(runDir, { recursive: true, force: true });
         const final = error instanceof FileDataError || job.retryCount >= (RESOLVE_QUEUE.retryLimit ?? 0);
+        deps.log?.warn({ ...ids, ms: Date.now() - started, code: error instanceof FileDataError ? error.code : 'RESOLUTION_FAILED', final, err: (error as Error).message },
+          final ? 'file match failed' : 'file match run failed; it will be retried');
         if (!final) throw error; // pg-boss retries with a new run
         const code = error instanceof FileDataError ? error.code : 'RESOLUTION_FAILED';
         const message = error instanceof FileDataError ? error.message : 'Resolution failed after retries; upload again with POST /v1/segments/{id}/refresh.';
-        await failMatch({ db, clock, events: deps.events }, data, code, message);
+        await failMatch({ db, clock, events: deps.events, segments: deps.segments }, data, code, message);
         return { failed: code };
       }
     },

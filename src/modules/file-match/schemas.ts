@@ -1,8 +1,6 @@
-import { Type } from '@fastify/type-provider-typebox';
-import { DateTime, Nullable } from '../../http/schemas.ts';
-import { CreatedSegmentSchema, RefreshedSegmentSchema } from '../segments/schemas.ts';
-
-const lit = <T extends string>(...values: T[]) => Type.Union(values.map((v) => Type.Literal(v)));
+import { Type, type Static } from 'typebox';
+import { DateTime, Literals as lit, Nullable } from '../../core/schema.ts';
+import { CreatedSegmentSchema } from '../segments/index.ts';
 const Level = lit('I', 'H', 'D', 'S', 'A');
 
 export const MatchFileBody = Type.Object(
@@ -18,26 +16,29 @@ export const MatchFileBody = Type.Object(
     spatial_mode: Type.Optional(lit('residential', 'work', 'auto')),
     shard_count: Type.Optional(Type.Integer({ minimum: 1, maximum: 50, default: 1 })),
     visibility: Type.Optional(lit('org', 'private')),
+    session_id: Type.Optional(Type.String({ maxLength: 200 })),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, description: 'Every field is optional: an empty body (or none) starts a CSV match with defaults' },
 );
+export type MatchFileInput = Static<typeof MatchFileBody>;
 
-/** Fields only create and refresh responses carry (spec 2). */
-export const UploadFields = {
-  match_id: Type.Optional(Type.String({ description: 'Alias of segment_id' })),
-  upload_url: Type.Optional(Type.String({ description: 'Signed PUT URL (one shard); no Authorization header' })),
-  upload_urls: Type.Optional(Type.Array(Type.String(), { description: 'Index-ordered signed PUT URLs when shard_count > 1' })),
-  upload_expires_at: Type.Optional(DateTime()),
-};
+/** The created segment with its upload URL(s) (spec 4.5); create and refresh carry them. */
+export const MatchFileResponse = Type.Object({
+  ...CreatedSegmentSchema.properties,
+  integration_run_id: Type.Optional(Type.String({ pattern: '^ir_[A-Za-z0-9_-]{40}$', description: 'When X-Integration-Execution-Key was sent: the private integration run (the same on every replay)' })),
+});
+export const MatchFileHeaders = Type.Object({
+  'x-integration-execution-key': Type.Optional(Type.String({
+    description: 'OAuth partnerships only (a pre-registered confidential partner client): creates, or replays, a private integration run for this match; 8-200 characters of A-Z a-z 0-9 . _ : -',
+  })),
+});
 
-export const MatchFileResponse = Type.Object({ ...CreatedSegmentSchema.properties, ...UploadFields });
-export const RefreshedMatchedSchema = Type.Object({ ...RefreshedSegmentSchema.properties, ...UploadFields });
-
-export const MatchIdParams = Type.Object({ match_id: Type.String() });
-export const SegmentIdParams = Type.Object({ segment_id: Type.String() });
-export const IdParams = Type.Object({ id: Type.String() });
-export const UploadParams = Type.Object({ org: Type.String(), seg: Type.String(), version: Type.String(), shard: Type.String() });
-export const UploadQuery = Type.Object({ expires: Type.Optional(Type.String()), signature: Type.Optional(Type.String()) });
+export const MatchIdParams = Type.Object({ match_id: Type.String({ maxLength: 200 }) });
+export const SegmentIdParams = Type.Object({ segment_id: Type.String({ maxLength: 200 }) });
+export const UploadParams = Type.Object({
+  org: Type.String({ maxLength: 64 }), seg: Type.String({ maxLength: 64 }), version: Type.String({ maxLength: 12 }), shard: Type.String({ maxLength: 4 }),
+});
+export const UploadQuery = Type.Object({ expires: Type.Optional(Type.String({ maxLength: 20 })), signature: Type.Optional(Type.String({ maxLength: 200 })) });
 
 const Warning = Type.Object({ column: Type.String(), source: lit('analysis', 'nested_addresses'), message: Type.String() });
 
@@ -84,3 +85,5 @@ export const MappingsResponse = Type.Object({
   mapping_confirmed: Type.Boolean(), resolution_started: Type.Boolean(),
 });
 export const CancelResponse = Type.Object({ ok: Type.Boolean(), segment_id: Type.String(), audience_id: Type.Optional(Type.String()), cancelled: Type.Boolean() });
+
+export type MatchStatusDoc = Static<typeof MatchStatusResponse>;

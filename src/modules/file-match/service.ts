@@ -1,75 +1,46 @@
 /**
  * File matching (spec 4.5, 3): create a pending matched segment with signed upload URLs, refresh it,
- * report progress, and mark an upload failed. Uploads: upload.ts; analysis and mappings: mappings.ts;
- * resolution: resolve.ts.
+ * report progress, and mark an upload failed. Segment rows change through the segments area's methods;
+ * uploads: upload.ts; analysis and mappings: mappings.ts; resolution: resolve.ts.
  */
 import type { Kysely } from 'kysely';
+import type { Viewer } from '../../core/caller.ts';
+import { DomainError } from '../../core/errors.ts';
 import type { DB } from '../../db/schema.ts';
-import { AppError } from '../../http/errors.ts';
-import type { IdempotencyService } from '../../http/idempotency/service.ts';
-import { MINUTE, HOUR, type Clock } from '../../lib/clock.ts';
+import { HOUR, MINUTE, type Clock } from '../../lib/clock.ts';
 import { newId } from '../../lib/ids.ts';
 import type { UrlSigner } from '../../objects/signed-urls.ts';
-import { audienceRow } from '../audiences/rows.ts';
-import { audienceStore } from '../audiences/store.ts';
-import { campaignStore } from '../campaigns/store.ts';
-import { SegmentErrors, persistentExpiry, visibleTo } from '../segments/common.ts';
-import type { ReleaseRef } from '../segments/ports.ts';
-import { presentSegment } from '../segments/present.ts';
-import { segmentStore, type SegmentRow, type Viewer } from '../segments/store.ts';
+import {
+  affectedNextStep, persistentExpiry, type CreateSegmentInput, type CreatedSegmentDoc, type RefreshSegmentInput, type RefreshedSegmentDoc,
+  type SegmentRow, type SegmentsApi,
+} from '../segments/index.ts';
+import { matchedDetails, type MatchedDetails } from './details.ts';
+import type { MatchStatusDoc } from './schemas.ts';
 import { fileMatchStore, objectKeys, type FileMatchRow } from './store.ts';
 
 export const CREATE_URL_TTL = 30 * MINUTE;
 export const REFRESH_URL_TTL = 24 * HOUR;
-export const MATCH_FILE_ENDPOINT = 'POST /v1/match/file';
 
-export interface CreateMatchedInput {
-  name?: string;
-  file_format?: 'csv' | 'avro' | 'json' | 'jsonl';
-  compression?: 'none' | 'gzip';
-  create_audience?: boolean;
-  campaign_id?: string;
-  webhook_url?: string;
-  hitl?: boolean;
-  match_level?: string[];
-  spatial_mode?: string;
-  shard_count?: number;
-  visibility?: 'org' | 'private';
-}
-
-export interface RefreshMatchedInput {
-  hitl?: boolean;
-  shard_count?: number;
-  compression?: string;
-}
+/** What creates a matched segment: POST /v1/match/file, or POST /v1/segments with subtype matched. */
+export type CreateMatchedInput = Partial<Pick<CreateSegmentInput,
+  'name' | 'file_format' | 'compression' | 'create_audience' | 'campaign_id' | 'webhook_url' | 'hitl' | 'match_level' | 'spatial_mode' | 'shard_count' | 'visibility' | 'session_id'>>;
 
 export interface FileMatchDeps {
   db: Kysely<DB>;
   clock: Clock;
+  segments: SegmentsApi;
   signer: () => Promise<UrlSigner>;
-  idempotency: IdempotencyService;
-  currentRelease: () => ReleaseRef | null;
   validateWebhookUrl: (url: string) => void;
 }
 
 export const FileMatchErrors = {
-  gzipAvro: () => new AppError('UNSUPPORTED_INPUT_COMPRESSION', 400, 'gzip compression is not supported with avro (Avro files carry their own DEFLATE compression).', {
+  gzipAvro: () => new DomainError('UNSUPPORTED_INPUT_COMPRESSION', 'gzip compression is not supported with avro (Avro files carry their own DEFLATE compression).', {
     nextStep: 'Send compression "none" with avro, or use csv/json/jsonl with gzip.',
   }),
-  notMatched: (subtype: string) => new AppError('NOT_A_MATCHED_UPLOAD', 400, `This is a ${subtype} segment, not a matched upload.`, {
-    nextStep: 'upload-failed applies to matched segments created by POST /v1/match/file or POST /v1/segments with subtype matched.',
+  notMatched: (subtype: string) => new DomainError('NOT_A_MATCHED_UPLOAD', `This is a ${subtype} segment, not a matched upload.`, {
+    nextStep: 'This applies to matched segments created by POST /v1/match/file or POST /v1/segments with subtype matched.',
   }),
 };
-
-function checkOptions(input: CreateMatchedInput): void {
-  const bad = (field: string, allowed: string) => new AppError('INVALID_REQUEST', 400, `${field} must be ${allowed}.`, { nextStep: 'Correct the field and send the request again.' });
-  if (input.file_format !== undefined && !['csv', 'avro', 'json', 'jsonl'].includes(input.file_format)) throw bad('file_format', 'csv, avro, json or jsonl');
-  if (input.compression !== undefined && !['none', 'gzip'].includes(input.compression)) throw bad('compression', 'none or gzip');
-  if (input.shard_count !== undefined && (!Number.isInteger(input.shard_count) || input.shard_count < 1 || input.shard_count > 50)) throw bad('shard_count', 'an integer from 1 to 50');
-  if (input.match_level !== undefined && (!Array.isArray(input.match_level) || input.match_level.some((l) => !['I', 'H', 'D', 'S', 'A'].includes(l)))) throw bad('match_level', 'an array of I, H, D, S, A');
-  if (input.spatial_mode !== undefined && !['residential', 'work', 'auto'].includes(input.spatial_mode)) throw bad('spatial_mode', 'residential, work or auto');
-  if (input.hitl !== undefined && typeof input.hitl !== 'boolean') throw bad('hitl', 'a boolean');
-}
 
 export function checkCompression(format: string, compression: string | undefined): void {
   if (format === 'avro' && compression === 'gzip') throw FileMatchErrors.gzipAvro();
@@ -85,65 +56,59 @@ export async function uploadUrls(signer: UrlSigner, fm: Pick<FileMatchRow, 'org_
 }
 
 export function createFileMatchService(deps: FileMatchDeps) {
-  const { db, clock } = deps;
+  const { db, clock, segments } = deps;
 
   async function findMatched(viewer: Viewer, id: string): Promise<{ segment: SegmentRow; fm: FileMatchRow }> {
     // One snapshot for both rows: the completion commits them together, and two separate reads on
     // PostgreSQL could show matching_status completed beside a still-pending segment.
     return db.transaction().setIsolationLevel('repeatable read').execute(async (trx) => {
-      const segment = await segmentStore.find(trx, viewer.orgId, id);
-      if (!segment || !visibleTo(segment, viewer)) throw SegmentErrors.notFound();
+      const segment = await segments.findVisibleSegment(viewer, id, { db: trx });
       const fm = await fileMatchStore.find(trx, viewer.orgId, id);
       if (segment.subtype !== 'matched' || !fm) throw FileMatchErrors.notMatched(segment.subtype);
       return { segment, fm };
     });
   }
 
-  async function create(viewer: Viewer, input: CreateMatchedInput) {
-    checkOptions(input); // POST /v1/segments passes its open body through
+  async function create(viewer: Viewer, input: CreateMatchedInput): Promise<CreatedSegmentDoc> {
     const format = input.file_format ?? 'csv';
     const compression = input.compression ?? 'none';
     checkCompression(format, compression);
-    const createAudience = input.create_audience ?? true;
-    if (input.campaign_id !== undefined && !(await campaignStore.exists(db, viewer.orgId, input.campaign_id))) throw SegmentErrors.invalidCampaign(input.campaign_id);
+    await segments.checkCampaign(viewer.orgId, input.campaign_id);
     if (input.webhook_url) deps.validateWebhookUrl(input.webhook_url);
-    const release = deps.currentRelease();
-    if (!release) throw SegmentErrors.noRelease();
+    const release = segments.requireRelease();
     const now = clock.now();
     const id = newId('seg');
     const name = input.name ?? `File Match ${now.toISOString()}`;
     const shardCount = input.shard_count ?? 1;
-    const hitl = input.hitl ?? false;
-    const audienceId = createAudience ? newId('aud') : null;
     const visibility = input.visibility ?? 'org';
-    await db.transaction().execute(async (trx) => {
-      await segmentStore.insert(trx, {
-        id, org_id: viewer.orgId, name, subtype: 'matched', status: 'pending', visibility, created_by: viewer.userId, ephemeral: false,
-        record_count: null, record_count_reason: 'counting', current_version: 1, version_created_at: now, record_limit: null, filter_groups: null,
-        details: JSON.stringify({ file_format: format, shard_count: shardCount, column_mappings: null, mapping_confirmed: false, hitl }),
-        input_record_count: null, match_count: null, members_path: null, shared_source_segment_id: null, error_message: null,
-        workflow_run_id: null, origin_campaign_id: input.campaign_id ?? null, webhook_url: input.webhook_url ?? null,
-        release_major: release.major, release_minor: release.minor, parent_segment_id: null, root_segment_id: null, parent_version: null,
-        expires_at: persistentExpiry(now), created_at: now, updated_at: now, deleted_at: null,
+    const details: MatchedDetails = {
+      file_format: format, shard_count: shardCount, column_mappings: null, mapping_confirmed: false, hitl: input.hitl ?? false,
+      ...(input.session_id ? { session_id: input.session_id } : {}),
+    };
+    const counting = { record_count: null, record_count_reason: 'counting' as const };
+    const audienceId = await db.transaction().execute(async (trx) => {
+      await segments.insert(trx, {
+        id, orgId: viewer.orgId, name, subtype: 'matched', status: 'pending', visibility, createdBy: viewer.userId, count: counting, release, now,
+        expiresAt: persistentExpiry(now), details, originCampaignId: input.campaign_id ?? null, webhookUrl: input.webhook_url ?? null,
       });
-      if (audienceId) {
-        const row = audienceRow({
-          id: audienceId, orgId: viewer.orgId, name, visibility, createdBy: viewer.userId, setLogic: 'union',
-          count: { record_count: null, record_count_reason: 'counting' }, release, campaignId: input.campaign_id ?? null, now,
-        });
-        // The wrapper is pending until its matched segment resolves (ARCHITECTURE: audiences carry pending/failed).
-        await audienceStore.insert(trx, { ...row, status: 'pending', counted_version: null }, [{ segment_id: id, role: 'include' }]);
-      }
+      // The wrapper is pending until its matched segment resolves (ARCHITECTURE: audiences carry pending/failed).
+      const wrapper = (input.create_audience ?? true)
+        ? await segments.insertWrapperAudience(trx, {
+          orgId: viewer.orgId, segmentId: id, name, visibility, createdBy: viewer.userId, status: 'pending', count: counting, release,
+          campaignId: input.campaign_id ?? null, now,
+        })
+        : null;
       await fileMatchStore.insert(trx, {
-        segment_id: id, org_id: viewer.orgId, audience_id: audienceId, upload_version: 1, file_format: format, compression, shard_count: shardCount,
-        hitl, match_levels: JSON.stringify(input.match_level?.length ? [...new Set(input.match_level)] : ['I', 'H', 'D', 'S', 'A']),
+        segment_id: id, org_id: viewer.orgId, audience_id: wrapper, upload_version: 1, file_format: format, compression, shard_count: shardCount,
+        hitl: details.hitl, match_levels: JSON.stringify(input.match_level?.length ? [...new Set(input.match_level)] : ['I', 'H', 'D', 'S', 'A']),
         spatial_mode: input.spatial_mode ?? 'residential', matching_status: 'awaiting_upload', created_at: now, updated_at: now,
       });
+      return wrapper;
     });
     const fm = (await fileMatchStore.find(db, viewer.orgId, id))!;
-    const segment = (await segmentStore.find(db, viewer.orgId, id))!;
+    const segment = (await segments.findSegment(db, viewer.orgId, id))!;
     return {
-      ...presentSegment(segment), ...(audienceId ? { audience_id: audienceId } : {}), match_id: id,
+      ...segments.presentSegment(segment), ...(audienceId ? { audience_id: audienceId } : {}), match_id: id,
       ...(await uploadUrls(await deps.signer(), fm, new Date(now.getTime() + CREATE_URL_TTL))),
     };
   }
@@ -152,24 +117,18 @@ export function createFileMatchService(deps: FileMatchDeps) {
     findMatched,
     create,
 
-    /** POST /v1/match/file: same as create; an Idempotency-Key replay returns the same segment with re-signed URLs. */
-    async createFromFile(viewer: Viewer, input: CreateMatchedInput, idempotencyKey?: string) {
-      const run = async () => ({ statusCode: 201, body: await create(viewer, input) as Record<string, unknown> });
-      if (idempotencyKey === undefined) return run();
-      return deps.idempotency.run({
-        orgId: viewer.orgId, endpoint: MATCH_FILE_ENDPOINT, key: idempotencyKey, body: input, execute: run,
-        refresh: async (body) => {
-          const fm = await fileMatchStore.find(db, viewer.orgId, String(body.segment_id));
-          const segment = await segmentStore.find(db, viewer.orgId, String(body.segment_id));
-          if (!fm || !segment) return body;
-          const { upload_url: _u, upload_urls: _us, ...rest } = body;
-          return { ...rest, ...presentSegment(segment), ...(await uploadUrls(await deps.signer(), fm, new Date(clock.now().getTime() + CREATE_URL_TTL))) };
-        },
-      });
+    /** An Idempotency-Key replay of POST /v1/match/file: the same segment as it is now, with re-signed URLs. */
+    async refreshUploadUrls(orgId: string, stored: CreatedSegmentDoc): Promise<CreatedSegmentDoc> {
+      const fm = await fileMatchStore.find(db, orgId, stored.segment_id);
+      const segment = await segments.findSegment(db, orgId, stored.segment_id);
+      if (!fm || !segment) return stored;
+      const { upload_url: _u, upload_urls: _us, ...rest } = stored;
+      return { ...rest, ...segments.presentSegment(segment), ...(await uploadUrls(await deps.signer(), fm, new Date(clock.now().getTime() + CREATE_URL_TTL))) };
     },
 
     /** Matched refresh (spec 3): new upload version, 24-hour URLs; hitl leaves the segment as it is until confirmed. */
-    async refresh(viewer: Viewer, segment: SegmentRow, input: RefreshMatchedInput) {
+    async refresh(viewer: Viewer, segment: SegmentRow, input: RefreshSegmentInput): Promise<RefreshedSegmentDoc> {
+      if (input.force !== undefined) throw new DomainError('INVALID_REQUEST', 'force applies to filter segments only.', { nextStep: 'Remove force.' });
       const fm = await fileMatchStore.find(db, viewer.orgId, segment.id);
       if (!fm) throw FileMatchErrors.notMatched(segment.subtype);
       const compression = input.compression ?? 'none'; // never inherited from the previous upload
@@ -178,70 +137,68 @@ export function createFileMatchService(deps: FileMatchDeps) {
       const shardCount = input.shard_count ?? 1;
       const now = clock.now();
       const version = fm.upload_version + 1;
-      const affected = (await segmentStore.usage(db, viewer.orgId, segment.id)).map((u) => u.id);
+      const affected = (await segments.segmentUsage(viewer.orgId, segment.id)).map((u) => u.id);
       await db.transaction().execute(async (trx) => {
         await fileMatchStore.update(trx, viewer.orgId, segment.id, {
           upload_version: version, compression, shard_count: shardCount, hitl, matching_status: 'awaiting_upload', rows_read: 0, rows_matched: 0,
           analysis: null, mapping_warnings: null, error_code: null, run_id: null, updated_at: now,
         });
         if (hitl) return; // staged: the segment is untouched until POST .../mappings confirms
-        const details = { ...(segment.details as object), shard_count: shardCount, column_mappings: null, mapping_confirmed: false, hitl };
-        await segmentStore.update(trx, viewer.orgId, segment.id, {
-          status: 'pending', record_count: null, record_count_reason: 'counting', input_record_count: null, match_count: null, error_message: null,
-          details: JSON.stringify(details), current_version: segment.current_version + 1, version_created_at: now, expires_at: persistentExpiry(now), updated_at: now,
-        });
-        for (const audienceId of await segmentStore.referencingAudienceIds(trx, viewer.orgId, segment.id)) {
-          await audienceStore.update(trx, viewer.orgId, audienceId, {
-            status: 'pending', record_count: null, record_count_reason: 'counting', matched_record_count: null,
-            ...(audienceId === fm.audience_id ? { match_count: null, input_record_count: null } : {}), updated_at: now,
-          });
-        }
+        const details: MatchedDetails = { ...matchedDetails(segment.details), shard_count: shardCount, column_mappings: null, mapping_confirmed: false, hitl };
+        await segments.markPending(trx, viewer.orgId, segment.id, { details, newVersion: segment.current_version + 1, now });
       });
       const after = (await fileMatchStore.find(db, viewer.orgId, segment.id))!;
       return {
-        ...presentSegment((await segmentStore.find(db, viewer.orgId, segment.id))!), refreshed: true, affected_audiences: affected,
+        ...segments.presentSegment((await segments.findSegment(db, viewer.orgId, segment.id))!), refreshed: true, affected_audiences: affected,
         next_step: hitl
           ? 'Upload to the URL(s), analyze (POST /v1/match/{id}/analyze), then confirm with POST /v1/segments/{id}/mappings or abort with .../mappings/cancel.'
-          : 'Upload the new file to the URL(s) within 24 hours; resolution starts when every shard is uploaded.',
+          : `Upload the new file to the URL(s) within 24 hours; resolution starts when every shard is uploaded. ${affectedNextStep(affected)}`,
         ...(await uploadUrls(await deps.signer(), after, new Date(now.getTime() + REFRESH_URL_TTL))),
       };
     },
 
     /** GET /v1/match/file/{match_id}. */
-    async status(viewer: Viewer, id: string) {
+    async status(viewer: Viewer, id: string): Promise<MatchStatusDoc> {
       const { segment, fm } = await findMatched(viewer, id);
       const shards = await fileMatchStore.shards(db, id, fm.upload_version);
-      const details = (segment.details ?? {}) as Record<string, unknown>;
+      const details = matchedDetails(segment.details);
       return {
         match_id: id, segment_id: id, audience_id: fm.audience_id, name: segment.name, status: segment.status,
-        matching_status: fm.matching_status, mapping_warnings: (fm.mapping_warnings as unknown[] | null) ?? [],
+        matching_status: fm.matching_status as MatchStatusDoc['matching_status'], mapping_warnings: (fm.mapping_warnings as MatchStatusDoc['mapping_warnings'] | null) ?? [],
         progress: { shards_uploaded: shards.length, shard_count: fm.shard_count, rows_read: fm.rows_read, rows_matched: fm.rows_matched },
         file_format: fm.file_format, compression: fm.compression, hitl: fm.hitl,
         input_record_count: segment.input_record_count, match_count: segment.match_count,
         match_rate: segment.match_count !== null && segment.input_record_count ? Math.round((segment.match_count / segment.input_record_count) * 1e4) / 1e4 : null,
-        column_mappings: (details.column_mappings as Record<string, string> | null) ?? null, mapping_confirmed: details.mapping_confirmed === true,
+        column_mappings: details.column_mappings, mapping_confirmed: details.mapping_confirmed,
         error_message: segment.status === 'failed' ? segment.error_message : null,
         created_at: fm.created_at.toISOString(), updated_at: fm.updated_at.toISOString(),
       };
     },
 
-    /** POST /v1/segments/{id}/upload-failed: pending -> failed (and the audience); a repeat is a no-op. */
+    /**
+     * POST /v1/segments/{id}/upload-failed: pending -> failed (and the wrapper audience); a repeat is a
+     * no-op. A given audience_id must be an audience of this segment visible to the caller.
+     */
     async uploadFailed(viewer: Viewer, id: string, input: { audience_id?: string; reason?: string }) {
-      const segment = await segmentStore.find(db, viewer.orgId, id);
-      if (!segment || !visibleTo(segment, viewer)) throw SegmentErrors.notFound();
+      const segment = await segments.findVisibleSegment(viewer, id);
       if (segment.subtype !== 'matched') throw FileMatchErrors.notMatched(segment.subtype);
+      if (input.audience_id !== undefined) {
+        await segments.findVisibleAudience(viewer, input.audience_id);
+        const refs = (await segments.audienceRefs(db, viewer.orgId, [input.audience_id])).get(input.audience_id) ?? [];
+        if (!refs.some((r) => r.segment_id === id)) {
+          throw new DomainError('SEGMENT_NOT_A_MEMBER', `Audience ${input.audience_id} does not include segment ${id}.`, {
+            nextStep: 'Send the audience that wraps this upload (its audience_id), or omit audience_id.',
+          });
+        }
+      }
       const now = clock.now();
       return db.transaction().execute(async (trx) => {
-        const locked = (await segmentStore.find(trx, viewer.orgId, id, { forUpdate: true }))!;
+        const locked = (await segments.findSegment(trx, viewer.orgId, id, { forUpdate: true }))!;
         if (locked.status !== 'pending') return { ok: true, already_resolved: true };
         const fm = await fileMatchStore.find(trx, viewer.orgId, id);
         const message = `Upload failed: ${input.reason ?? 'reported by the client'}`.slice(0, 600);
-        await segmentStore.update(trx, viewer.orgId, id, { status: 'failed', error_message: message, updated_at: now });
         await fileMatchStore.update(trx, viewer.orgId, id, { matching_status: 'failed', error_code: 'UPLOAD_FAILED', updated_at: now });
-        for (const audienceId of new Set([input.audience_id, fm?.audience_id].filter((a): a is string => !!a))) {
-          const a = await audienceStore.find(trx, viewer.orgId, audienceId);
-          if (a) await audienceStore.update(trx, viewer.orgId, audienceId, { status: 'failed', updated_at: now });
-        }
+        await segments.markFailed(trx, viewer.orgId, id, { message, audienceIds: [input.audience_id, fm?.audience_id].filter((a): a is string => !!a), now });
         return { ok: true, already_resolved: false };
       });
     },

@@ -7,16 +7,17 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import type { Clock } from '../../lib/clock.ts';
-import type { EventService } from '../webhooks/events.ts';
-import { audienceStore } from '../audiences/store.ts';
-import { segmentStore } from '../segments/store.ts';
+import type { SegmentsApi } from '../segments/index.ts';
+import type { EventService } from '../webhooks/index.ts';
 import type { MappingWarning } from './analysis.ts';
+import { matchedDetails } from './details.ts';
 import { fileMatchStore } from './store.ts';
 import type { ResolveJobData } from './upload.ts';
 
 interface Deps {
   db: Kysely<DB>;
   clock: Clock;
+  segments: SegmentsApi;
   events: Pick<EventService, 'emit'>;
 }
 
@@ -36,30 +37,17 @@ export async function completeMatch(deps: Deps, data: ResolveJobData, runId: str
   return deps.db.transaction().execute(async (trx) => {
     const fm = await fileMatchStore.find(trx, data.orgId, data.segmentId, { forUpdate: true });
     if (!fm || fm.upload_version !== data.uploadVersion || fm.run_id !== runId || fm.matching_status !== 'matching') return false;
-    const segment = await segmentStore.find(trx, data.orgId, data.segmentId);
+    const segment = await deps.segments.findSegment(trx, data.orgId, data.segmentId);
     if (!segment) return false;
-    const details = { ...(segment.details as object), column_mappings: o.mappings, mapping_confirmed: o.confirmed };
-    // The customer's own list: counts are exact (no privacy floor on input and match counts).
-    await segmentStore.update(trx, data.orgId, data.segmentId, {
-      status: 'active', record_count: o.memberCount, record_count_reason: null, input_record_count: o.inputCount, match_count: o.matchCount,
-      members_path: o.membersPath, details: JSON.stringify(details), error_message: null, updated_at: now,
-    });
     await fileMatchStore.update(trx, data.orgId, data.segmentId, {
       matching_status: 'completed', results_path: o.rowsPath, rows_read: o.inputCount, rows_matched: o.matchCount, error_code: null, updated_at: now,
     });
-    for (const audienceId of await segmentStore.referencingAudienceIds(trx, data.orgId, data.segmentId)) {
-      const a = await audienceStore.find(trx, data.orgId, audienceId);
-      if (!a) continue;
-      const wrapper = audienceId === fm.audience_id;
-      await audienceStore.update(trx, data.orgId, audienceId, {
-        ...(a.status === 'pending' ? { status: 'active' } : {}),
-        // The wrapper is exactly this segment: its counts are known; other compositions recount.
-        ...(wrapper
-          ? { match_count: o.matchCount, input_record_count: o.inputCount, record_count: o.memberCount, record_count_reason: null, matched_record_count: o.memberCount, counted_version: a.snapshot_version }
-          : { record_count: null, record_count_reason: 'not_counted', matched_record_count: null }),
-        updated_at: now,
-      });
-    }
+    // The customer's own list: counts are exact (no privacy floor on input and match counts).
+    await deps.segments.markResolved(trx, data.orgId, data.segmentId, {
+      recordCount: o.memberCount, inputRecordCount: o.inputCount, matchCount: o.matchCount, membersPath: o.membersPath,
+      details: { ...matchedDetails(segment.details), column_mappings: o.mappings, mapping_confirmed: o.confirmed },
+      wrapperAudienceId: fm.audience_id, now,
+    });
     await deps.events.emit(trx, {
       orgId: data.orgId, type: 'segment.ready', subject: { kind: 'segment', id: data.segmentId, name: segment.name },
       data: {
@@ -77,13 +65,10 @@ export async function failMatch(deps: Deps, data: ResolveJobData, code: string, 
   return deps.db.transaction().execute(async (trx) => {
     const fm = await fileMatchStore.find(trx, data.orgId, data.segmentId, { forUpdate: true });
     if (!fm || fm.upload_version !== data.uploadVersion || ['completed', 'failed'].includes(fm.matching_status)) return false;
-    const segment = await segmentStore.find(trx, data.orgId, data.segmentId);
+    const segment = await deps.segments.findSegment(trx, data.orgId, data.segmentId);
     if (!segment) return false;
     await fileMatchStore.update(trx, data.orgId, data.segmentId, { matching_status: 'failed', error_code: code, updated_at: now });
-    await segmentStore.update(trx, data.orgId, data.segmentId, { status: 'failed', error_message: message, record_count_reason: null, updated_at: now });
-    if (fm.audience_id && (await audienceStore.find(trx, data.orgId, fm.audience_id))) {
-      await audienceStore.update(trx, data.orgId, fm.audience_id, { status: 'failed', updated_at: now });
-    }
+    await deps.segments.markFailed(trx, data.orgId, data.segmentId, { message, audienceIds: fm.audience_id ? [fm.audience_id] : [], now });
     await deps.events.emit(trx, {
       orgId: data.orgId, type: 'segment.failed', subject: { kind: 'segment', id: data.segmentId, name: segment.name },
       data: { status: 'failed', subtype: 'matched', audience_id: fm.audience_id, error_code: code, error_message: message, failed_at: now.toISOString() },

@@ -6,7 +6,7 @@
 import type { Readable } from 'node:stream';
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
-import { AppError } from '../../http/errors.ts';
+import { DomainError } from '../../core/errors.ts';
 import type { JobQueue } from '../../jobs/queue.ts';
 import type { Clock } from '../../lib/clock.ts';
 import type { ObjectStore } from '../../objects/store.ts';
@@ -27,21 +27,34 @@ export async function enqueueResolution(queue: JobQueue, trx: Kysely<DB>, data: 
   await queue.send(RESOLVE_JOB, data, { singletonKey: `${data.segmentId}:v${data.uploadVersion}` }, trx);
 }
 
-const conflict = (code: string, message: string, nextStep: string) => new AppError(code, 409, message, { nextStep });
+const conflict = (code: 'UPLOAD_SUPERSEDED' | 'UPLOAD_ALREADY_RECEIVED', message: string, nextStep: string) => new DomainError(code, message, { nextStep });
 
-export function createUploadHandler(deps: { db: Kysely<DB>; queue: JobQueue; clock: Clock; objects: ObjectStore; signer: () => Promise<UrlSigner> }) {
+export function createUploadHandler(deps: {
+  db: Kysely<DB>; queue: JobQueue; clock: Clock; objects: ObjectStore; signer: (reload?: boolean) => Promise<UrlSigner>; segmentExists: (orgId: string, id: string) => Promise<boolean>;
+}) {
   const { db, clock } = deps;
-  return async function receive(req: { path: string; query: { expires?: string; signature?: string }; params: { org: string; seg: string; version: string; shard: string }; body: Readable }) {
-    (await deps.signer()).verify('PUT', req.path, req.query, clock.now());
+  return async function receive(req: { query: { expires?: string; signature?: string }; params: { org: string; seg: string; version: string; shard: string }; body: Readable }) {
+    // The path that was signed, rebuilt from the parameters exactly as they arrived.
+    const path = `/v1/uploads/${req.params.org}/${req.params.seg}/${req.params.version}/${req.params.shard}`;
+    try {
+      (await deps.signer()).verify('PUT', path, req.query, clock.now());
+    } catch (error) {
+      if ((error as DomainError).code !== 'UPLOAD_URL_INVALID') throw error;
+      (await deps.signer(true)).verify('PUT', path, req.query, clock.now());
+    }
     const { org, seg } = req.params;
     const version = Number(req.params.version);
     const shard = Number(req.params.shard);
     const fm = await fileMatchStore.find(db, org, seg);
-    if (!fm) throw new AppError('SEGMENT_NOT_FOUND', 404, 'The segment of this upload URL no longer exists.');
+    if (!fm || !(await deps.segmentExists(org, seg))) {
+      throw new DomainError('UPLOAD_TARGET_GONE', 'The segment of this upload URL was deleted; the file was not accepted.', {
+        nextStep: 'Create a new file match (POST /v1/match/file) and upload to its URL.',
+      });
+    }
     if (fm.upload_version !== version) {
       throw conflict('UPLOAD_SUPERSEDED', 'This upload URL belongs to an earlier upload of the segment (it was refreshed since).', 'Use the URLs returned by the latest refresh.');
     }
-    if (!Number.isInteger(shard) || shard < 0 || shard >= fm.shard_count) throw new AppError('UPLOAD_URL_INVALID', 403, 'Unknown shard for this upload.');
+    if (!Number.isInteger(shard) || shard < 0 || shard >= fm.shard_count) throw new DomainError('UPLOAD_URL_INVALID', 'Unknown shard for this upload.');
     if (fm.matching_status !== 'awaiting_upload') {
       throw conflict('UPLOAD_ALREADY_RECEIVED', `Every shard of this upload was received; matching is ${fm.matching_status}.`, 'Refresh the segment to upload a new file.');
     }

@@ -7,7 +7,7 @@
  * the household's reference person and for D only an email/phone agreed, so returning their name,
  * birth date or address would disclose someone the caller did not identify (reverse lookup).
  */
-import type { CatalogField } from '../catalog/types.ts';
+import type { CatalogField } from '../../graph/catalog-types.ts';
 import { splitLookup, type MatchLevel } from '../../identity/matcher/index.ts';
 
 export interface EnrichmentReader {

@@ -4,8 +4,8 @@
  * non-identity fields tagged audience or feature_store). Identity (PII) fields are returned only
  * when asked for by name or through `standard_iag` (docs/decisions/005-match-ids-and-billing.md).
  */
-import { AppError, type ErrorIssue } from '../../http/errors.ts';
-import type { CatalogField, CatalogTemplate } from '../catalog/types.ts';
+import { DomainError, type ErrorIssue } from '../../core/errors.ts';
+import type { CatalogField, CatalogTemplate } from '../../graph/catalog-types.ts';
 
 export interface FieldSelection {
   /** Canonical catalog fields, in request (or template) order, deduplicated. */
@@ -21,7 +21,7 @@ export function selectFields(
   catalog: { fields: readonly CatalogField[]; templates: readonly CatalogTemplate[] },
 ): FieldSelection {
   if (input.field_list !== undefined && input.template_id !== undefined) {
-    throw new AppError('AMBIGUOUS_FIELD_SELECTION', 400, 'field_list and template_id are mutually exclusive; send one of them (or neither for the standard enrichment set).', {
+    throw new DomainError('AMBIGUOUS_FIELD_SELECTION', 'field_list and template_id are mutually exclusive; send one of them (or neither for the standard enrichment set).', {
       nextStep: 'Remove either field_list or template_id.',
     });
   }
@@ -40,7 +40,7 @@ export function selectFields(
     });
     if (issues.length > 0) {
       const names = issues.map((x) => `"${input.field_list![Number(/\[(\d+)\]/.exec(x.path)![1])]}"`).join(', ');
-      throw new AppError('UNKNOWN_FIELD', 400, `Unknown field_list entries: ${names}.`, {
+      throw new DomainError('UNKNOWN_FIELD', `Unknown field_list entries: ${names}.`, {
         issues,
         details: { unknown_fields: issues.map((x) => input.field_list![Number(/\[(\d+)\]/.exec(x.path)![1])]) },
         nextStep: 'GET /v1/catalog/fields lists the attribute names.',
@@ -50,7 +50,7 @@ export function selectFields(
   }
   const templateId = input.template_id ?? DEFAULT_TEMPLATE;
   const template = catalog.templates.find((t) => t.template_id === templateId);
-  if (!template) throw new AppError('INVALID_REQUEST', 400, `Unknown template_id "${templateId}".`);
+  if (!template) throw new DomainError('INVALID_REQUEST', `Unknown template_id "${templateId}".`);
   const fields = template.fields.map((n) => byName.get(n.toLowerCase())).filter((f): f is CatalogField => !!f);
   return { fields, source: input.template_id === undefined ? 'default' : 'template' };
 }

@@ -3,12 +3,12 @@
  * anything is reserved or matched (spec 7: DUPLICATE_ROW_ID, INVALID_ROW_ID); every other bad value is
  * one row's warning.
  */
-import { AppError, type ErrorIssue } from '../../http/errors.ts';
+import { DomainError, type ErrorIssue } from '../../core/errors.ts';
 import { ECHO_FIELDS, INPUT_FIELDS, MAX_RECORDS } from './schemas.ts';
 
 export function checkRecords(records: readonly Record<string, unknown>[]): string[] {
   if (records.length > MAX_RECORDS) {
-    throw new AppError('TOO_MANY_RECORDS', 400, `A micro-batch match takes at most ${MAX_RECORDS} records; got ${records.length}. Nothing was matched or charged.`, {
+    throw new DomainError('TOO_MANY_RECORDS', `A micro-batch match takes at most ${MAX_RECORDS} records; got ${records.length}. Nothing was matched or charged.`, {
       details: { max_records: MAX_RECORDS, record_count: records.length },
       nextStep: `Split the list into batches of ${MAX_RECORDS}, or use POST /v1/match/file for large lists.`,
     });
@@ -24,7 +24,7 @@ export function checkRecords(records: readonly Record<string, unknown>[]): strin
     return v;
   });
   if (invalid.length > 0) {
-    throw new AppError('INVALID_ROW_ID', 400, `Invalid row_id at ${invalid.map((x) => x.path).join(', ')}; the whole request was rejected and nothing was charged.`, {
+    throw new DomainError('INVALID_ROW_ID', `Invalid row_id at ${invalid.map((x) => x.path).join(', ')}; the whole request was rejected and nothing was charged.`, {
       issues: invalid,
       nextStep: 'Give every row_id at least one non-whitespace character, or omit it to use the row position.',
     });
@@ -38,7 +38,7 @@ export function checkRecords(records: readonly Record<string, unknown>[]): strin
     else dupes.push({ path: `$.records[${i}].row_id`, code: 'DUPLICATE_ROW_ID', message: `row_id "${id}" is also used by records[${first}]`, suggestions: [] });
   });
   if (dupes.length > 0) {
-    throw new AppError('DUPLICATE_ROW_ID', 400, `row_id values must be unique across the request (${dupes.length} duplicate(s)); nothing was charged.`, {
+    throw new DomainError('DUPLICATE_ROW_ID', `row_id values must be unique across the request (${dupes.length} duplicate(s)); nothing was charged.`, {
       issues: dupes,
       nextStep: 'Make every row_id unique (a row without row_id uses its 1-indexed position).',
     });

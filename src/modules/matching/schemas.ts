@@ -4,9 +4,9 @@
  * normalizer, never a 400 for the whole batch (spec 4.5). The response schema whitelists every field,
  * so nothing the caller did not ask for can reach the wire.
  */
-import { Type } from 'typebox';
-import { Nullable, DateTime } from '../../http/schemas.ts';
-import { CATALOG_FIELDS } from '../catalog/fields.ts';
+import { Type, type Static } from 'typebox';
+import { Nullable, DateTime } from '../../core/schema.ts';
+import { CATALOG_FIELDS } from '../catalog/index.ts';
 
 export const MAX_RECORDS = 100;
 
@@ -56,7 +56,16 @@ export const MatchBody = Type.Object(
 
 const WarningSchema = Type.Object({ field: Type.String(), code: Type.String(), message: Type.String() });
 
-const enrichmentProps = Object.fromEntries(CATALOG_FIELDS.map((f) => [f.name, Type.Optional(Type.Unknown({ description: f.description }))]));
+/** Names a match record already uses for its own fields and the echoed inputs. */
+const RECORD_FIELDS = new Set<string>([...ECHO_FIELDS, 'row_id', 'iag_person_id', 'match_level', 'match_type', 'match_confidence', 'warnings']);
+/** Prefix of an enrichment attribute whose catalog name is also an input name (the input echo keeps the plain name). */
+export const ENRICHED_PREFIX = 'enriched_';
+/** The key an enrichment attribute takes in a match record (spec 2: added beside the echoed inputs). */
+export const enrichmentKey = (field: string) => (RECORD_FIELDS.has(field) ? `${ENRICHED_PREFIX}${field}` : field);
+
+const enrichmentProps = Object.fromEntries(CATALOG_FIELDS.map((f) => [enrichmentKey(f.name), Type.Optional(Type.Unknown({
+  description: `${f.description} (enrichment${enrichmentKey(f.name) !== f.name ? `; \`${f.name}\` is the echoed input` : ''})`,
+}))]));
 
 export const MatchRecordSchema = Type.Object({
   row_id: Type.String(),
@@ -64,18 +73,18 @@ export const MatchRecordSchema = Type.Object({
   match_level: Nullable(MatchLevelSchema),
   match_type: Nullable(Type.String()),
   match_confidence: Nullable(Type.Number()),
-  ...Object.fromEntries(ECHO_FIELDS.map((f) => [f, Type.Optional(Type.Unknown())])),
-  enrichment: Nullable(Type.Object(enrichmentProps, {
-    additionalProperties: false,
-    description: 'Selected attributes of the matched person (matched rows only; identity fields at level I only)',
-  })),
+  ...Object.fromEntries(ECHO_FIELDS.map((f) => [f, Type.Optional(Type.Unknown({ description: 'Echoed input' }))])),
+  ...enrichmentProps,
   warnings: Type.Array(WarningSchema),
+}, {
+  description: 'One per input record: the echoed inputs plus the selected enrichment attributes of the matched person (matched rows only; '
+    + `identity fields at level I only). An attribute whose catalog name is also an input name is returned as ${ENRICHED_PREFIX}<name>.`,
 });
 
 const ScratchSegmentSchema = Type.Object({
   segment_id: Type.String(),
   name: Type.String(),
-  subtype: Type.Literal('matched'),
+  subtype: Type.String({ description: 'Always matched' }),
   status: Type.String(),
   record_count: Nullable(Type.Integer()),
   input_record_count: Nullable(Type.Integer()),
@@ -92,3 +101,6 @@ export const MatchResponseSchema = Type.Object({
   data_release: Type.Object({ major: Type.Integer(), minor: Type.Integer() }),
   scratch_segment: Nullable(ScratchSegmentSchema),
 });
+
+export type MatchInput = Static<typeof MatchBody>;
+export type MatchResponse = Static<typeof MatchResponseSchema>;

@@ -10,14 +10,14 @@ import type { Clock } from '../../lib/clock.ts';
 import { createMatcher, MATCH_LEVELS, type Matcher, type WarmOptions, type MatchLevel, type MatchWarehouse, type SpatialMode } from '../../identity/matcher/index.ts';
 import { normalizeMatchInput } from '../../identity/normalize/index.ts';
 import { decodeGraphPersonId, deriveContinuityId, graphPersonIdEncoder } from '../../identity/person-id.ts';
-import { AppError } from '../../http/errors.ts';
-import type { IdempotencyService } from '../../http/idempotency/service.ts';
-import type { BillingService, Reservation } from '../billing/service.ts';
-import { centsToUsd } from '../billing/rates.ts';
-import type { CatalogField, CatalogTemplate } from '../catalog/types.ts';
-import { toClientError } from '../discovery/warehouse-errors.ts';
-import { DEFAULT_EPHEMERAL_TTL_HOURS } from '../segments/common.ts';
-import { createScratchMatchedSegment, newSegmentId } from '../segments/scratch.ts';
+import type { Viewer } from '../../core/caller.ts';
+import { DomainError } from '../../core/errors.ts';
+import { newId } from '../../lib/ids.ts';
+import { centsToUsd, type BillingService, type Reservation } from '../billing/index.ts';
+import type { CatalogField, CatalogTemplate } from '../../graph/catalog-types.ts';
+import { toClientError } from '../catalog/index.ts';
+import { DEFAULT_EPHEMERAL_TTL_HOURS, ephemeralExpiry, type SegmentsApi } from '../segments/index.ts';
+import { enrichmentKey, type MatchResponse } from './schemas.ts';
 import { readEnrichment, visibleAttributes } from './enrichment.ts';
 import { selectFields } from './fields.ts';
 import type { MatchIndexProvider } from './match-index.ts';
@@ -33,10 +33,7 @@ export interface MatchRequest {
   create_scratch_segment?: boolean;
 }
 
-export interface MatchCaller {
-  orgId: string;
-  userId: string;
-}
+export type MatchCaller = Viewer;
 
 export interface MatchingDeps {
   db: Kysely<DB>;
@@ -44,15 +41,13 @@ export interface MatchingDeps {
   warehouse: MatchWarehouse;
   index: MatchIndexProvider;
   billing: BillingService;
-  idempotency: IdempotencyService;
+  segments: SegmentsApi;
   catalog: { fields: readonly CatalogField[]; templates: readonly CatalogTemplate[] };
   organizations: { findOrganization(orgId: string): Promise<{ tier: string; client_code: string } | undefined> };
   /** The person-id secret shared by every process (server_secrets). */
   personIdSecret: () => Promise<string>;
   dataDir: string;
 }
-
-export const MATCH_ENDPOINT = 'POST /v1/match';
 
 export function createMatchingService(deps: MatchingDeps) {
   const matchers = new Map<string, Matcher>();
@@ -72,20 +67,21 @@ export function createMatchingService(deps: MatchingDeps) {
     return { release: release.file, ...(await matcherFor(indexPath).warm(options)) };
   }
 
-  async function execute(caller: MatchCaller, body: MatchRequest, rowIds: string[], fields: CatalogField[]) {
+  /** `bill: false` for a caller that charges the match itself (an integration run, through its own ledger rows). */
+  async function execute(caller: MatchCaller, body: MatchRequest, rowIds: string[], fields: CatalogField[], bill = true) {
     const org = await deps.organizations.findOrganization(caller.orgId);
-    if (!org) throw new AppError('TOKEN_INVALID', 401, 'The organization of this token no longer exists.');
+    if (!org) throw new DomainError('TOKEN_INVALID', 'The organization of this token no longer exists.');
     const secret = await deps.personIdSecret();
-    const reservation = await deps.billing.reserve({
+    const reservation = bill ? await deps.billing.reserve({
       orgId: caller.orgId, tier: org.tier, kind: 'match.microbatch', ceilingQuantity: body.records.length,
       fingerprint: sha256Hex(canonicalJson(body)),
-    });
+    }) : null;
     let membersFile: string | null = null;
     try {
       const result = await matchAndPublish(caller, org, secret, body, rowIds, fields, reservation, (f) => { membersFile = f; });
       return result;
     } catch (error) {
-      await deps.billing.release(reservation);
+      if (reservation) await deps.billing.release(reservation);
       if (membersFile) removeMembers(membersFile);
       throw toClientError(error);
     }
@@ -93,7 +89,7 @@ export function createMatchingService(deps: MatchingDeps) {
 
   async function matchAndPublish(
     caller: MatchCaller, org: { client_code: string }, secret: string, body: MatchRequest, rowIds: string[], fields: CatalogField[],
-    reservation: Reservation, wroteMembers: (file: string) => void,
+    reservation: Reservation | null, wroteMembers: (file: string) => void,
   ) {
     const { release, indexPath } = await deps.index.current();
     const today = deps.clock.now();
@@ -128,22 +124,22 @@ export function createMatchingService(deps: MatchingDeps) {
     const records = results.map((r, i) => {
       const input = body.records[i]!;
       const warnings = [...unknownFieldWarnings(input), ...(idWarnings.has(i) ? [idWarnings.get(i)!] : []), ...r.warnings];
-      let attrs: Record<string, unknown> | null = null;
+      const attrs: Record<string, unknown> = {};
       if (r.personKey !== null && r.matchLevel !== null) {
         const v = visibleAttributes(enrichment.get(r.personKey) ?? {}, fields, r.matchLevel);
-        attrs = v.attrs;
+        for (const [name, value] of Object.entries(v.attrs)) attrs[enrichmentKey(name)] = value;
         if (v.withheld.length) warnings.push({ field: 'field_list', code: 'pii_withheld', message: `identity fields are returned for individual (I) matches only: ${v.withheld.join(', ')}` });
       }
       return {
         row_id: rowIds[i]!, iag_person_id: ids[i]!, match_level: r.matchLevel, match_type: r.matchType, match_confidence: r.matchConfidence,
-        ...echoOf(input), enrichment: attrs, warnings,
+        ...echoOf(input), ...attrs, warnings,
       };
     });
     const matchCount = matchedKeys.length;
 
     // The scratch segment is built from this very result: no second match, no second charge.
     const wantScratch = body.create_scratch_segment === true && matchCount > 0;
-    const segmentId = wantScratch ? newSegmentId() : null;
+    const segmentId = wantScratch ? newId('seg') : null;
     if (segmentId) {
       const file = scratchMembersPath(deps.dataDir, segmentId);
       wroteMembers(file);
@@ -151,32 +147,81 @@ export function createMatchingService(deps: MatchingDeps) {
     }
     const now = deps.clock.now();
     const { cents, scratch } = await deps.db.transaction().execute(async (trx) => {
-      const cents = await deps.billing.settle(trx, reservation, matchCount);
-      const scratch = segmentId
-        ? await createScratchMatchedSegment(trx, {
-          id: segmentId, orgId: caller.orgId, userId: caller.userId, name: `Match scratch ${now.toISOString()}`,
-          membersPath: scratchMembersPath(deps.dataDir, segmentId), memberCount: new Set(matchedKeys).size,
-          inputRecordCount: records.length, matchCount, release, ttlHours: DEFAULT_EPHEMERAL_TTL_HOURS, now,
-        })
-        : null;
+      const cents = reservation ? await deps.billing.settle(trx, reservation, matchCount) : 0;
+      const scratch = segmentId ? await insertScratch(trx, caller, segmentId, { matchedKeys, inputRecordCount: records.length, matchCount, release, now }) : null;
       return { cents, scratch };
     });
-    return {
+    const response: MatchResponse = {
       records, match_count: matchCount, record_count: records.length, amount_charged: centsToUsd(cents),
       data_release: { major: release.major, minor: release.minor }, scratch_segment: scratch,
+    };
+    // Graph person keys per record (null when unmatched): internal, for an integration run's collection capture.
+    const personKeys = results.map((r) => (r.personKey !== null && r.matchLevel !== null ? r.personKey.toString() : null));
+    return { response, personKeys };
+  }
+
+  /**
+   * The scratch segment (spec 4.5 create_scratch_segment): an ephemeral matched segment whose members
+   * were resolved by this very response. No audience, no event: scratch is private working state.
+   */
+  async function insertScratch(trx: typeof deps.db, caller: MatchCaller, id: string, r: {
+    matchedKeys: bigint[]; inputRecordCount: number; matchCount: number; release: { major: number; minor: number }; now: Date;
+  }) {
+    await deps.segments.insert(trx, {
+      id, orgId: caller.orgId, name: `Match scratch ${r.now.toISOString()}`, subtype: 'matched', status: 'active', visibility: 'org', createdBy: caller.userId,
+      ephemeral: true, count: { record_count: new Set(r.matchedKeys).size, record_count_reason: null }, release: r.release, now: r.now,
+      expiresAt: ephemeralExpiry(r.now, DEFAULT_EPHEMERAL_TTL_HOURS), inputRecordCount: r.inputRecordCount, matchCount: r.matchCount,
+      membersPath: scratchMembersPath(deps.dataDir, id),
+      details: { file_format: 'json', shard_count: 1, mapping_confirmed: true, column_mappings: null, hitl: false },
+    });
+    const row = (await deps.segments.findSegment(trx, caller.orgId, id))!;
+    const doc = deps.segments.presentSegment(row);
+    return {
+      segment_id: doc.segment_id, name: doc.name, subtype: doc.subtype, status: doc.status, record_count: doc.record_count,
+      input_record_count: row.input_record_count, match_count: row.match_count, ephemeral: doc.ephemeral, expires_at: doc.expires_at,
     };
   }
 
   return {
     warm,
-    /** Runs one micro-batch match; with an Idempotency-Key a repeat within 24 h replays the first response. */
-    async match(caller: MatchCaller, body: MatchRequest, idempotencyKey?: string) {
-      // Request-level checks first: a rejected request reserves, charges and claims nothing.
+    /** Runs one micro-batch match. Request-level checks first: a rejected request reserves, charges and claims nothing. */
+    async match(caller: MatchCaller, body: MatchRequest): Promise<MatchResponse> {
       const rowIds = checkRecords(body.records);
       const { fields } = selectFields(body, deps.catalog);
-      const run = async () => ({ statusCode: 200, body: await execute(caller, body, rowIds, fields) });
-      if (idempotencyKey === undefined) return { ...(await run()), replayed: false };
-      return deps.idempotency.run({ orgId: caller.orgId, endpoint: MATCH_ENDPOINT, key: idempotencyKey, body, execute: run });
+      return (await execute(caller, body, rowIds, fields)).response;
+    },
+    /**
+     * The same match without a charge and without a scratch segment: for an integration run, which
+     * bills matched records itself (once per run, through the ledger) or not at all (partner billing).
+     * `person_keys` (graph person keys as text, null when unmatched, in record order) never leave the
+     * service: the run captures them into the organization's match collection.
+     */
+    async matchUnbilled(caller: MatchCaller, body: Omit<MatchRequest, 'create_scratch_segment'>): Promise<MatchResponse & { person_keys: (string | null)[] }> {
+      const rowIds = checkRecords(body.records);
+      const { fields } = selectFields(body, deps.catalog);
+      const { response, personKeys } = await execute(caller, { ...body, create_scratch_segment: false }, rowIds, fields, false);
+      return { ...response, person_keys: personKeys };
+    },
+    /** Checks a field_list against the catalog (UNKNOWN_FIELD); returns the catalog names. */
+    checkFieldList(fieldList: string[]): string[] {
+      return selectFields({ field_list: fieldList }, deps.catalog).fields.map((f) => f.name);
+    },
+    /**
+     * What a match of this body could cost, without running it: the same request checks, then the
+     * ceiling a match reserves (every record matched at the contract's rate). Changes nothing.
+     */
+    async quote(caller: MatchCaller, body: MatchRequest) {
+      checkRecords(body.records);
+      selectFields(body, deps.catalog);
+      const org = await deps.organizations.findOrganization(caller.orgId);
+      if (!org) throw new DomainError('TOKEN_INVALID', 'The organization of this token no longer exists.');
+      const unit = deps.billing.unitPrice('match.microbatch', org.tier);
+      return {
+        records: body.records.length,
+        unit_price_usd: centsToUsd(unit),
+        max_charge_usd: centsToUsd(unit * body.records.length),
+        pricing: 'matched records x unit_price_usd; unmatched records are free',
+      };
     },
   };
 }

@@ -1,11 +1,11 @@
 import type { Kysely } from 'kysely';
-import type { WebhookSettings } from '../../config.ts';
+import type { WebhookSettings } from '../../config/index.ts';
 import type { DB } from '../../db/schema.ts';
 import type { JobQueue } from '../../jobs/queue.ts';
 import type { JobDefinition } from '../../jobs/worker.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { DELIVERY_JOB, enqueueAttempt, type DeliveryJobData } from './events.ts';
-import { createSecretBox, orgSecretAad, subscriptionSecretAad } from './secret-box.ts';
+import { orgSecretAad, subscriptionSecretAad, type SecretBox } from './secret-box.ts';
 import { postWebhook, type AttemptResult } from './sender.ts';
 import { signedHeaders } from './signing.ts';
 import { webhookStore } from './store.ts';
@@ -18,7 +18,9 @@ export interface DispatcherDeps {
   clock: Clock;
   settings: WebhookSettings;
   policy: () => TargetPolicy;
+  box: SecretBox;
   userAgent: string;
+  log?: { info(obj: object, msg: string): void; warn(obj: object, msg: string): void };
 }
 
 type Verdict = { outcome: 'succeeded' } | { outcome: 'retry' } | { outcome: 'failed'; reason: FailureReason };
@@ -42,8 +44,7 @@ export function retryDelayMs(schedule: number[], next: number, random = Math.ran
 }
 
 export function createDispatcher(deps: DispatcherDeps) {
-  const { db, queue, clock, settings } = deps;
-  const box = createSecretBox(db);
+  const { db, queue, clock, settings, box } = deps;
 
   /** Ends a delivery without sending (deleted subscription, disabled endpoint, no secret). */
   async function endUnsent(orgId: string, deliveryId: string, attempt: number, reason: FailureReason, message: string): Promise<void> {
@@ -117,6 +118,9 @@ export function createDispatcher(deps: DispatcherDeps) {
         }
       }
     });
+    const fields = { org_id: orgId, delivery_id: deliveryId, event_id: row.event_id, event_type: row.event_type, attempt, status_code: statusCode, ms: result.durationMs };
+    if (verdict.outcome === 'succeeded') deps.log?.info(fields, 'webhook delivered');
+    else deps.log?.warn({ ...fields, outcome: verdict.outcome === 'failed' ? verdict.reason : 'retry', error }, verdict.outcome === 'retry' ? 'webhook attempt failed; will retry' : 'webhook delivery failed');
   }
 
   const BATCH = 8;

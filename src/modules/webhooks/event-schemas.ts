@@ -1,5 +1,5 @@
-import { Type, type TSchema } from '@fastify/type-provider-typebox';
-import { DateTime, Nullable } from '../../http/schemas.ts';
+import { Type, type TSchema } from 'typebox';
+import { DateTime, Nullable } from '../../core/schema.ts';
 import { WEBHOOK_API_VERSION } from './types.ts';
 
 /**
@@ -100,9 +100,28 @@ function operation(summary: string, schema: TSchema) {
   };
 }
 
+const Count = Type.Integer({ minimum: 0 });
+const IntegrationRunEnded = (status: 'completed' | 'failed') => Type.Object(
+  {
+    status: Type.Literal(status),
+    run_id: Type.String(),
+    provider: Type.String(),
+    connection_id: Type.String(),
+    kind: Type.String(),
+    billing_source: Type.String(),
+    counts: Type.Object({ input: Count, matched: Count, delivered: Count, applied: Count, unchanged: Count, skipped: Count, failed: Count }),
+    failure_code: Nullable(Type.String()),
+    failure_message: Nullable(Type.String()),
+    completed_at: DateTime(),
+  },
+  { additionalProperties: true },
+);
+
 export const webhookDocs: Record<string, unknown> = {
   'segment.ready': operation('A segment build or file match completed', Envelope('segment.ready', SegmentReady, 'segment')),
   'segment.failed': operation('A segment build or file match failed and needs attention', Envelope('segment.failed', SegmentFailed, 'segment')),
   'delivery.completed': operation('An export or destination delivery completed', Envelope('delivery.completed', DeliveryCompleted, 'delivery')),
   'delivery.failed': operation('An export or destination delivery failed', Envelope('delivery.failed', DeliveryFailed, 'delivery')),
+  'integration_run.completed': operation('An integration run completed (decision 038)', Envelope('integration_run.completed', IntegrationRunEnded('completed'), 'integration_run')),
+  'integration_run.failed': operation('An integration run failed (decision 038)', Envelope('integration_run.failed', IntegrationRunEnded('failed'), 'integration_run')),
 };

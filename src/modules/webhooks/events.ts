@@ -3,7 +3,7 @@ import type { DB } from '../../db/schema.ts';
 import type { JobQueue } from '../../jobs/queue.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { newId } from '../../lib/ids.ts';
-import { createSecretBox, orgSecretAad, secretHint } from './secret-box.ts';
+import { orgSecretAad, secretHint, type SecretBox } from './secret-box.ts';
 import { newSigningSecret } from './signing.ts';
 import { webhookStore, type DeliveryRow } from './store.ts';
 import { WEBHOOK_API_VERSION, type DeliveryDestination, type EventDataByType, type EventEnvelope, type EventSubject, type EventType } from './types.ts';
@@ -45,9 +45,8 @@ export async function enqueueAttempt(queue: JobQueue, trx: Kysely<DB>, data: Del
  * Requires the webhook queue to exist already (startJobs creates it in every role at start-up):
  * creating it inside an open embedded transaction would wait on that transaction.
  */
-export function createEventService(deps: { db: Kysely<DB>; queue: JobQueue; clock: Clock; policy: () => TargetPolicy }) {
-  const { db, queue, clock } = deps;
-  const box = createSecretBox(db);
+export function createEventService(deps: { db: Kysely<DB>; queue: JobQueue; clock: Clock; policy: () => TargetPolicy; box: SecretBox }) {
+  const { db, queue, clock, box } = deps;
 
   async function emitIn<T extends EventType>(trx: Kysely<DB>, input: EmitInput<T>): Promise<EmittedEvent> {
     const now = clock.now();

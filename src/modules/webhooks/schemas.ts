@@ -1,5 +1,5 @@
-import { Type } from '@fastify/type-provider-typebox';
-import { DateTime, Nullable } from '../../http/schemas.ts';
+import { Type } from 'typebox';
+import { DateTime, Nullable, PageQuery } from '../../core/schema.ts';
 import { EVENT_TYPES } from './types.ts';
 
 export const EventTypeSchema = Type.Union(EVENT_TYPES.map((t) => Type.Literal(t)), { description: 'Event type' });
@@ -71,13 +71,8 @@ export const DeliverySchema = Type.Object({
   ),
 });
 
-export const IdParams = Type.Object({ id: Type.String() });
-export const PageQuery = Type.Object(
-  {
-    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 25, description: 'Page size (default 25, max 100)' })),
-    cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 1024, description: 'The next_cursor of the previous page of the same list; omit for the newest' })),
-  },
-);
+export const WebhookPageQuery = Type.Object(PageQuery, { additionalProperties: false });
+export const EventSchema = Type.Object({}, { additionalProperties: true, description: 'The event envelope as it was sent (spec 6)' });
 const NextCursor = Nullable(Type.String({ description: 'Opaque; pass as cursor for the next (older) page. Null on the last page.' }));
 export const DeliveryListSchema = Type.Object({ deliveries: Type.Array(DeliverySchema), next_cursor: NextCursor });
 export const SubscriptionListSchema = Type.Object({ subscriptions: Type.Array(SubscriptionSchema), next_cursor: NextCursor });

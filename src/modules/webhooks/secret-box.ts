@@ -1,11 +1,12 @@
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
-import { serverSecret } from '../../lib/server-secrets.ts';
+import type { ServerKeys } from '../../lib/server-secrets.ts';
 
 /**
  * Signing secrets at rest (ADR 006). Stored as `wsk1.<base64url(iv ‖ tag ‖ ciphertext)>`: AES-256-GCM
- * under a key derived (HKDF-SHA256) from the server secret `webhook_secret_key`, with the owning row
+ * under a key derived (HKDF-SHA256) from the server secret `webhook_secret_key` (itself wrapped under the
+ * master key in server_secrets, ADR 026), with the owning row
  * as additional data, so a ciphertext copied onto another organization's or subscription's row does
  * not decrypt. Decrypted only to sign an attempt.
  *
@@ -47,24 +48,21 @@ export function decryptV1(key: Buffer, sealed: string, aad: string): string {
 /** Start and end of a plain-text secret, stored beside the ciphertext so views never decrypt. */
 export const secretHint = (secret: string) => `${secret.slice(0, 6)}…${secret.slice(-4)}`;
 
-// One derived key per database handle (the server secret is the same for every process sharing it).
-const keys = new WeakMap<object, Promise<Buffer>>();
-
-/** Seals and opens signing secrets with the deployment's key (read once per database handle). */
-export function createSecretBox(db: Kysely<DB>) {
+/** Seals and opens signing secrets with the deployment's key (read once). */
+export function createSecretBox(db: Kysely<DB>, serverKeys: Pick<ServerKeys, 'secret'>) {
+  let cached: Promise<Buffer> | null = null;
   /**
    * The key, read through `executor` when given a caller's transaction and nothing is cached yet: on the
    * embedded store a read outside an open transaction would wait for it. Such a read is not cached,
    * because the transaction may yet roll back the server secret it created.
    */
   async function key(executor: Kysely<DB> = db): Promise<Buffer> {
-    const cached = keys.get(db);
     if (cached) return cached;
-    if (executor !== db) return deriveSecretKey(await serverSecret(executor, SECRET_KEY_NAME));
-    const k = serverSecret(db, SECRET_KEY_NAME).then(deriveSecretKey);
+    if (executor !== db) return deriveSecretKey(await serverKeys.secret(SECRET_KEY_NAME, executor));
+    const k = serverKeys.secret(SECRET_KEY_NAME).then(deriveSecretKey);
     // A failed read (database unreachable) is not cached: the next call tries again.
-    k.catch(() => keys.delete(db));
-    keys.set(db, k);
+    k.catch(() => { cached = null; });
+    cached = k;
     return k;
   }
   return {

@@ -1,6 +1,7 @@
 import http from 'node:http';
 import https from 'node:https';
-import { checkTargetUrl, guardedLookup, type TargetPolicy } from './url-policy.ts';
+import { outboundAgent } from '../../lib/outbound/index.ts';
+import { checkTargetUrl, type TargetPolicy } from './url-policy.ts';
 
 export type AttemptResult =
   | { kind: 'response'; statusCode: number; durationMs: number }
@@ -34,9 +35,9 @@ export async function postWebhook(input: { url: string; headers: Record<string, 
           method: 'POST',
           headers: { ...input.headers, 'content-length': String(Buffer.byteLength(input.body)) },
           signal: controller.signal,
-          lookup: guardedLookup(input.policy) as never,
-          // A fresh connection per attempt: a pooled socket could outlive the address check.
-          agent: false,
+          // The policy's agent resolves and judges the host (IP literals too) at connect time, and
+          // dials only the approved address; a fresh connection per attempt, never a pooled socket.
+          agent: outboundAgent(input.policy, url.protocol === 'https:' ? 'https:' : 'http:', { keepAlive: false }),
         },
         (response) => {
           // The body is not kept (it may echo data); read it to the end so the exchange completes.

@@ -1,34 +1,22 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
-import { Errors } from '../../http/errors.ts';
+import { CommonErrors, DomainError } from '../../core/errors.ts';
 import type { JobQueue } from '../../jobs/queue.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { newId } from '../../lib/ids.ts';
-import { decodeCursor, encodeCursor, type CursorKey } from '../segments/cursor.ts';
+import { pageQuery, toPage, type CursorKey, type PageRequest } from '../../core/page.ts';
 import { enqueueAttempt } from './events.ts';
-import { createSecretBox, orgSecretAad, secretHint, subscriptionSecretAad } from './secret-box.ts';
+import { orgSecretAad, secretHint, subscriptionSecretAad, type SecretBox } from './secret-box.ts';
 import { newSigningSecret } from './signing.ts';
 import { webhookStore, type AttemptRow, type DeliveryWithType, type SettingsRow, type SubscriptionRow } from './store.ts';
 import type { EventType } from './types.ts';
 import { checkTargetUrl, type TargetPolicy } from './url-policy.ts';
 
-export const DEFAULT_PAGE_LIMIT = 25;
-export interface PageQuery {
-  limit?: number;
-  cursor?: string;
-}
-
-/**
- * Newest-first keyset paging (ADR 006): fetch one row more than the page to know whether another page
- * follows; the cursor carries the (created_at, id) of the last row shown and the list it belongs to.
- */
-async function paged<R extends { created_at: Date; id: string }>(scope: string, q: PageQuery, fetch: (after: CursorKey | null, limit: number) => Promise<R[]>) {
-  const limit = q.limit ?? DEFAULT_PAGE_LIMIT;
-  const after = q.cursor !== undefined ? decodeCursor(scope, q.cursor) : null;
-  const rows = await fetch(after, limit + 1);
-  const page = rows.slice(0, limit);
-  const last = page[page.length - 1];
-  return { rows: page, next_cursor: rows.length > limit && last ? encodeCursor(scope, { at: last.created_at, id: last.id }) : null };
+/** Newest-first keyset paging (core/page.ts): the rows of one page and the cursor of the next. */
+async function paged<R extends { created_at: Date; id: string }>(scope: string, q: PageRequest, fetch: (after: CursorKey | null, limit: number) => Promise<R[]>) {
+  const page = pageQuery(scope, q);
+  const { items, next_cursor } = toPage(scope, await fetch(page.after, page.fetch), page.limit, (r) => ({ at: r.created_at, id: r.id }), (r) => r);
+  return { rows: items, next_cursor };
 }
 
 function settingsView(row: SettingsRow | undefined) {
@@ -78,10 +66,14 @@ function deliveryView(row: DeliveryWithType, attempts: AttemptRow[]) {
   };
 }
 
+const subscriptionNotFound = (id: string) =>
+  new DomainError('WEBHOOK_SUBSCRIPTION_NOT_FOUND', `Webhook subscription ${id} was not found.`, { nextStep: 'List subscriptions with GET /v1/webhook-subscriptions.' });
+const deliveryNotFound = (id: string) =>
+  new DomainError('WEBHOOK_DELIVERY_NOT_FOUND', `Webhook delivery ${id} was not found.`, { nextStep: 'List an event\'s deliveries with GET /v1/events/{id}/deliveries.' });
+
 /** Webhook configuration and the delivery log, for the organization's account holders. */
-export function createWebhookService(deps: { db: Kysely<DB>; queue: JobQueue; clock: Clock; policy: () => TargetPolicy }) {
-  const { db, queue, clock } = deps;
-  const box = createSecretBox(db);
+export function createWebhookService(deps: { db: Kysely<DB>; queue: JobQueue; clock: Clock; policy: () => TargetPolicy; box: SecretBox }) {
+  const { db, queue, clock, box } = deps;
 
   async function withAttempts(orgId: string, rows: DeliveryWithType[]) {
     const attempts = await webhookStore.attempts(db, orgId, rows.map((r) => r.id));
@@ -124,27 +116,27 @@ export function createWebhookService(deps: { db: Kysely<DB>; queue: JobQueue; cl
       return { ...subscriptionView(row), secret };
     },
 
-    async listSubscriptions(orgId: string, q: PageQuery) {
+    async listSubscriptions(orgId: string, q: PageRequest) {
       const { rows, next_cursor } = await paged('webhook-subscriptions', q, (after, limit) => webhookStore.subscriptions(db, orgId, { after, limit }));
       return { subscriptions: rows.map(subscriptionView), next_cursor };
     },
 
     async getSubscription(orgId: string, id: string) {
       const row = await webhookStore.subscription(db, orgId, id);
-      if (!row) throw Errors.notFound(`Webhook subscription ${id}`);
+      if (!row) throw subscriptionNotFound(id);
       return subscriptionView(row);
     },
 
     async deleteSubscription(orgId: string, id: string) {
       const row = await webhookStore.subscription(db, orgId, id);
-      if (!row) throw Errors.notFound(`Webhook subscription ${id}`);
+      if (!row) throw subscriptionNotFound(id);
       // Soft delete: the delivery log keeps pointing at it; pending deliveries end unsent.
       await webhookStore.setSubscriptionStatus(db, orgId, id, { status: row.status, disabled_reason: row.disabled_reason, deleted_at: clock.now() }, clock.now());
       return subscriptionView((await webhookStore.subscription(db, orgId, id, true))!);
     },
 
-    async subscriptionDeliveries(orgId: string, id: string, q: PageQuery) {
-      if (!(await webhookStore.subscription(db, orgId, id, true))) throw Errors.notFound(`Webhook subscription ${id}`);
+    async subscriptionDeliveries(orgId: string, id: string, q: PageRequest) {
+      if (!(await webhookStore.subscription(db, orgId, id, true))) throw subscriptionNotFound(id);
       // The scope names the subscription: a cursor of another list is refused (INVALID_CURSOR).
       const { rows, next_cursor } = await paged(`webhook-deliveries:subscription:${id}`, q, (after, limit) =>
         webhookStore.deliveries(db, orgId, { subscriptionId: id, after, limit }));
@@ -153,19 +145,19 @@ export function createWebhookService(deps: { db: Kysely<DB>; queue: JobQueue; cl
 
     async getEvent(orgId: string, id: string) {
       const row = await webhookStore.event(db, orgId, id);
-      if (!row) throw Errors.notFound(`Event ${id}`);
+      if (!row) throw CommonErrors.notFound(`Event ${id}`);
       return JSON.parse(row.body) as Record<string, unknown>;
     },
 
-    async eventDeliveries(orgId: string, id: string, q: PageQuery) {
-      if (!(await webhookStore.event(db, orgId, id))) throw Errors.notFound(`Event ${id}`);
+    async eventDeliveries(orgId: string, id: string, q: PageRequest) {
+      if (!(await webhookStore.event(db, orgId, id))) throw CommonErrors.notFound(`Event ${id}`);
       const { rows, next_cursor } = await paged(`webhook-deliveries:event:${id}`, q, (after, limit) => webhookStore.deliveries(db, orgId, { eventId: id, after, limit }));
       return { deliveries: await withAttempts(orgId, rows), next_cursor };
     },
 
     async getDelivery(orgId: string, id: string) {
       const row = await webhookStore.delivery(db, orgId, id);
-      if (!row) throw Errors.notFound(`Webhook delivery ${id}`);
+      if (!row) throw deliveryNotFound(id);
       return (await withAttempts(orgId, [row]))[0]!;
     },
 
@@ -175,15 +167,15 @@ export function createWebhookService(deps: { db: Kysely<DB>; queue: JobQueue; cl
      */
     async redeliver(orgId: string, id: string) {
       const original = await webhookStore.delivery(db, orgId, id);
-      if (!original) throw Errors.notFound(`Webhook delivery ${id}`);
+      if (!original) throw deliveryNotFound(id);
       if (original.status === 'pending') {
-        throw Errors.conflict('DELIVERY_IN_PROGRESS', 'This delivery is still being attempted; redeliver it once it has succeeded or failed.');
+        throw new DomainError('DELIVERY_IN_PROGRESS', 'This delivery is still being attempted; redeliver it once it has succeeded or failed.', { nextStep: 'Wait until the delivery succeeded or failed, then redeliver it.' });
       }
       checkTargetUrl(original.target_url, deps.policy());
       if (original.subscription_id) {
         const sub = await webhookStore.subscription(db, orgId, original.subscription_id);
-        if (!sub) throw Errors.conflict('SUBSCRIPTION_DELETED', 'The subscription of this delivery was deleted.');
-        if (sub.status !== 'active') throw Errors.conflict('SUBSCRIPTION_DISABLED', 'The subscription is disabled (its endpoint answered 410 Gone); create a new subscription.');
+        if (!sub) throw new DomainError('SUBSCRIPTION_DELETED', 'The subscription of this delivery was deleted.', { nextStep: 'Create a new subscription.' });
+        if (sub.status !== 'active') throw new DomainError('SUBSCRIPTION_DISABLED', 'The subscription is disabled (its endpoint answered 410 Gone).', { nextStep: 'Create a new subscription.' });
       }
       const now = clock.now();
       const newIdValue = newId('whd');

@@ -1,5 +1,6 @@
 import type { Kysely, Selectable } from 'kysely';
-import type { CursorKey } from '../segments/cursor.ts';
+import type { CursorKey } from '../../core/page.ts';
+import { afterKey } from '../../db/keyset.ts';
 import type { DB, WebhookAttemptsTable, WebhookDeliveriesTable, WebhookSettingsTable, WebhookSubscriptionsTable } from '../../db/schema.ts';
 
 export type SettingsRow = Selectable<WebhookSettingsTable>;
@@ -47,10 +48,7 @@ export const webhookStore = {
   /** Newest first, keyset-paged on (created_at, id). */
   async subscriptions(db: Kysely<DB>, orgId: string, page: { after: CursorKey | null; limit: number }): Promise<SubscriptionRow[]> {
     let q = db.selectFrom('webhook_subscriptions').selectAll().where('org_id', '=', orgId).where('deleted_at', 'is', null);
-    if (page.after) {
-      const { at, id } = page.after;
-      q = q.where((eb) => eb.or([eb('created_at', '<', at), eb.and([eb('created_at', '=', at), eb('id', '<', id)])]));
-    }
+    if (page.after) q = q.where((eb) => afterKey(eb, page.after!, { at: 'created_at', id: 'id' }));
     return q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(page.limit).execute();
   },
   async activeSubscriptionsFor(db: Kysely<DB>, orgId: string, type: string): Promise<SubscriptionRow[]> {
@@ -98,10 +96,7 @@ export const webhookStore = {
       .where('d.org_id', '=', orgId);
     if (filter.eventId) q = q.where('d.event_id', '=', filter.eventId);
     if (filter.subscriptionId) q = q.where('d.subscription_id', '=', filter.subscriptionId);
-    if (filter.after) {
-      const { at, id } = filter.after;
-      q = q.where((eb) => eb.or([eb('d.created_at', '<', at), eb.and([eb('d.created_at', '=', at), eb('d.id', '<', id)])]));
-    }
+    if (filter.after) q = q.where((eb) => afterKey(eb, filter.after!, { at: 'd.created_at', id: 'd.id' }));
     return q.orderBy('d.created_at', 'desc').orderBy('d.id', 'desc').limit(filter.limit).execute();
   },
   async attempts(db: Kysely<DB>, orgId: string, deliveryIds: string[]): Promise<AttemptRow[]> {

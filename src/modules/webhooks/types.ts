@@ -1,5 +1,5 @@
 /** Event types of spec section 6 and the `data` each carries (documented in event-schemas.ts). */
-export const EVENT_TYPES = ['segment.ready', 'segment.failed', 'delivery.completed', 'delivery.failed'] as const;
+export const EVENT_TYPES = ['segment.ready', 'segment.failed', 'delivery.completed', 'delivery.failed', 'integration_run.completed', 'integration_run.failed'] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
 /** Date-versioned payload format; bump when an envelope or data field changes incompatibly. */
@@ -63,11 +63,28 @@ export interface DeliveryFailedData {
   [extra: string]: unknown;
 }
 
+/** An integration run reached completed or failed (ours: decision 038). */
+export interface IntegrationRunEventData {
+  status: 'completed' | 'failed';
+  run_id: string;
+  provider: string;
+  connection_id: string;
+  kind: string;
+  billing_source: string;
+  counts: Record<string, number>;
+  failure_code: string | null;
+  failure_message: string | null;
+  completed_at: string;
+  [extra: string]: unknown;
+}
+
 export interface EventDataByType {
   'segment.ready': SegmentReadyData;
   'segment.failed': SegmentFailedData;
   'delivery.completed': DeliveryCompletedData;
   'delivery.failed': DeliveryFailedData;
+  'integration_run.completed': IntegrationRunEventData;
+  'integration_run.failed': IntegrationRunEventData;
 }
 
 export interface EventEnvelope {

@@ -161,3 +161,20 @@ describe('paths and collection', () => {
     for (const i of issues) expect(i.message.length).toBeGreaterThan(10);
   });
 });
+
+describe('values stored in upper case (the catalog says so): a hint from the catalog, never from the data', () => {
+  it('refuses a lower-case exact comparison with the upper-case form as the suggestion', () => {
+    const [issue] = one({ field: 'city', op: '=', value: 'chicago' });
+    expect(issue).toMatchObject({ path: '$.filter_groups[0].filters[0].value', code: 'INVALID_FILTER_VALUE', suggestions: ['CHICAGO'] });
+    expect(issue!.message).toContain('case_insensitive');
+    const [inList] = one({ field: 'city', op: 'IN', value: ['BOSTON', 'denver'] });
+    expect(inList).toMatchObject({ path: '$.filter_groups[0].filters[0].value[1]', suggestions: ['DENVER'] });
+  });
+  it('accepts the upper-case form, a case-insensitive comparison, and LIKE patterns', () => {
+    for (const c of [
+      { field: 'city', op: '=', value: 'CHICAGO' },
+      { field: 'city', op: '=', value: 'chicago', text_comparison: 'case_insensitive' },
+      { field: 'city', op: 'LIKE', value: 'chi%' },
+    ]) expect(validateFilterGroups(groups(c), CATALOG).ok, JSON.stringify(c)).toBe(true);
+  });
+});

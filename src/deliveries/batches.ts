@@ -1,0 +1,176 @@
+/**
+ * Export rows out of the warehouse, in their final order, a chunk at a time.
+ *
+ * 1. The member keys are materialized once, sorted (`..._keys`): the membership SQL may hold costly
+ *    subqueries (record-limited segments, Parquet semi-joins) that must not run once per batch.
+ * 2. Audience (no matched source): rows are read in person_key order in batches of `batchRows`
+ *    members. A batch selects the persons rows of one key range that are members; `persons` is stored
+ *    in key order, so zone maps limit each batch to its range. Batch k + 1 runs in DuckDB while batch
+ *    k is encoded. Every batch is a materialized result (full 2,048-row chunks): a streamed sparse
+ *    result gave one ~200-row chunk per scanned vector, and fetching those cost more than the scan.
+ * 3. Matched audience: the source rows are numbered (customer file order; members without a source
+ *    row after them, by key), joined to persons once into `..._rows`, and read back in `ord` ranges.
+ * Tables live in the warehouse's in-memory catalog under a random name and are dropped at the end.
+ */
+import { randomBytes } from 'node:crypto';
+import type { DuckDBDataChunk, DuckDBMaterializedResult } from '@duckdb/node-api';
+import { sqlIdent, sqlLiteral, type OutputColumn } from './columns.ts';
+import { int64Copy, rawColumn, strings } from './vectors.ts';
+import type { ExportMembers, ExportWarehouse, MatchedRowsSource } from './types.ts';
+
+/** One chunk of export rows: the person keys (for tier 01 ids) and each output column's values. */
+export interface RowChunk {
+  count: number;
+  keys: BigInt64Array;
+  /** Whether row i has a person key (false for an unmatched input row). */
+  hasKey: (i: number) => boolean;
+  /** Id of a row without a person key (matched sources' unmatched rows), else null. */
+  fallbackIds: (string | null)[] | null;
+  /** Values per column of `columns`, in order. */
+  values: unknown[][];
+}
+
+export interface ChunkSourceOptions {
+  warehouse: ExportWarehouse;
+  members: ExportMembers;
+  /** Output columns selected from persons (alias p) and, for a matched source, from its rows. */
+  columns: readonly OutputColumn[];
+  matched?: MatchedRowsSource & { rowIdColumn: OutputColumn; echoColumns: readonly OutputColumn[] };
+  personsTable?: string;
+  batchRows?: number;
+}
+
+export interface ChunkSource {
+  /** Rows the export will hold. */
+  total: number;
+  chunks(): AsyncGenerator<RowChunk>;
+  /** Drops the temporary tables (also after a failure). */
+  close(): Promise<void>;
+}
+
+const DEFAULT_BATCH_ROWS = 262_144;
+
+export async function openChunkSource(o: ChunkSourceOptions): Promise<ChunkSource> {
+  const wh = o.warehouse;
+  const token = randomBytes(6).toString('hex');
+  const keysTable = `memory.main.${sqlIdent(`export_${token}_keys`)}`;
+  const rowsTable = `memory.main.${sqlIdent(`export_${token}_rows`)}`;
+  const persons = o.personsTable ?? 'graph.persons';
+  const batchRows = o.batchRows ?? DEFAULT_BATCH_ROWS;
+  const close = async () => {
+    await wh.query(`DROP TABLE IF EXISTS ${keysTable}; DROP TABLE IF EXISTS ${rowsTable}`);
+  };
+  try {
+    await wh.query(`CREATE TABLE ${keysTable} AS SELECT DISTINCT CAST(person_key AS BIGINT) AS person_key FROM (${o.members.sql}) m
+      WHERE person_key IS NOT NULL ORDER BY person_key`, o.members.params ?? []);
+    const source = o.matched
+      ? await matchedSource(wh, o, o.matched, keysTable, rowsTable, persons, batchRows)
+      : await audienceSource(wh, o, keysTable, persons, batchRows);
+    return { ...source, close };
+  } catch (error) {
+    await close().catch(() => {});
+    throw error;
+  }
+}
+
+/** Boundaries of batches of `batchRows` consecutive rows of `table` ordered by `column`. */
+async function batchBounds(wh: ExportWarehouse, table: string, column: string, batchRows: number): Promise<{ total: number; bounds: [bigint, bigint][] }> {
+  const rows = await wh.query<{ b: bigint | number; lo: bigint | number; hi: bigint | number; n: bigint | number }>(`
+    SELECT rn // ${batchRows} AS b, min(${column}) AS lo, max(${column}) AS hi, count(*) AS n
+    FROM (SELECT ${column}, row_number() OVER (ORDER BY ${column}) - 1 AS rn FROM ${table}) GROUP BY ALL ORDER BY b`);
+  return {
+    total: rows.reduce((s, r) => s + Number(r.n), 0),
+    bounds: rows.map((r) => [BigInt(r.lo), BigInt(r.hi)]),
+  };
+}
+
+function audienceSource(wh: ExportWarehouse, o: ChunkSourceOptions, keysTable: string, persons: string, batchRows: number) {
+  const select = ['p.person_key', ...o.columns.flatMap((c) => c.sql)].join(', ');
+  const query = ([lo, hi]: [bigint, bigint]) => wh.materialize(`SELECT ${select} FROM ${persons} p
+    WHERE p.person_key BETWEEN ${lo} AND ${hi}
+      AND p.person_key IN (SELECT person_key FROM ${keysTable} WHERE person_key BETWEEN ${lo} AND ${hi})
+    ORDER BY p.person_key`);
+  return batchBounds(wh, keysTable, 'person_key', batchRows).then(({ total, bounds }) => ({
+    total,
+    chunks: () => readBatches(bounds, query, (chunk) => decodeChunk(chunk, o.columns, false)),
+  }));
+}
+
+async function matchedSource(wh: ExportWarehouse, o: ChunkSourceOptions, m: NonNullable<ChunkSourceOptions['matched']>,
+  keysTable: string, rowsTable: string, persons: string, batchRows: number) {
+  const echo = m.echo ?? [];
+  const nulls = (n: number) => Array.from({ length: n }, (_, i) => `NULL::VARCHAR AS e${i}`);
+  const src = `SELECT CAST(row_id AS VARCHAR) AS row_id, CAST(person_key AS BIGINT) AS person_key, file_row_number AS pos,
+      ${[...echo.map((e, i) => `CAST(${sqlIdent(e.column)} AS VARCHAR) AS e${i}`),
+         `${m.unmatchedIdColumn ? `CAST(${sqlIdent(m.unmatchedIdColumn)} AS VARCHAR)` : 'NULL::VARCHAR'} AS uid`].join(', ')}
+    FROM read_parquet(${sqlLiteral(m.path)}, file_row_number = true)`;
+  const parts = [
+    `SELECT 0 AS grp, pos, row_id, person_key, ${[...nulls(echo.length), 'NULL::VARCHAR AS uid'].join(', ')}
+       FROM src WHERE person_key IN (SELECT person_key FROM ${keysTable})`,
+    `SELECT 1 AS grp, k.person_key AS pos, NULL::VARCHAR AS row_id, k.person_key, ${[...nulls(echo.length), 'NULL::VARCHAR AS uid'].join(', ')}
+       FROM ${keysTable} k WHERE k.person_key NOT IN (SELECT person_key FROM src WHERE person_key IS NOT NULL)`,
+  ];
+  if (m.includeUnmatched) {
+    parts.push(`SELECT 0 AS grp, pos, row_id, NULL::BIGINT AS person_key, ${[...echo.map((_, i) => `e${i}`), 'uid'].join(', ')}
+       FROM src WHERE person_key IS NULL`);
+  }
+  const fieldSql = o.columns.flatMap((c) => c.sql);
+  // Echo columns are selected from the numbered rows `r` (their SQL reads r.e0, r.e1, ...).
+  const echoSql = m.echoColumns.flatMap((c) => c.sql);
+  await wh.query(`CREATE TABLE ${rowsTable} AS
+    WITH src AS (${src}), r AS (${parts.join(' UNION ALL ')})
+    SELECT row_number() OVER (ORDER BY r.grp, r.pos) - 1 AS ord, r.person_key, r.uid, CAST(r.row_id AS VARCHAR) AS row_id,
+      ${[...fieldSql, ...echoSql].join(', ')}
+    FROM r LEFT JOIN ${persons} p ON p.person_key = r.person_key
+    ORDER BY ord`);
+  const names = ['person_key', 'uid', 'row_id', ...[...o.columns, ...m.echoColumns].flatMap((c) => c.sql.map(aliasOf))];
+  const query = ([lo, hi]: [bigint, bigint]) =>
+    wh.materialize(`SELECT ${names.map(sqlIdent).join(', ')} FROM ${rowsTable} WHERE ord BETWEEN ${lo} AND ${hi} ORDER BY ord`);
+  const { total, bounds } = await batchBounds(wh, rowsTable, 'ord', batchRows);
+  return {
+    total,
+    chunks: () => readBatches(bounds, query, (chunk) => decodeChunk(chunk, [m.rowIdColumn, ...o.columns, ...m.echoColumns], true)),
+  };
+}
+
+/** The alias of a select-list item `... AS "name"`. */
+function aliasOf(item: string): string {
+  const match = /AS "((?:[^"]|"")+)"$/.exec(item);
+  if (!match) throw new Error(`select item without an alias: ${item}`);
+  return match[1]!.replace(/""/g, '"');
+}
+
+/** Runs batch k + 1 while batch k's chunks are handed out. */
+async function* readBatches(bounds: [bigint, bigint][], query: (b: [bigint, bigint]) => Promise<DuckDBMaterializedResult>,
+  decode: (chunk: DuckDBDataChunk) => RowChunk): AsyncGenerator<RowChunk> {
+  let next = bounds.length > 0 ? query(bounds[0]!) : null;
+  for (let b = 0; b < bounds.length; b++) {
+    const result = await next!;
+    next = b + 1 < bounds.length ? query(bounds[b + 1]!) : null;
+    // A failed prefetch is reported when it is awaited; keep it from being an unhandled rejection meanwhile.
+    next?.catch(() => {});
+    for (let chunk = await result.fetchChunk(); chunk && chunk.rowCount > 0; chunk = await result.fetchChunk()) {
+      yield decode(chunk);
+    }
+  }
+}
+
+/** Layout of a batch chunk: person_key, [uid, row_id,] then each column's SQL items. */
+function decodeChunk(chunk: DuckDBDataChunk, columns: readonly OutputColumn[], matched: boolean): RowChunk {
+  const keyColumn = rawColumn(chunk, 0, 8);
+  const keys = int64Copy(keyColumn);
+  const validity = keyColumn.validity ? keyColumn.validity.slice() : null;
+  const hasKey = (i: number) => validity === null || ((validity[i >>> 5]! >>> (i & 31)) & 1) === 1;
+  let at = 1;
+  let fallbackIds: (string | null)[] | null = null;
+  if (matched) {
+    fallbackIds = strings(rawColumn(chunk, 1, 16));
+    at = 2;
+  }
+  const values: unknown[][] = [];
+  for (const c of columns) {
+    values.push(c.decode(chunk, at));
+    at += c.sql.length;
+  }
+  return { count: chunk.rowCount, keys, hasKey, fallbackIds, values };
+}

@@ -1,0 +1,10 @@
+/** The export engine (issue #14): see engine.ts. Protocol-free; the deliveries module wires it. */
+export { exportRows, DEFAULT_PART_ROWS, DEFAULT_COMPRESSION_LEVEL, ID_COLUMN, ROW_ID_COLUMN } from './engine.ts';
+export { ExportFailedError, ExportRequestError } from './errors.ts';
+export { CSV_ARRAY_SEPARATOR } from './columns.ts';
+export { avroSchema } from './formats/avro.ts';
+export type {
+  ExportCompression, ExportField, ExportFieldType, ExportFormat, ExportMembers, ExportPart, ExportPersonIds, ExportRequest,
+  ExportResult, ExportWarehouse, MatchedRowsSource,
+} from './types.ts';
+export { csvCell } from './columns.ts';

@@ -1,0 +1,109 @@
+/**
+ * The export engine's contract (issue #14): what the deliveries module hands it and what it returns.
+ * The engine knows nothing of organizations' plans, prices or the catalog module: the caller resolves
+ * a field list or template to field descriptors, decides which fields an export may carry (PII only
+ * when the field list names them) and gives the engine exactly that.
+ */
+import type { DuckDBMaterializedResult } from '@duckdb/node-api';
+
+export type ExportFormat = 'csv' | 'json' | 'jsonl' | 'avro';
+export type ExportCompression = 'none' | 'gzip';
+
+/** Field types of the catalog (spec 2 "Field catalog"). */
+export type ExportFieldType = 'STRING' | 'INTEGER' | 'NUMBER' | 'BOOLEAN' | 'DATE' | 'ARRAY<STRING>';
+
+/** One exported catalog field, as the catalog describes it (src/modules/catalog/types.ts shapes). */
+export interface ExportField {
+  /** Output column name (the catalog's canonical name). */
+  name: string;
+  type: ExportFieldType;
+  /**
+   * Where the value lives in the release's `persons` table: a plain column, or for ARRAY<STRING>
+   * a BIGINT bitmask whose bit i means `values[i]` is present.
+   */
+  storage: { kind: 'column'; column: string } | { kind: 'bitmask'; column: string; values: readonly string[] };
+  /**
+   * Closed vocabulary of a STRING field. Optional; when given, values travel from DuckDB as small
+   * codes instead of strings (an unknown value is still exported as it is).
+   */
+  enumValues?: readonly string[];
+  /** Personally identifying (catalog `pii`). The engine writes what it is given; the caller checks it. */
+  pii: boolean;
+}
+
+/** The warehouse calls the engine makes (src/graph/warehouse.ts implements them). */
+export interface ExportWarehouse {
+  query<T extends Record<string, unknown> = Record<string, unknown>>(sql: string, params?: unknown[], options?: { timeoutMs?: number }): Promise<T[]>;
+  /** Runs a statement and returns its whole result, whose raw chunks the engine reads column by column. */
+  materialize(sql: string, params?: unknown[]): Promise<DuckDBMaterializedResult>;
+}
+
+/** Who is exported: a SELECT returning a `person_key` column (e.g. membershipSql(...).select). */
+export interface ExportMembers {
+  sql: string;
+  params?: unknown[];
+}
+
+/**
+ * Rows of a matched audience's source file (spec 4.11): one per input row. `person_key` is NULL for an
+ * input row that did not match. Read with read_parquet; the file's row order is the customer's order.
+ */
+export interface MatchedRowsSource {
+  /** Parquet file with `row_id VARCHAR` and `person_key BIGINT` (rows.parquet of a file-match run). */
+  path: string;
+  /** Include input rows that did not match (delivery `include_unmatched`). */
+  includeUnmatched: boolean;
+  /**
+   * Input columns echoed on unmatched rows, from the same file: `column` in the Parquet file, written
+   * as `name`. Matched rows carry them as null (they join back by row_id).
+   */
+  echo?: readonly { column: string; name: string }[];
+  /** Column of the Parquet file holding a best-effort id for unmatched rows (tier 02-05); else null. */
+  unmatchedIdColumn?: string;
+}
+
+export interface ExportPersonIds {
+  orgId: string;
+  orgClientCode: string;
+  secret: string | Buffer;
+}
+
+export interface ExportRequest {
+  warehouse: ExportWarehouse;
+  members: ExportMembers;
+  fields: readonly ExportField[];
+  personIds: ExportPersonIds;
+  matched?: MatchedRowsSource;
+  format: ExportFormat;
+  /** Ignored for avro, which always uses its own deflate blocks. */
+  compression: ExportCompression;
+  /** Folder the part files are written into (created when missing). */
+  outputDir: string;
+  /** Largest number of rows in one part; default 1,000,000. */
+  partRows?: number;
+  /** Part file names start with this; default `part`. */
+  partPrefix?: string;
+  /** Compute tier 01 ids on a worker thread (ids.ts); default false (in-process). */
+  idWorker?: boolean;
+}
+
+export interface ExportPart {
+  /** Absolute path of the finished part. */
+  path: string;
+  /** Name inside outputDir, e.g. part-00000.csv.gz. */
+  name: string;
+  bytes: number;
+  rows: number;
+}
+
+export interface ExportResult {
+  parts: ExportPart[];
+  output_record_count: number;
+  output_bytes: number;
+  /** Compression actually applied: `none` for avro (its deflate is internal). */
+  output_compression: ExportCompression;
+  /** The output columns, in order. */
+  columns: string[];
+}
+
+export type { DuckDBMaterializedResult };

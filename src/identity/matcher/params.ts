@@ -1,0 +1,103 @@
+/**
+ * Fitted matching parameters recorded beside a release (`<release>.match-params.json`, written by
+ * `ads matching refit`, refit.ts): u, m, lambda, the weights log2(m/u), the term-frequency tables,
+ * the logistic that maps a weight to match_confidence and the I threshold. The file makes a release's
+ * scores reproducible. The matcher scores with the file's weights, logistic and I threshold when
+ * `scorer` is "fitted" (what the refit writes); with "prior" (--record-only), or without a file, it
+ * keeps model.ts WEIGHTS / LOGIT_A / LOGIT_B / I_THRESHOLD (docs/decisions/045-fitted-match-parameters.md).
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { FIELDS, type LevelTable, type TfTable } from './estimate.ts';
+import { I_THRESHOLD, matchWeight, probability, WEIGHTS, type WeightTable } from './model.ts';
+import type { Features } from './types.ts';
+
+export const MATCH_PARAMS_FORMAT = 1;
+
+export interface MatchParams {
+  format: typeof MATCH_PARAMS_FORMAT;
+  /** Release file name the parameters were fitted on. */
+  release: string;
+  fitted_at: string;
+  /** "fitted": the matcher scores with `weights` / `logistic`; "prior": with model.ts (recorded only). */
+  scorer: 'fitted' | 'prior';
+  sample: { seed: number; persons: number; random_pairs: number; list_rows: number; blocked_pairs: number };
+  u: LevelTable;
+  m: LevelTable;
+  lambda: number;
+  em: { iterations: number; converged: boolean };
+  weights: LevelTable;
+  tf: { first: TfTable; last: TfTable; u_exact: { first: number; last: number } };
+  logistic: { a: number; b: number; pairs: number; positives: number };
+  /**
+   * The I threshold of the fitted scorer: the calibrated probability at `weight`, the lowest weight at
+   * which I on the refit list keeps precision >= I_TARGET.precision and absent people at I <= I_TARGET.absent;
+   * with the list's figures there.
+   */
+  i_threshold: { probability: number; weight: number; precision: number; recall: number; absent: number };
+}
+
+/** `<release>.match-params.json` next to the release file. */
+export function matchParamsPath(releaseFile: string): string {
+  return releaseFile.replace(/\.duckdb$/, '') + '.match-params.json';
+}
+
+/** The params file of the release a match index sidecar (`<release>.match-vN.duckdb`) belongs to. */
+export function paramsPathOfIndex(indexPath: string): string {
+  return indexPath.replace(/\.match-v[0-9]+\.duckdb$/, '') + '.match-params.json';
+}
+
+export function writeMatchParams(file: string, params: MatchParams): void {
+  const tmp = path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.tmp`);
+  fs.writeFileSync(tmp, JSON.stringify(params, null, 1) + '\n');
+  fs.renameSync(tmp, file);
+}
+
+function isLevelTable(t: unknown): t is LevelTable {
+  if (!t || typeof t !== 'object') return false;
+  return FIELDS.every((f) => {
+    const v = (t as Record<string, unknown>)[f];
+    return Array.isArray(v) && v.length === WEIGHTS[f].length && v.every((x) => typeof x === 'number' && Number.isFinite(x));
+  });
+}
+
+/** The params of a file, or null when it is absent; a malformed file is an error (never silently ignored). */
+export function readMatchParams(file: string): MatchParams | null {
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw error;
+  }
+  const p = JSON.parse(text) as MatchParams;
+  if (p.format !== MATCH_PARAMS_FORMAT || !isLevelTable(p.weights) || typeof p.logistic?.a !== 'number' || typeof p.logistic?.b !== 'number'
+    || typeof p.i_threshold?.probability !== 'number') {
+    throw new Error(`${file}: not a match parameters file of format ${MATCH_PARAMS_FORMAT}`);
+  }
+  return p;
+}
+
+/** How a candidate's features become a weight and a confidence. */
+export interface Scoring {
+  weight(f: Features): number;
+  probability(w: number): number;
+  /** Minimum probability of an I match (levels.ts decideRow). */
+  iThreshold: number;
+}
+
+export const PRIOR_SCORING: Scoring = { weight: (f) => matchWeight(f), probability: (w) => probability(w), iThreshold: I_THRESHOLD };
+
+/** The scoring a params file selects (model.ts priors unless its scorer is "fitted"). */
+export function scoringOf(params: MatchParams | null): Scoring {
+  if (!params || params.scorer !== 'fitted') return PRIOR_SCORING;
+  const w = params.weights as WeightTable;
+  const { a, b } = params.logistic;
+  return { weight: (f) => matchWeight(f, w), probability: (x) => probability(x, a, b), iThreshold: params.i_threshold.probability };
+}
+
+/** Scoring of the release a match index belongs to. */
+export function scoringOfIndex(indexPath: string): Scoring {
+  return scoringOf(readMatchParams(paramsPathOfIndex(indexPath)));
+}
+

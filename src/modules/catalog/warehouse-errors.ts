@@ -1,0 +1,44 @@
+/**
+ * The one place warehouse failures become client errors. Engine messages never reach a client: typed
+ * unavailability maps to 502/503 with our own text, anything else is rethrown for the 500 handler.
+ */
+import { WarehouseTimeoutError, WarehouseUnavailableError } from '../../graph/errors.ts';
+import { DomainError } from '../../core/errors.ts';
+
+export type { WarehouseReader } from '../../graph/warehouse.ts';
+
+export function noReleaseError(cause?: unknown): DomainError {
+  return new DomainError('DATA_RELEASE_UNAVAILABLE', 'No data release has been published yet.', {
+    cause,
+    retryAfterSeconds: 60,
+    nextStep: 'The identity graph is being loaded; retry in a minute or two.',
+  });
+}
+
+export function releaseMissingError(cause?: unknown): DomainError {
+  return new DomainError('BQ_TABLE_MISSING', 'The data this request needs is not available (the data release or set may have expired).', {
+    cause,
+    nextStep: 'Retry shortly; if it persists, contact support with the request_id.',
+  });
+}
+
+/** Maps a warehouse failure to a client-safe domain error; returns other errors unchanged. */
+export function toClientError(err: unknown): unknown {
+  if (err instanceof WarehouseTimeoutError) {
+    return new DomainError('QUERY_TIMEOUT', `The question took longer than ${Math.round(err.timeoutMs / 1000)} s and was stopped.`, {
+      cause: err,
+      nextStep: 'Narrow the filters (fewer conditions, fewer OR groups) or drop group_by, then ask again.',
+    });
+  }
+  if (err instanceof WarehouseUnavailableError) return err.kind === 'no_release' ? noReleaseError(err) : releaseMissingError(err);
+  return err;
+}
+
+/** Runs `fn`, rethrowing warehouse unavailability as the client-safe error. */
+export async function withWarehouse<T>(fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    throw toClientError(err);
+  }
+}

@@ -1,0 +1,111 @@
+/**
+ * Deliveries (spec 2 Delivery, 3, 4.4, 4.5, 6, 8): quotes, deliveries to a download, SFTP or S3 through
+ * the export engine (src/deliveries) and destinations (src/destinations), signed download URLs, free
+ * re-delivery, delivery events, and the organization's destinations. Owns deliveries, delivery_quotes
+ * and delivery_destinations. Its seams with billing and privacy are the ports in pricing.ts.
+ */
+import type { Kysely } from 'kysely';
+import type { DB } from '../../db/schema.ts';
+import type { ExportWarehouse } from '../../deliveries/index.ts';
+import { createDestinationRegistry, type LookupFunction } from '../../destinations/index.ts';
+import type { CatalogField, CatalogTemplate } from '../../graph/catalog-types.ts';
+import type { JobQueue } from '../../jobs/queue.ts';
+import type { Clock } from '../../lib/clock.ts';
+import { OBJECT_URL_MAX_SECONDS, OBJECT_URL_SECRET, PERSON_ID_SECRET } from '../../lib/server-secrets.ts';
+import { createUrlSigner, type UrlSigner } from '../../objects/signed-urls.ts';
+import { ObjectStore } from '../../objects/store.ts';
+import { SegmentErrors, type SegmentsApi } from '../segments/index.ts';
+import type { EventService } from '../webhooks/index.ts';
+import { destinationOperations } from './destination-operations.ts';
+import type { ServerKeys } from '../../lib/server-secrets.ts';
+import { createDestinationService } from './destinations.ts';
+import { createDownloadHandler } from './download.ts';
+import { createExportJob } from './export-job.ts';
+import { DELIVERY_EXPORT_JOB } from './job-names.ts';
+import { deliveryOperations } from './operations.ts';
+import { deliveryPricing, type DeliveryBilling, type QuoteNumbers } from './pricing.ts';
+import { createRequestResolver, type MatchedRun } from './request.ts';
+import { createRowReader } from './rows.ts';
+import { createDeliveryService } from './service.ts';
+
+export interface DeliveriesDeps {
+  db: Kysely<DB>;
+  /** Server keys (wrapped under the master key): the destination-credentials key. */
+  keys: Pick<ServerKeys, 'secret' | 'signing'>;
+  queue: JobQueue;
+  clock: Clock;
+  dataDir: string;
+  publicUrl: string;
+  segments: SegmentsApi;
+  catalog: () => Promise<{ fields: readonly CatalogField[]; templates: readonly CatalogTemplate[] }>;
+  warehouse: ExportWarehouse;
+  /** WAREHOUSE_STATEMENT_TIMEOUT_MS: bounds the member count of a quote or request. */
+  statementTimeoutMs?: number;
+  organizations: { findOrganization(orgId: string): Promise<{ tier: string; client_code: string } | undefined> };
+  events: Pick<EventService, 'emit' | 'validateWebhookUrl'>;
+  /** Billing's license-aware delivery API. */
+  billing: DeliveryBilling;
+  quoteNumbers: QuoteNumbers;
+  /** Largest audience whose licenses a quote looks up live (above it: `cached` or `unavailable`). */
+  liveLicenseLimit: number;
+  /** The outbound-target policy as a dns.lookup: every destination connection resolves through it. */
+  lookup: LookupFunction;
+  /** The file-match run behind a matched segment, and the audience wrapping a match (file-match area). */
+  matchedRun: (orgId: string, segmentId: string) => Promise<MatchedRun | null>;
+  log?: { warn(obj: object, msg: string): void };
+}
+
+export function createDeliveriesModule(deps: DeliveriesDeps) {
+  const { db, clock } = deps;
+  const objects = new ObjectStore(deps.dataDir);
+  const registry = createDestinationRegistry({ store: objects });
+  const net = () => ({ lookup: deps.lookup });
+  // Download URLs are signed with the object-URL keys (rolled with an overlap, like upload URLs).
+  const urlKeys = deps.keys.signing(OBJECT_URL_SECRET);
+  const getSigner = async (): Promise<UrlSigner> =>
+    createUrlSigner({ secrets: await urlKeys.keys(), publicUrl: deps.publicUrl, maxLifetimeSeconds: OBJECT_URL_MAX_SECONDS });
+  const destinations = createDestinationService({ db, clock, keys: deps.keys, registry, net });
+  const requests = createRequestResolver({
+    db, clock, segments: deps.segments, catalog: deps.catalog, warehouse: deps.warehouse, statementTimeoutMs: deps.statementTimeoutMs, destinations, matchedRun: deps.matchedRun,
+  });
+  const pricing = deliveryPricing({
+    db, clock, billing: deps.billing, quoteNumbers: deps.quoteNumbers, liveLicenseLimit: deps.liveLicenseLimit, identities: (r) => requests.identities(r),
+  });
+  const deliveries = createDeliveryService({
+    db, queue: deps.queue, clock, segments: deps.segments, requests, billing: deps.billing, pricing,
+    validateWebhookUrl: (url) => deps.events.validateWebhookUrl(url), signer: getSigner,
+  });
+  const exportJob = createExportJob({
+    db, clock, dataDir: deps.dataDir, requests, warehouse: deps.warehouse, registry, destinations, net, billing: deps.billing, events: deps.events,
+    currentRelease: () => deps.segments.requireRelease(),
+    personIds: async (orgId) => {
+      const org = await deps.organizations.findOrganization(orgId);
+      if (!org) throw new Error(`organization ${orgId} not found`);
+      return { orgClientCode: org.client_code, secret: await deps.keys.secret(PERSON_ID_SECRET) };
+    },
+    log: deps.log,
+  });
+  /** The audience that wraps a match segment (spec 4.5 forwards). */
+  async function audienceOfMatch(viewer: { orgId: string; userId: string }, matchId: string): Promise<string> {
+    const segment = await deps.segments.findVisibleSegment(viewer, matchId);
+    if (segment.subtype !== 'matched') throw SegmentErrors.notFound();
+    const run = await deps.matchedRun(viewer.orgId, segment.id);
+    if (!run?.audienceId) throw SegmentErrors.notFound();
+    return run.audienceId;
+  }
+  return {
+    deliveries, destinations,
+    /** The rows of a completed CSV download delivery (integration runs push them to a provider). */
+    rows: createRowReader({ db, objects }),
+    operations: [
+      ...deliveryOperations({ deliveries, download: createDownloadHandler({ db, clock, objects, signer: getSigner }), audienceOfMatch }),
+      ...destinationOperations({ destinations }),
+    ],
+    jobDefinitions: () => [exportJob.definition],
+  };
+}
+
+export type DeliveriesModule = ReturnType<typeof createDeliveriesModule>;
+export { DELIVERY_EXPORT_JOB };
+export { exactQuoteNumbers, type DeliveryBilling, type QuoteNumbers, type QuoteFigures } from './pricing.ts';
+export type { MatchedRun } from './request.ts';

@@ -1,0 +1,1 @@
+export const DELIVERY_EXPORT_JOB = 'delivery-export';

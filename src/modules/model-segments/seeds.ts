@@ -1,0 +1,73 @@
+/**
+ * The labelled persons of a run as warehouse SQL: the members of a seed / positive-class segment, or
+ * the persons matching the seed filters (parsed from a description or edited at review). Also the
+ * checks made before anything is created: the class segment is visible and built, the class is at
+ * least the privacy floor.
+ */
+import type { Kysely } from 'kysely';
+import type { Viewer } from '../../core/caller.ts';
+import type { DB } from '../../db/schema.ts';
+import type { FilterCatalog, FilterGroup } from '../../graph/filters/index.ts';
+import { membershipSql } from '../../graph/membership/sql.ts';
+import type { MembershipQuery } from '../../graph/membership/types.ts';
+import { countMembers, type MemberSet, type ModelWarehouse } from '../../models/index.ts';
+import type { SegmentRow, SegmentsApi } from '../segments/index.ts';
+import { ModelSegmentErrors } from './errors.ts';
+import type { ProtectNumbers } from './protect.ts';
+import type { RunInput } from './store.ts';
+
+export type LabelledSet = MemberSet & { query: MembershipQuery };
+
+export function createSeeds(deps: { db: Kysely<DB>; segments: SegmentsApi; warehouse: ModelWarehouse; floor: number; protect: ProtectNumbers }) {
+  const { db, segments, warehouse, floor } = deps;
+
+  /** The set's SQL and the membership query it answers (the question its size is shown as). */
+  function ofQuery(query: MembershipQuery, catalog: FilterCatalog): LabelledSet {
+    const m = membershipSql(query, { catalog });
+    return { sql: m.select, params: m.params, query };
+  }
+
+  const ofSegment = (row: SegmentRow, catalog: FilterCatalog) =>
+    ofQuery({ kind: 'composition', composition: { include: [segments.membershipOf(row)], exclude: [], setLogic: 'union' } }, catalog);
+  const ofFilters = (groups: FilterGroup[], catalog: FilterCatalog) => ofQuery({ kind: 'filters', groups }, catalog);
+
+  /** A seed or positive-class segment the caller can see, with members to learn from. */
+  async function classSegment(viewer: Viewer, id: string): Promise<SegmentRow> {
+    const row = await segments.findVisibleSegment(viewer, id);
+    if (row.status !== 'active') throw ModelSegmentErrors.notReady(id, row.status);
+    return row;
+  }
+
+  /**
+   * Persons of the class in the current release; 422 when the privacy layer would not show the set's
+   * size (its sticky threshold, decision 015), so the refusal says no more than discovery's count of
+   * the same set: not an exact "below 50" answer.
+   */
+  async function checkFloor(set: LabelledSet, what: string): Promise<number> {
+    const n = await countMembers(warehouse, set);
+    const ctx = { orgId: '', subject: 'seed' as const, floor, labelled: set.query, members: null, model: '' };
+    const shown = deps.protect({ persons: n }, ctx).persons;
+    if (shown === null || shown < floor) throw ModelSegmentErrors.belowFloor(what, floor);
+    return n;
+  }
+
+  /**
+   * The labelled set of a run, read when the job runs (the class segment as it is then). A class
+   * segment deleted or no longer built fails the run with a message.
+   */
+  async function labelledOf(orgId: string, input: RunInput, catalog: FilterCatalog): Promise<LabelledSet> {
+    const id = input.positive_class_segment_id ?? input.seed_segment_id ?? null;
+    if (id) {
+      const row = await segments.findSegment(db, orgId, id);
+      if (!row) throw ModelSegmentErrors.classGone(id);
+      if (row.status !== 'active') throw ModelSegmentErrors.notReady(id, row.status);
+      return ofSegment(row, catalog);
+    }
+    if (input.seed_filter_groups?.length) return ofFilters(input.seed_filter_groups, catalog);
+    throw ModelSegmentErrors.seedDescription(input.seed_parse?.unrecognized ?? [], input.seed_parse?.notes ?? []);
+  }
+
+  return { ofSegment, ofFilters, classSegment, checkFloor, labelledOf };
+}
+
+export type Seeds = ReturnType<typeof createSeeds>;

@@ -1,0 +1,52 @@
+/**
+ * The privacy layer (docs/decisions/015-privacy-threat-model.md): every graph-derived number and row
+ * shown to a customer goes through here: discovery count, groups and breakdowns, lookup rows, segment
+ * and audience `record_count` (and so campaign and list summaries, which show stored counts). Later
+ * users: the free numbers of delivery quotes (`billing_count`, `already_licensed_count`), model feature
+ * weights, MCP and A2A answers.
+ *
+ * Design: sticky layered noise (Open Diffix Elm style) + a sticky low-count threshold + masked,
+ * k-anonymous lookup rows. No state: noise is a function of a server secret and the question, so the
+ * same question gets the same answer in every process, forever, and no honest question is refused.
+ *
+ * API (`createPrivacy` returns it):
+ * - `question(query)`: the canonical question of a MembershipQuery (raw filters or a composition).
+ *   `namedQuestion(key, conditions)` builds one for numbers that are not a membership query (a quote:
+ *   key `quote|<audience>|<field>`, conditions the canonical keys of what it depends on).
+ * - `protectCount({ question, trueCount, facet? })` -> `{ count, suppressed }`: true + noise (never
+ *   below the floor), or suppressed (null) below the floor and the question's sticky threshold.
+ * - `protectTotal(...)`: the same, 422 AGGREGATION_FLOOR_NOT_MET when suppressed (discovery totals).
+ * - `shownCount(...)`: `{ record_count, record_count_reason }` for stored counts.
+ * - `protectGroups({ question, dimension, buckets, top? })`: groups noised one by one, suppressed ones counted.
+ * - `lookupParts(query)` / `joinParts(parts)` / `partEligible(n)` / `maskedLookupSql(...)`: masked lookup rows.
+ * Exempt (exact, never through here): counts of a customer's own uploaded list alone (file match
+ * input and match counts) and what a customer has paid for and received (a delivery's exported rows).
+ * Error hints ("did you mean") come from the catalog and reference vocabularies, never from counts.
+ */
+import type { ServerKeys } from '../../lib/server-secrets.ts';
+import type { MembershipQuery } from '../../graph/membership/types.ts';
+import { questionOf } from './question.ts';
+import { createPrivacyService } from './service.ts';
+
+/** server_secrets name of the noise secret (created on first start, shared by every process, never rotated). */
+export const PRIVACY_NOISE_SECRET = 'privacy_noise';
+
+export function createPrivacyWithSecret(o: { secret: string; floor: number; lookupK: number }) {
+  return { ...createPrivacyService(o), question: (query: MembershipQuery) => questionOf(query) };
+}
+
+/**
+ * The privacy layer; the secret comes from `secret` when configured (PRIVACY_NOISE_SECRET), else from the
+ * control plane's server keys (wrapped under the master key like the others; it never rolls).
+ */
+export async function createPrivacy(deps: { keys: Pick<ServerKeys, 'secret'>; floor: number; lookupK: number; secret?: string | null }) {
+  const secret = deps.secret || (await deps.keys.secret(PRIVACY_NOISE_SECRET));
+  return createPrivacyWithSecret({ secret, floor: deps.floor, lookupK: deps.lookupK });
+}
+
+export type Privacy = ReturnType<typeof createPrivacyWithSecret>;
+export { floorNotMet, type Bucket, type ProtectedBuckets, type ProtectedCount, type ShownCount } from './service.ts';
+export { namedQuestion, questionOf, lookupParts, joinParts, type Question } from './question.ts';
+export { canonicalBranch, conditionKey } from './canonical.ts';
+export { maskedLookupSql, generalizedExpr, generalizationOf, BANDS } from './lookup.ts';
+export { LAYER_SD, THRESHOLD_BAND, layerNoise, totalNoise, threshold, noiseBound } from './noise.ts';

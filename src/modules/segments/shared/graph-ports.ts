@@ -1,0 +1,30 @@
+/**
+ * GraphPorts over the warehouse reader, the catalog and the discovery engineer's membershipSql: the
+ * one place segment counting meets SQL.
+ */
+import type { FilterCatalog } from '../../../graph/filters/index.ts';
+import { membershipSql } from '../../../graph/membership/sql.ts';
+import type { WarehouseReader } from '../../../graph/warehouse.ts';
+import type { GraphPorts, ReleaseRef } from './ports.ts';
+import { referenceZip3Resolver } from './zip3.ts';
+
+export function warehouseGraphPorts(deps: {
+  warehouse: WarehouseReader;
+  catalog: () => Promise<FilterCatalog>;
+  currentRelease: () => ReleaseRef | null;
+  personsTable?: string;
+  /** WAREHOUSE_STATEMENT_TIMEOUT_MS: a count statement is interrupted past this (WarehouseTimeoutError). */
+  statementTimeoutMs?: number;
+}): GraphPorts {
+  return {
+    catalog: deps.catalog,
+    currentRelease: deps.currentRelease,
+    zip3: referenceZip3Resolver(),
+    async count(query) {
+      // Without personsTable, membershipSql scans the release's discovery table.
+      const m = membershipSql(query, { catalog: await deps.catalog(), personsTable: deps.personsTable });
+      const [row] = await deps.warehouse.query(m.count, m.params, { timeoutMs: deps.statementTimeoutMs });
+      return { total: Number(row?.n ?? 0), matched: m.matchedWhere ? Number(row?.m ?? 0) : null };
+    },
+  };
+}

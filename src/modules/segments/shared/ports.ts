@@ -1,0 +1,26 @@
+/**
+ * What the segments area needs from the graph, as one narrow port so its services stay testable and
+ * do not reach into the warehouse directly (shared/graph-ports.ts builds it over the warehouse).
+ */
+import type { FilterCatalog, Zip3Resolver } from '../../../graph/filters/index.ts';
+import type { MembershipQuery } from '../../../graph/membership/types.ts';
+import type { EventService } from '../../webhooks/index.ts';
+
+export interface ReleaseRef {
+  major: number;
+  minor: number;
+}
+
+export interface GraphPorts {
+  /** The live field catalog; throws when it cannot be read (-> 502 FILTER_CATALOG_UNAVAILABLE). */
+  catalog(): Promise<FilterCatalog>;
+  /** The current data release, or null while none was ever published. */
+  currentRelease(): ReleaseRef | null;
+  /** Exact person count of a membership query over the current release; `matched` counts members of included matched segments. */
+  count(query: MembershipQuery): Promise<{ total: number; matched: number | null }>;
+  /** State / city / ZIP5 -> ZIP3 regions, for the record_limit geography rule. */
+  zip3: Zip3Resolver;
+}
+
+/** The events the area publishes, inside the caller's transaction (outbox), and the webhook URL check. */
+export type EventPorts = Pick<EventService, 'emit' | 'validateWebhookUrl'>;

@@ -1,0 +1,96 @@
+/**
+ * Deliveries of a file match over HTTP (spec 4.5 workflow: create, upload, resolve, then
+ * POST /v1/match/{match_id}/deliveries): rows carry the customer's row_id, unmatched rows only with
+ * include_unmatched, and the run's deferred match cost is charged on its first successful delivery only.
+ */
+import { parse } from 'csv-parse/sync';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { JobDefinition } from '../../src/jobs/worker.ts';
+import { setupWithEvents, toCsv } from '../file-match/helpers.ts';
+import { testStores } from '../helpers/stores.ts';
+import { waitFor } from '../webhooks/helpers.ts';
+
+type Fixture = Awaited<ReturnType<typeof setupWithEvents>>;
+let fx: Fixture;
+let stopDeliveries: () => Promise<void>;
+
+beforeAll(async () => {
+  fx = await setupWithEvents();
+  const { queue } = await testStores();
+  const def = fx.f.t.services.deliveries.jobDefinitions()[0] as JobDefinition;
+  await queue.ensureQueue(def.name, def.queue);
+  // The queue is shared by the test files of this vitest worker: exports other files left queued are
+  // acknowledged, not run against this file's app (their data folder is another one).
+  const id = await queue.work<any>(def.name, { batchSize: 1, pollingIntervalSeconds: 0.5, includeMetadata: true } as never, async (jobs) => {
+    for (const job of jobs) {
+      if (job.data?.orgId !== fx.f.org.orgId) continue;
+      await def.handle(job.data, { id: job.id, retryCount: (job as { retryCount?: number }).retryCount ?? 0 });
+    }
+  });
+  stopDeliveries = () => queue.boss.offWork(def.name, { id });
+}, 180_000);
+afterAll(async () => {
+  await stopDeliveries?.();
+  await fx?.close();
+});
+
+async function ledger(orgId: string) {
+  const { database } = await testStores();
+  return database.db.selectFrom('usage_ledger').select(['id', 'kind', 'quantity', 'amount_cents', 'status']).where('org_id', '=', orgId).execute();
+}
+
+describe('file-match deliveries', () => {
+  it('delivers row_id with every row, unmatched rows on request, and charges the match run once', { timeout: 120_000 }, async () => {
+    const { f, p } = fx;
+    const c = await f.create({});
+    expect((await f.put(c.upload_url, toCsv([...p.good, ...p.nobody]))).status).toBe(200);
+    const done = await f.waitStatus(c.segment_id, ['completed', 'failed']);
+    expect(done.matching_status).toBe('completed');
+    const matchCount = done.match_count as number;
+    const members = (await f.call('GET', `/v1/segments/${c.segment_id}`)).body.record_count as number;
+
+    // The deferred file-match cost is in the quote until the run is first delivered (enterprise: 1 cent less 15%).
+    const matchCents = Math.round((matchCount * 8500) / 10_000);
+    const quoted = (await f.call('POST', `/v1/audiences/${c.audience_id}/deliveries/quote`, { field_list: ['age'] })).body;
+    expect(quoted.cost_estimate.match_cost).toBe(matchCents / 100);
+    expect(quoted.max_cost_estimate.match_cost).toBe(matchCents / 100);
+    const res = await f.call('POST', `/v1/match/${c.match_id}/deliveries`, { field_list: ['age'], include_unmatched: true });
+    expect(res.status).toBe(202);
+    expect(res.body).toMatchObject({ audience_id: c.audience_id, matched_segment_id: c.segment_id, source_job_id: `${c.segment_id}.v1`, include_unmatched: true });
+    let d: any;
+    await waitFor(async () => {
+      d = (await f.call('GET', `/v1/audiences/${c.audience_id}/deliveries/${res.body.delivery_id}`)).body;
+      return d.status !== 'processing';
+    }, 60_000);
+    expect(d.status).toBe('completed');
+    const file = await f.t.app.inject({ method: 'GET', url: d.download_urls[0].replace(/^https?:\/\/[^/]+/, '') });
+    const rows = parse(file.rawPayload, { columns: true }) as Record<string, string>[];
+    expect(Object.keys(rows[0]!).slice(0, 3)).toEqual(['row_id', 'iag_person_id', 'age']);
+    // Every input row, in the customer's order; the invented people have no tier-01 id.
+    expect(rows.map((r) => r.row_id)).toEqual([...p.good, ...p.nobody].map((r) => r.row_id));
+    expect(d.output_record_count).toBe(p.good.length + p.nobody.length);
+    expect(rows.filter((r) => r.row_id.startsWith('n')).every((r) => !/_01_/.test(r.iag_person_id!))).toBe(true);
+
+    const first = await ledger(f.org.orgId);
+    const settled = first.filter((r) => r.status === 'settled');
+    // Enterprise terms: the run at 1 cent a matched record, members at 2 cents, less 15%.
+    expect(settled.find((r) => r.kind === 'match.file')).toMatchObject({ quantity: matchCount, amount_cents: matchCents });
+    expect(d.cost).toBe((matchCents + Math.round((2 * members * 8500) / 10_000)) / 100);
+    expect((await f.call('POST', `/v1/audiences/${c.audience_id}/deliveries/quote`, { field_list: ['age'] })).body.cost_estimate.match_cost).toBe(0);
+    expect(settled.find((r) => r.kind === 'audience_delivery.matched')).toMatchObject({ quantity: members, amount_cents: Math.round((2 * members * 8500) / 10_000) });
+
+    // Without unmatched rows: only the matched rows; the run is not charged again.
+    f.clock.advance(1000); // newest first needs distinct creation times
+    const again = await f.call('POST', `/v1/match/${c.match_id}/deliveries`, { field_list: ['age'] });
+    expect(again.status).toBe(202);
+    await waitFor(async () => (await f.call('GET', `/v1/audiences/${c.audience_id}/deliveries/${again.body.delivery_id}`)).body.status === 'completed', 60_000);
+    const later = (await ledger(f.org.orgId)).filter((r) => !first.some((x) => x.id === r.id));
+    expect(later.filter((r) => r.kind === 'match.file')).toEqual([]);
+    // The members are licensed by the first delivery: the second bills none of them.
+    expect(later.filter((r) => r.status === 'settled')).toMatchObject([{ kind: 'audience_delivery.matched', quantity: 0, amount_cents: 0 }]);
+    const list = (await f.call('GET', `/v1/match/${c.match_id}/deliveries`)).body.deliveries;
+    expect(list.map((x: any) => x.delivery_id)).toEqual([again.body.delivery_id, res.body.delivery_id]);
+    const second = list[0];
+    expect(second.output_record_count).toBeLessThan(p.good.length + p.nobody.length);
+  });
+});
