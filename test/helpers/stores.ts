@@ -18,4 +18,7 @@ export function testStores(): Promise<{ database: Database; queue: JobQueue }> {
   return shared;
 }
 
+/** The worker's stores if a test file of this worker has opened them, else null (nothing is opened). */
+export const openedTestStores = (): Promise<{ database: Database; queue: JobQueue }> | null => shared;
+
 export const onPostgres = () => !!process.env.DATABASE_URL;
