@@ -1,6 +1,7 @@
-import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
+import { openValue, sealValue } from '../lib/sealed.ts';
 
 /**
  * The master key (ADR 026): it never enters the database. It wraps (AES-256-GCM) every key the database
@@ -105,11 +106,7 @@ export function promoteNextKeyFile(path: string): void {
 
 /** `mk1.<key id>.<base64url(iv ‖ tag ‖ ciphertext)>`; `aad` binds the value to its row. */
 export function wrapValue(master: MasterKey, plaintext: string, aad: string): string {
-  const iv = randomBytes(12);
-  const cipher = createCipheriv('aes-256-gcm', master.key, iv);
-  cipher.setAAD(Buffer.from(aad, 'utf8'));
-  const ct = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
-  return `${WRAP_PREFIX}${master.id}.${Buffer.concat([iv, cipher.getAuthTag(), ct]).toString('base64url')}`;
+  return `${WRAP_PREFIX}${master.id}.${sealValue(master.key, plaintext, aad)}`;
 }
 
 export const isWrapped = (stored: string): boolean => stored.startsWith(WRAP_PREFIX);
@@ -131,13 +128,10 @@ export function unwrapValue(masters: readonly MasterKey[], stored: string, aad: 
         'Start it with the master key the database was set up with (ADS_MASTER_KEY or the key file).',
     );
   }
-  const raw = Buffer.from(stored.slice(WRAP_PREFIX.length + keyId.length + 1), 'base64url');
-  if (raw.length < 28) throw new MasterKeyError('A wrapped key is truncated.');
-  const decipher = createDecipheriv('aes-256-gcm', master.key, raw.subarray(0, 12));
-  decipher.setAAD(Buffer.from(aad, 'utf8'));
-  decipher.setAuthTag(raw.subarray(12, 28));
+  const sealed = stored.slice(WRAP_PREFIX.length + keyId.length + 1);
+  if (Buffer.from(sealed, 'base64url').length < 28) throw new MasterKeyError('A wrapped key is truncated.');
   try {
-    return Buffer.concat([decipher.update(raw.subarray(28)), decipher.final()]).toString('utf8');
+    return openValue(master.key, sealed, aad);
   } catch {
     throw new MasterKeyError(`A key wrapped under master key ${keyId} does not authenticate (altered, or moved to another row).`);
   }

@@ -4,13 +4,13 @@
  * Credentials are never returned. Every connection goes through the outbound lookup the area is given
  * (src/destinations/net.ts resolves and dials through it).
  */
-import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import { DomainError } from '../../core/errors.ts';
 import type { DB } from '../../db/schema.ts';
 import type { DestinationRegistry, NetOptions } from '../../destinations/index.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { newId } from '../../lib/ids.ts';
+import { cachedDerivedKey, openValue, sealValue } from '../../lib/sealed.ts';
 import type { ServerKeys } from '../../lib/server-secrets.ts';
 import type { CreateDestinationInput, DestinationDoc } from './schemas.ts';
 import { destinationStore, type DestinationRow } from './store.ts';
@@ -40,28 +40,15 @@ export function destinationDomainError(error: unknown): unknown {
 
 export function createDestinationService(deps: { db: Kysely<DB>; clock: Clock; keys: Pick<ServerKeys, 'secret'>; registry: DestinationRegistry; net: () => NetOptions }) {
   const { db, clock, registry } = deps;
-  let key: Promise<Buffer> | null = null;
-  const sealKey = () => {
-    key ??= deps.keys.secret(KEY_NAME).then((s) => Buffer.from(hkdfSync('sha256', Buffer.from(s), Buffer.alloc(0), 'delivery-destination-secrets/v1', 32)));
-    key.catch(() => { key = null; });
-    return key;
-  };
-  const aad = (row: { org_id: string; id: string }) => Buffer.from(`delivery_destinations:${row.org_id}:${row.id}`);
+  const sealKey = cachedDerivedKey((name) => deps.keys.secret(name), KEY_NAME, 'delivery-destination-secrets/v1');
+  const aad = (row: { org_id: string; id: string }) => `delivery_destinations:${row.org_id}:${row.id}`;
 
   async function seal(row: { org_id: string; id: string }, secrets: unknown): Promise<string> {
-    const iv = randomBytes(12);
-    const c = createCipheriv('aes-256-gcm', await sealKey(), iv);
-    c.setAAD(aad(row));
-    const data = Buffer.concat([c.update(JSON.stringify(secrets), 'utf8'), c.final()]);
-    return PREFIX + Buffer.concat([iv, c.getAuthTag(), data]).toString('base64url');
+    return PREFIX + sealValue(await sealKey(), JSON.stringify(secrets), aad(row));
   }
 
   async function open(row: DestinationRow): Promise<unknown> {
-    const raw = Buffer.from(row.secrets_sealed.slice(PREFIX.length), 'base64url');
-    const d = createDecipheriv('aes-256-gcm', await sealKey(), raw.subarray(0, 12));
-    d.setAAD(aad(row));
-    d.setAuthTag(raw.subarray(12, 28));
-    return JSON.parse(Buffer.concat([d.update(raw.subarray(28)), d.final()]).toString('utf8'));
+    return JSON.parse(openValue(await sealKey(), row.secrets_sealed.slice(PREFIX.length), aad(row)));
   }
 
   const present = (row: DestinationRow): DestinationDoc => ({

@@ -5,7 +5,7 @@
  * with `integration_connections:<id>:<access|refresh>` as additional data: a ciphertext copied onto
  * another connection's row, or from one column to the other, does not open.
  */
-import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
+import { cachedDerivedKey, openValue, sealValue } from '../../lib/sealed.ts';
 import type { ServerKeys } from '../../lib/server-secrets.ts';
 
 export const TOKEN_KEY_NAME = 'integration_token_key';
@@ -14,29 +14,14 @@ const PREFIX = 'itk1.';
 export const tokenAad = (connectionId: string, which: 'access' | 'refresh') => `integration_connections:${connectionId}:${which}`;
 
 export function createTokenBox(keys: Pick<ServerKeys, 'secret'>) {
-  let key: Promise<Buffer> | null = null;
-  const derived = () => {
-    if (!key) {
-      key = keys.secret(TOKEN_KEY_NAME).then((s) => Buffer.from(hkdfSync('sha256', Buffer.from(s, 'utf8'), Buffer.alloc(0), 'integration-provider-token/v1', 32)));
-      key.catch(() => { key = null; });
-    }
-    return key;
-  };
+  const derived = cachedDerivedKey((name) => keys.secret(name), TOKEN_KEY_NAME, 'integration-provider-token/v1');
   return {
     async seal(plaintext: string, aad: string): Promise<string> {
-      const iv = randomBytes(12);
-      const cipher = createCipheriv('aes-256-gcm', await derived(), iv);
-      cipher.setAAD(Buffer.from(aad, 'utf8'));
-      const ciphertext = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
-      return PREFIX + Buffer.concat([iv, cipher.getAuthTag(), ciphertext]).toString('base64url');
+      return PREFIX + sealValue(await derived(), plaintext, aad);
     },
     async open(sealed: string, aad: string): Promise<string> {
       if (!sealed.startsWith(PREFIX)) throw new Error('provider token is not in a known sealed format');
-      const raw = Buffer.from(sealed.slice(PREFIX.length), 'base64url');
-      const decipher = createDecipheriv('aes-256-gcm', await derived(), raw.subarray(0, 12));
-      decipher.setAAD(Buffer.from(aad, 'utf8'));
-      decipher.setAuthTag(raw.subarray(12, 28));
-      return Buffer.concat([decipher.update(raw.subarray(28)), decipher.final()]).toString('utf8');
+      return openValue(await derived(), sealed.slice(PREFIX.length), aad);
     },
   };
 }

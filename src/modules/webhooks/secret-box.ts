@@ -1,6 +1,6 @@
-import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
+import { derivedKey, openValue, sealValue } from '../../lib/sealed.ts';
 import type { ServerKeys } from '../../lib/server-secrets.ts';
 
 /**
@@ -16,33 +16,22 @@ import type { ServerKeys } from '../../lib/server-secrets.ts';
 export const SECRET_KEY_NAME = 'webhook_secret_key';
 export const SEALED_PREFIX = 'wsk1.';
 const HKDF_INFO = 'webhook-signing-secret/v1';
-const IV_BYTES = 12;
-const TAG_BYTES = 16;
 
 /** Additional data binding a sealed secret to its row. */
 export const orgSecretAad = (orgId: string) => `webhook_settings:${orgId}`;
 export const subscriptionSecretAad = (subscriptionId: string) => `webhook_subscriptions:${subscriptionId}`;
 
 export function deriveSecretKey(serverSecretValue: string): Buffer {
-  return Buffer.from(hkdfSync('sha256', Buffer.from(serverSecretValue, 'utf8'), Buffer.alloc(0), HKDF_INFO, 32));
+  return derivedKey(serverSecretValue, HKDF_INFO);
 }
 
 export function encryptV1(key: Buffer, plaintext: string, aad: string): string {
-  const iv = randomBytes(IV_BYTES);
-  const cipher = createCipheriv('aes-256-gcm', key, iv);
-  cipher.setAAD(Buffer.from(aad, 'utf8'));
-  const ciphertext = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
-  return SEALED_PREFIX + Buffer.concat([iv, cipher.getAuthTag(), ciphertext]).toString('base64url');
+  return SEALED_PREFIX + sealValue(key, plaintext, aad);
 }
 
 export function decryptV1(key: Buffer, sealed: string, aad: string): string {
   if (!sealed.startsWith(SEALED_PREFIX)) throw new Error('Webhook secret is not in a known sealed format.');
-  const raw = Buffer.from(sealed.slice(SEALED_PREFIX.length), 'base64url');
-  if (raw.length <= IV_BYTES + TAG_BYTES) throw new Error('Webhook secret ciphertext is truncated.');
-  const decipher = createDecipheriv('aes-256-gcm', key, raw.subarray(0, IV_BYTES));
-  decipher.setAAD(Buffer.from(aad, 'utf8'));
-  decipher.setAuthTag(raw.subarray(IV_BYTES, IV_BYTES + TAG_BYTES));
-  return Buffer.concat([decipher.update(raw.subarray(IV_BYTES + TAG_BYTES)), decipher.final()]).toString('utf8');
+  return openValue(key, sealed.slice(SEALED_PREFIX.length), aad);
 }
 
 /** Start and end of a plain-text secret, stored beside the ciphertext so views never decrypt. */
