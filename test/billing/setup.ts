@@ -1,4 +1,5 @@
 /** A wired app on a fixed clock with the built-in payment provider on loopback, shared by the billing tests. */
+import { seededRandom } from '../../src/lib/random.ts';
 import { billingSettings } from '../../src/config/billing.ts';
 import { ManualClock } from '../../src/lib/clock.ts';
 import { startDevPaymentProvider, type DevPaymentProvider } from '../../src/modules/billing/index.ts';
@@ -47,16 +48,7 @@ export async function setupBilling(): Promise<BillingTest> {
   };
 }
 
-/** Deterministic pseudo-random numbers (mulberry32). */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let x = a;
-    x = Math.imul(x ^ (x >>> 15), x | 1);
-    x ^= x + Math.imul(x ^ (x >>> 7), x | 61);
-    return ((x ^ (x >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** Deterministic pseudo-random numbers (mulberry32, src/lib/random.ts). */
+export const prng = seededRandom;
 
 export const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => from + i);

@@ -3,6 +3,7 @@
  * with realistic damage, plus people who are not in the graph at all. Used to fit the model
  * (fit.ts), to measure it (bench/match-quality.ts) and by the integration tests.
  */
+import { seededRandom } from '../../lib/random.ts';
 import type { MatchWarehouse } from './matcher.ts';
 
 export type Scenario =
@@ -24,17 +25,8 @@ export interface GraphPerson {
   past: { a1: string; a2: string | null; city: string; state: string; zip: string }[] | null;
 }
 
-/** mulberry32: small deterministic PRNG. */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** The seeded PRNG of every labelled set (src/lib/random.ts). */
+export const rng = seededRandom;
 
 export const NICKS: Record<string, string[]> = {
   ROBERT: ['Bob', 'Rob', 'Bobby'], WILLIAM: ['Bill', 'Will', 'Billy'], JAMES: ['Jim', 'Jimmy'], JOHN: ['Jack', 'Johnny'],

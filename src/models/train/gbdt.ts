@@ -7,6 +7,7 @@
  * Boosting stops early when the validation log loss has not improved for `patience` trees (the model
  * keeps the trees up to its best round), or when the trees reach `maxSplitNodes` split nodes.
  */
+import { seededRandom } from '../../lib/random.ts';
 import type { Design } from '../features/design.ts';
 import { binNumeric, numericThresholds } from './bins.ts';
 import { growTree, predictTree, type TreeNode, type TreeParams } from './tree.ts';
@@ -39,17 +40,6 @@ export const DEFAULT_BOOST: BoostOptions = {
   maxTrees: 300, maxSplitNodes: 1000, patience: 20, subsample: 0.8, seed: 1,
 };
 
-/** Mulberry32: a small seeded PRNG (deterministic row subsamples). */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const sigmoid = (x: number) => 1 / (1 + Math.exp(-x));
 
@@ -88,7 +78,7 @@ export function trainBoosted(train: Design, valid: Design, o: BoostOptions = DEF
   const trees: TreeNode[][] = [];
   const gainsAt: Float64Array[] = [];
   let best = { loss: logLoss(vm, valid), trees: 0, margins: vm.slice() };
-  const random = prng(o.seed);
+  const random = seededRandom(o.seed);
   let splitNodes = 0;
   for (let t = 0; t < o.maxTrees && splitNodes < o.maxSplitNodes; t++) {
     for (let i = 0; i < train.n; i++) {
