@@ -13,7 +13,10 @@ import type { RecordStore } from './provider/record-store.ts';
 
 const RECONNECT = 'Connect again: send the person through GET /v1/oauth/authorize (or the device flow) for a new grant.';
 
-export const oauthTokenInvalid = (message: string) => new DomainError('TOKEN_INVALID', message, { nextStep: RECONNECT });
+/** An unknown token may be an API-key exchange's as well as an OAuth one: name both ways to a new one. */
+const NEW_TOKEN = 'Get a new access token: exchange your API key at POST /v1/auth/token, or connect again through GET /v1/oauth/authorize (or the device flow).';
+
+export const oauthTokenInvalid = (message: string, nextStep = RECONNECT) => new DomainError('TOKEN_INVALID', message, { nextStep });
 export const oauthTokenExpired = () =>
   new DomainError('TOKEN_EXPIRED', 'The OAuth access token has expired (access tokens live 30 minutes).', {
     nextStep: 'Get a new access token at POST /v1/oauth/token with grant_type=refresh_token, or connect again if refresh fails.',
@@ -32,7 +35,7 @@ export function createTokenVerifier(deps: { store: RecordStore; organizations: O
   /** Verifies `token` for `expectedResource`; throws TOKEN_INVALID or TOKEN_EXPIRED (spec 7). */
   return async function verifyAccessToken(token: string, expectedResource: string): Promise<OAuthCaller> {
     const row = await store.find('AccessToken', sha256Hex(token));
-    if (!row) throw oauthTokenInvalid('The access token is unknown or has been revoked.');
+    if (!row) throw oauthTokenInvalid('The access token is unknown or has been revoked.', NEW_TOKEN);
     const payload = row.payload as { aud?: string; accountId?: string; clientId?: string; scope?: string };
     if (row.expires_at && clock.now().getTime() >= new Date(row.expires_at).getTime()) throw oauthTokenExpired();
     if (payload.aud !== expectedResource) {
