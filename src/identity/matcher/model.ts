@@ -22,7 +22,8 @@ export const WEIGHTS = {
   phone: [0, 10.5, -1.5],
   first: [0, 4.5, 4.0, 3.5, 0.5, -4.5],
   last: [0, 3.5, 3.0, -4.0],
-  dob: [0, 9.0, 3.0, -4.0],
+  // exact, one digit off, day-month swapped, same year and month (each the former "partial" 3.0), disagree
+  dob: [0, 9.0, 3.0, 3.0, 3.0, -4.0],
   address: [0, 6.5, 5.5, 6.0, 0.5, -1.0],
 };
 /** Subtracted when the names only agree crosswise (first <-> last). */
