@@ -62,6 +62,9 @@ describe('refitMatchParams', () => {
     expect(share).toBeGreaterThanOrEqual(params.tf.last.unlistedShare);
     expect(top).toMatch(/^[A-Z' -]+$/);
     expect(params.logistic.a).toBeGreaterThan(0);
+    // the fitted scorer applies the name TF adjustment (its logistic and threshold were fitted with it)
+    expect(params.tf_applied).toBe(true);
+    expect(params.weights.dob).toHaveLength(6);
   });
 });
 
@@ -95,5 +98,13 @@ describe('the params file beside the release', () => {
     expect(point).toEqual(file);
     const before = await prior.matchBatch(rows, ALL);
     expect(file.map((r) => r.matchConfidence)).not.toEqual(before.map((r) => r.matchConfidence));
+    // The same file without TF: the names' frequencies moved some confidences (and the paths agree there too).
+    const index2 = path.join(dir, 'r2.match-v6.duckdb');
+    fs.copyFileSync(g.indexPath, index2);
+    writeMatchParams(path.join(dir, 'r2.match-params.json'), { ...params, scorer: 'fitted', tf_applied: false });
+    const noTf = createMatcher({ warehouse: g.warehouse, indexPath: index2 });
+    const plain = await noTf.matchBatch(rows, ALL);
+    expect(await noTf.matchBatch(rows.slice(0, 100), ALL)).toEqual(plain.slice(0, 100));
+    expect(file.map((r) => r.matchConfidence)).not.toEqual(plain.map((r) => r.matchConfidence));
   });
 });
