@@ -2,10 +2,10 @@
  * Refits the Fellegi-Sunter parameters of the bench graph (.bench/match-data, or --data-dir) and writes
  * them beside its release (params.ts); prints the weights next to the priors of model.ts.
  *
- *   flock /work/bench.lock npx tsx bench/match-refit.ts [--data-dir .bench/match-data] [--pairs 200000] [--rows 20000] [--seed 101] [--record-only] [--no-tf]
+ *   flock /work/bench.lock npx tsx bench/match-refit.ts [--data-dir .bench/match-data] [--pairs 200000] [--rows 20000] [--seed 101] [--record-only] [--tf]
  *
  * Writes scorer "fitted" (the matcher then scores with these parameters); --record-only writes "prior";
- * --no-tf fits the logistic and I threshold without the name TF adjustment and records tf_applied false.
+ * --tf fits the logistic and I threshold with the name TF adjustment and records tf_applied (the scorer applies it).
  */
 import path from 'node:path';
 import { readCurrentRelease, releaseFilePath } from '../src/graph/releases.ts';
@@ -27,7 +27,7 @@ const t = performance.now();
 const params = await refitMatchParams(releaseFile, {
   randomPairs: Number(arg('pairs', '200000')), listRows: Number(arg('rows', '20000')), seed: Number(arg('seed', '101')),
   scorer: process.argv.includes('--record-only') ? 'prior' : 'fitted',
-  tf: !process.argv.includes('--no-tf'),
+  tf: process.argv.includes('--tf'),
 });
 const file = matchParamsPath(releaseFile);
 writeMatchParams(file, params);

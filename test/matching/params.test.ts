@@ -23,7 +23,7 @@ const ALL: MatchOptions = { matchLevels: ['I', 'H', 'D', 'S', 'A'], spatialMode:
 
 beforeAll(async () => {
   g = await testGraph(TEST_GRAPH_DIR, 4000);
-  params = await refitMatchParams(g.releaseFile, { randomPairs: 4000, listRows: 1500, seed: 5 });
+  params = await refitMatchParams(g.releaseFile, { randomPairs: 4000, listRows: 1500, seed: 5, tf: true });
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ads-match-params-'));
 });
 afterAll(() => {
@@ -37,7 +37,7 @@ describe('refitMatchParams', () => {
     expect(params.scorer).toBe('fitted');
     // the I threshold lies on the grid, at or above the conflict guard, and kept the list's precision
     expect(params.i_threshold.weight % 0.25).toBe(0);
-    expect(params.i_threshold.weight).toBeGreaterThanOrEqual(conflictGuard(params.weights));
+    expect(params.i_threshold.weight).toBeGreaterThanOrEqual(conflictGuard(params.weights, 2)); // TF applied: TF_MAX_UP
     expect(params.i_threshold.precision).toBeGreaterThanOrEqual(0.999);
     expect(params.i_threshold.absent).toBe(0);
     expect(params.sample.persons).toBe(4000);
@@ -62,7 +62,7 @@ describe('refitMatchParams', () => {
     expect(share).toBeGreaterThanOrEqual(params.tf.last.unlistedShare);
     expect(top).toMatch(/^[A-Z' -]+$/);
     expect(params.logistic.a).toBeGreaterThan(0);
-    // the fitted scorer applies the name TF adjustment (its logistic and threshold were fitted with it)
+    // refit with tf: the fitted scorer applies the name TF adjustment (its logistic and threshold were fitted with it)
     expect(params.tf_applied).toBe(true);
     expect(params.weights.dob).toHaveLength(6);
   });

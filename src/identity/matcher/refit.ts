@@ -20,7 +20,7 @@ import { nameVariants } from '../normalize/nickname.ts';
 import { normalizeMatchInput } from '../normalize/record.ts';
 import { candidateSql, unpackFeatures } from './candidates.ts';
 import { compareDob, compareFirst, compareLast } from './compare.ts';
-import { countLevels, emEstimate, FIELDS, tfTable, uFromCounts, weightsFrom, type LevelTable } from './estimate.ts';
+import { countLevels, emEstimate, FIELDS, TF_MAX_UP, tfTable, uFromCounts, weightsFrom, type LevelTable } from './estimate.ts';
 import { fitPlatt, reportableCandidate } from './fit.ts';
 import { generateHardenedSet } from './hardened-set.ts';
 import { generateLabelledSet } from './labelled-set.ts';
@@ -42,7 +42,11 @@ export interface RefitOptions {
   /** Most common names kept in each TF table. */
   tfTop?: number;
   scorer?: MatchParams['scorer'];
-  /** Fit the logistic and the I threshold on weights with the TF adjustment, and record `tf_applied` (default true). */
+  /**
+   * Fit the logistic and the I threshold on weights with the name TF adjustment and record `tf_applied`, so the
+   * fitted scorer applies it. Default false: measured no better on the hardened set and 2 rows worse on the
+   * existing one (docs/decisions/045).
+   */
   tf?: boolean;
 }
 
@@ -215,10 +219,13 @@ export function chooseIThreshold(rows: readonly ScoredCandidate[][], truth: read
  * agrees with one of its two parts fuzzy (or a nickname), an exact dob, and email, phone and address all
  * disagreeing. That is the profile of a different person who shares a first name and birthday and a
  * similar surname (the labelled set's absent people reached I this way at weight 14.4); the prior
- * model's I_THRESHOLD excludes the same profile (model.ts).
+ * model's I_THRESHOLD excludes the same profile (model.ts). `tfUp`: what the TF adjustment can add to the
+ * profile's exact name part (TF_MAX_UP when the scorer applies TF, else 0).
  */
-export function conflictGuard(w: LevelTable): number {
-  const name = Math.max(w.first[FIRST.exact]! + w.last[LAST.fuzzy]!, w.first[FIRST.fuzzy]! + w.last[LAST.exact]!, w.first[FIRST.nickname]! + w.last[LAST.exact]!);
+export function conflictGuard(w: LevelTable, tfUp = 0): number {
+  // Each profile has one exact name part; with the TF adjustment applied it can weigh up to `tfUp` (TF_MAX_UP)
+  // more for a rare name: without that margin two absent people with rare first names reached I (decision 045).
+  const name = tfUp + Math.max(w.first[FIRST.exact]! + w.last[LAST.fuzzy]!, w.first[FIRST.fuzzy]! + w.last[LAST.exact]!, w.first[FIRST.nickname]! + w.last[LAST.exact]!);
   const x = name + w.dob[DOB.exact]! + w.email[ID.disagree]! + w.phone[ID.disagree]! + w.address[ADDR.disagree]!;
   return Math.floor(x * 4) / 4 + 0.25;
 }
@@ -252,8 +259,8 @@ export async function refitMatchParams(releaseFile: string, opts: RefitOptions =
     // then needs weight 38 and hardened I recall fell to 0.68; docs/decisions/045.)
     const xs: number[] = [];
     const ys: number[] = [];
-    // With TF (the scorer's default), each candidate weighs what the fitted scorer will give it (params.ts scoringOf).
-    const tfOn = opts.tf ?? true;
+    // With TF (opts.tf), each candidate weighs what the fitted scorer will give it (params.ts scoringOf).
+    const tfOn = opts.tf ?? false;
     const tfFirst = tfLookup(first, u.first[FIRST.exact]!);
     const tfLast = tfLookup(last, u.last[LAST.exact]!);
     const weigh = (f: Features, r: number) => matchWeight(f, weights as WeightTable)
@@ -269,7 +276,7 @@ export async function refitMatchParams(releaseFile: string, opts: RefitOptions =
     const fit = fitPlatt(xs, ys);
     const logistic = { a: Math.round(fit.a * 1e4) / 1e4, b: Math.round(fit.b * 1e4) / 1e4 };
     const iThreshold = chooseIThreshold(sorted.map((cands) => cands.map((c) => ({ ...c, probability: probability(c.weight, logistic.a, logistic.b) }))),
-      truth, logistic, Math.max(10, conflictGuard(weights)));
+      truth, logistic, Math.max(10, conflictGuard(weights, tfOn ? TF_MAX_UP : 0)));
     return {
       format: MATCH_PARAMS_FORMAT,
       release: path.basename(releaseFile),

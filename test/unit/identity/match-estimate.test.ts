@@ -111,5 +111,7 @@ describe('conflict guard of the fitted I threshold', () => {
     const w = { ...WEIGHTS, dob: [0, 14, 6, 6, 6, -12] };
     // 7.5 + 14 - 4.5 = 17 -> 17.25
     expect(conflictGuard(w)).toBe(17.25);
+    // with TF applied, the profile's exact name part may weigh TF_MAX_UP = 2 more: 19 -> 19.25
+    expect(conflictGuard(w, 2)).toBe(19.25);
   });
 });
