@@ -75,7 +75,7 @@ export const LEVEL_CONFIDENCE = { H: 0.99, A: 0.99, spatial_residential: 0.1, sp
  */
 export const I_THRESHOLD = 0.999;
 /**
- * Minimum probability of the one I type below I_THRESHOLD: exact full name + partial dob + same ZIP
+ * Minimum probability of the one I type below I_THRESHOLD: exact full name + near dob (types.ts dobNear) + same ZIP
  * (weight 11.5, p 0.9923). Measured on the hardened set (bench/match-hardened.ts): see
  * docs/decisions/020-honest-levels.md for its precision.
  */
