@@ -77,11 +77,12 @@ ads graph releases [--prune]                      list releases and what still u
   },
   matching: {
     summary: 'refit the matching parameters of the current release',
-    usage: `ads matching refit [--pairs 200000] [--rows 20000] [--seed 101] [--record-only]
+    usage: `ads matching refit [--pairs 200000] [--rows 20000] [--seed 101] [--record-only] [--tf]
   Estimates the Fellegi-Sunter parameters from the current release (u from random person pairs, m by EM
   over the blocked pairs of a damaged sample list, name term frequencies, the confidence curve and the I
   threshold) and writes them beside the release as <release>.match-params.json; the matcher then scores
-  with them. --record-only writes them but keeps the built-in weights (docs/decisions/045).`,
+  with them. --record-only writes them but keeps the built-in weights; --tf also adjusts an exact name
+  agreement by the name's frequency (docs/decisions/045).`,
     run: async (args) => (await import('./matching.ts')).matchingCommand(args),
   },
 };

@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util';
 import { loadConfig } from '../config/index.ts';
 import { printJson, UsageError } from './output.ts';
 
-const USAGE = 'ads matching refit [--pairs N] [--rows N] [--seed S] [--record-only]';
+const USAGE = 'ads matching refit [--pairs N] [--rows N] [--seed S] [--record-only] [--tf]';
 
 function positiveInt(value: string | undefined, name: string, fallback: number): number {
   if (value === undefined) return fallback;
@@ -20,7 +20,7 @@ export async function matchingCommand(args: string[]): Promise<void> {
   const { positionals, values } = parseArgs({
     args,
     allowPositionals: true,
-    options: { pairs: { type: 'string' }, rows: { type: 'string' }, seed: { type: 'string' }, 'record-only': { type: 'boolean' } },
+    options: { pairs: { type: 'string' }, rows: { type: 'string' }, seed: { type: 'string' }, 'record-only': { type: 'boolean' }, tf: { type: 'boolean' } },
   });
   if (positionals[0] !== 'refit' || positionals.length > 1) throw new UsageError(USAGE);
   const config = loadConfig();
@@ -37,8 +37,9 @@ export async function matchingCommand(args: string[]): Promise<void> {
     listRows: positiveInt(values.rows, 'rows', 20_000),
     seed: positiveInt(values.seed, 'seed', 101),
     scorer: values['record-only'] ? 'prior' : 'fitted',
+    tf: values.tf === true,
   });
   const file = matchParamsPath(releaseFile);
   writeMatchParams(file, params);
-  printJson({ file, scorer: params.scorer, sample: params.sample, lambda: params.lambda, em: params.em, weights: params.weights, logistic: params.logistic, i_threshold: params.i_threshold });
+  printJson({ file, scorer: params.scorer, tf_applied: params.tf_applied, sample: params.sample, lambda: params.lambda, em: params.em, weights: params.weights, logistic: params.logistic, i_threshold: params.i_threshold });
 }

@@ -63,7 +63,7 @@ describe('scoring a ZIP-only row', () => {
 
   it('name + dob with a day typo + the same ZIP: weight 11.5, p 0.9923, I as name_partial_dob_zip', () => {
     const s = scoreCandidate(normalizeMatchInput({ first_name: 'Robert', last_name: 'Johnson', dob: '1980-03-05', zip: '02134' }), person);
-    expect(s.features).toEqual({ email: 0, phone: 0, first: FIRST.exact, last: LAST.exact, swapped: false, dob: DOB.partial, address: ADDR.zip });
+    expect(s.features).toEqual({ email: 0, phone: 0, first: FIRST.exact, last: LAST.exact, swapped: false, dob: DOB.digit, address: ADDR.zip });
     expect(s.weight).toBe(11.5);
     expect(s.probability.toFixed(6)).toBe('0.992251');
     expect(s.individualType).toBe('name_partial_dob_zip');

@@ -23,7 +23,7 @@ const ALL: MatchOptions = { matchLevels: ['I', 'H', 'D', 'S', 'A'], spatialMode:
 
 beforeAll(async () => {
   g = await testGraph(TEST_GRAPH_DIR, 4000);
-  params = await refitMatchParams(g.releaseFile, { randomPairs: 4000, listRows: 1500, seed: 5 });
+  params = await refitMatchParams(g.releaseFile, { randomPairs: 4000, listRows: 1500, seed: 5, tf: true });
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ads-match-params-'));
 });
 afterAll(() => {
@@ -37,7 +37,7 @@ describe('refitMatchParams', () => {
     expect(params.scorer).toBe('fitted');
     // the I threshold lies on the grid, at or above the conflict guard, and kept the list's precision
     expect(params.i_threshold.weight % 0.25).toBe(0);
-    expect(params.i_threshold.weight).toBeGreaterThanOrEqual(conflictGuard(params.weights));
+    expect(params.i_threshold.weight).toBeGreaterThanOrEqual(conflictGuard(params.weights, 2)); // TF applied: TF_MAX_UP
     expect(params.i_threshold.precision).toBeGreaterThanOrEqual(0.999);
     expect(params.i_threshold.absent).toBe(0);
     expect(params.sample.persons).toBe(4000);
@@ -62,6 +62,9 @@ describe('refitMatchParams', () => {
     expect(share).toBeGreaterThanOrEqual(params.tf.last.unlistedShare);
     expect(top).toMatch(/^[A-Z' -]+$/);
     expect(params.logistic.a).toBeGreaterThan(0);
+    // refit with tf: the fitted scorer applies the name TF adjustment (its logistic and threshold were fitted with it)
+    expect(params.tf_applied).toBe(true);
+    expect(params.weights.dob).toHaveLength(6);
   });
 });
 
@@ -95,5 +98,13 @@ describe('the params file beside the release', () => {
     expect(point).toEqual(file);
     const before = await prior.matchBatch(rows, ALL);
     expect(file.map((r) => r.matchConfidence)).not.toEqual(before.map((r) => r.matchConfidence));
+    // The same file without TF: the names' frequencies moved some confidences (and the paths agree there too).
+    const index2 = path.join(dir, 'r2.match-v6.duckdb');
+    fs.copyFileSync(g.indexPath, index2);
+    writeMatchParams(path.join(dir, 'r2.match-params.json'), { ...params, scorer: 'fitted', tf_applied: false });
+    const noTf = createMatcher({ warehouse: g.warehouse, indexPath: index2 });
+    const plain = await noTf.matchBatch(rows, ALL);
+    expect(await noTf.matchBatch(rows.slice(0, 100), ALL)).toEqual(plain.slice(0, 100));
+    expect(file.map((r) => r.matchConfidence)).not.toEqual(plain.map((r) => r.matchConfidence));
   });
 });

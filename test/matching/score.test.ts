@@ -69,9 +69,11 @@ describe('scoreCandidate', () => {
     expect(d).toMatchObject({ level: 'D', type: 'email', personKey: 1n });
   });
 
-  it('dob levels: exact, transposed day/month, different', () => {
+  it('dob levels: exact, one digit off, transposed day/month, same year and month, different', () => {
     expect(score({ first_name: 'Robert', last_name: 'Johnson', dob: '1980-03-04' }).features.dob).toBe(DOB.exact);
-    expect(score({ first_name: 'Robert', last_name: 'Johnson', dob: '1980-04-03' }).features.dob).toBe(DOB.partial);
+    expect(score({ first_name: 'Robert', last_name: 'Johnson', dob: '1980-03-07' }).features.dob).toBe(DOB.digit);
+    expect(score({ first_name: 'Robert', last_name: 'Johnson', dob: '1980-04-03' }).features.dob).toBe(DOB.swap);
+    expect(score({ first_name: 'Robert', last_name: 'Johnson', dob: '1980-03-27' }).features.dob).toBe(DOB.yearMonth);
     expect(score({ first_name: 'Robert', last_name: 'Johnson', dob: '1975-01-01' }).features.dob).toBe(DOB.disagree);
     expect(score({ first_name: 'Robert', last_name: 'Johnson', dob: '1980-03-04' }).individualType).toBe('name_dob');
   });

@@ -68,15 +68,26 @@ function compareFirstCross(input: string | null, graph: string | null): number {
   return compareFirst(input, graph, []);
 }
 
+/** Decimal digits of a and b (the low `n`) that differ: 1980 vs 1981 = 1, 03 vs 30 = 2. */
+function digitsOff(a: number, b: number, n: number): number {
+  let d = 0;
+  for (let k = 0, p = 1; k < n; k++, p *= 10) if (Math.floor(a / p) % 10 !== Math.floor(b / p) % 10) d++;
+  return d;
+}
+
+/**
+ * dob level (types.ts DOB), first that applies: exact; one digit off (one digit of YYYY-MM-DD, or the year one
+ * or ten off with month and day the same: 1989 vs 1990); day and month swapped; same year and month.
+ */
 export function compareDob(input: string | null, graph: string | null): number {
   if (!input || !graph) return DOB.missing;
   if (input === graph) return DOB.exact;
   const [iy, im, id] = input.split('-').map(Number) as [number, number, number];
   const [gy, gm, gd] = graph.split('-').map(Number) as [number, number, number];
-  // Same year and month (day typo), day and month transposed, or a one-digit year slip.
-  if (iy === gy && im === gm) return DOB.partial;
-  if (iy === gy && im === gd && id === gm) return DOB.partial;
-  if (im === gm && id === gd && (Math.abs(iy - gy) === 1 || Math.abs(iy - gy) === 10)) return DOB.partial;
+  if (digitsOff(iy, gy, 4) + digitsOff(im, gm, 2) + digitsOff(id, gd, 2) === 1) return DOB.digit;
+  if (im === gm && id === gd && (Math.abs(iy - gy) === 1 || Math.abs(iy - gy) === 10)) return DOB.digit;
+  if (iy === gy && im === gd && id === gm) return DOB.swap;
+  if (iy === gy && im === gm) return DOB.yearMonth;
   return DOB.disagree;
 }
 
@@ -127,10 +138,18 @@ export function lastSql(input: string, graph: string): string {
     WHEN jaro_winkler_similarity(${input}, ${graph}) >= ${FUZZY_NAME} THEN ${LAST.fuzzy} ELSE ${LAST.disagree} END`;
 }
 
+/** SQL twin of digitsOff over integer expressions. */
+function digitsOffSql(a: string, b: string, n: number): string {
+  return Array.from({ length: n }, (_, k) => `((${a}) // ${10 ** k} % 10 <> (${b}) // ${10 ** k} % 10)::INTEGER`).join(' + ');
+}
+
+/** SQL twin of compareDob over two DATE expressions. */
 export function dobSql(i: string, g: string): string {
+  const [iy, im, id, gy, gm, gd] = [`year(${i})`, `month(${i})`, `day(${i})`, `year(${g})`, `month(${g})`, `day(${g})`];
   return `CASE WHEN ${i} IS NULL OR ${g} IS NULL THEN ${DOB.missing} WHEN ${i} = ${g} THEN ${DOB.exact}
-    WHEN (year(${i}) = year(${g}) AND month(${i}) = month(${g}))
-      OR (year(${i}) = year(${g}) AND month(${i}) = day(${g}) AND day(${i}) = month(${g}))
-      OR (month(${i}) = month(${g}) AND day(${i}) = day(${g}) AND abs(year(${i}) - year(${g})) IN (1, 10)) THEN ${DOB.partial}
+    WHEN ${digitsOffSql(iy, gy, 4)} + ${digitsOffSql(im, gm, 2)} + ${digitsOffSql(id, gd, 2)} = 1
+      OR (${im} = ${gm} AND ${id} = ${gd} AND abs(${iy} - ${gy}) IN (1, 10)) THEN ${DOB.digit}
+    WHEN ${iy} = ${gy} AND ${im} = ${gd} AND ${id} = ${gm} THEN ${DOB.swap}
+    WHEN ${iy} = ${gy} AND ${im} = ${gm} THEN ${DOB.yearMonth}
     ELSE ${DOB.disagree} END`;
 }

@@ -151,7 +151,7 @@ export function tfTable(rows: readonly { value: string; count: number }[], n: nu
  * [-TF_MAX_DOWN, TF_MAX_UP], rounded to 0.01. Unlisted values count as `unlistedShare`.
  */
 export function tfAdjustment(table: TfTable, value: string, uExact: number): number {
-  const share = table.shares[value] ?? table.unlistedShare;
+  const share = Object.hasOwn(table.shares, value) ? table.shares[value]! : table.unlistedShare;
   const adj = Math.log2(uExact / share);
   return Math.round(Math.max(-TF_MAX_DOWN, Math.min(TF_MAX_UP, adj)) * 100) / 100;
 }

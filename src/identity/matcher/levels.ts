@@ -8,7 +8,8 @@
  *      - name agrees plus at least one non-name group (digital, address, history, dob), or
  *      - surname agrees with first name missing/initial plus two non-name groups, or
  *      - digital plus address/history/dob with no name disagreement (row without a name).
- *      - the exact first and last name + a partial dob + the same ZIP, nothing disagreeing, at
+ *      - the exact first and last name + a near dob (one digit off, day-month swapped, same year and
+ *        month: types.ts dobNear) + the same ZIP, nothing disagreeing, at
  *        p >= I_PARTIAL_DOB_THRESHOLD (name_partial_dob_zip: a ZIP-only list row with a dob typo).
  *    A common name alone (name + ZIP) therefore never reaches I, whatever its weight.
  *    If another person within AMBIGUITY_MARGIN also qualifies, the row is not an I match:
@@ -28,7 +29,7 @@
  * address agrees; every row with a known ZIP qualifies for S). No allowed level -> unmatched.
  */
 import { AMBIGUITY_MARGIN, D_THRESHOLD, I_PARTIAL_DOB_THRESHOLD, I_THRESHOLD, LEVEL_CONFIDENCE } from './model.ts';
-import { ADDR, DOB, FIRST, ID, LAST, type Features, type MatchLevel, type MatchType, type SpatialMode } from './types.ts';
+import { ADDR, DOB, dobNear, FIRST, ID, LAST, type Features, type MatchLevel, type MatchType, type SpatialMode } from './types.ts';
 
 export interface ScoredCandidate {
   personKey: bigint;
@@ -63,9 +64,9 @@ const addrCurrent = (f: Features) => f.address === ADDR.unit || f.address === AD
 /** The I-level match type of a candidate, or null when its evidence is not person-level. */
 export function individualType(c: Pick<ScoredCandidate, 'features' | 'probability'>, iThreshold = I_THRESHOLD): MatchType | null {
   const f = c.features;
-  // A ZIP-only row whose dob is close but damaged (day typo, day/month swapped, year off by one):
+  // A ZIP-only row whose dob is close but damaged (one digit off, day/month swapped, same year and month):
   // the exact full name, that dob and the ZIP together, nothing disagreeing (docs/decisions/020).
-  if (f.dob === DOB.partial && f.address === ADDR.zip && f.first === FIRST.exact && f.last === LAST.exact && !f.swapped
+  if (dobNear(f.dob) && f.address === ADDR.zip && f.first === FIRST.exact && f.last === LAST.exact && !f.swapped
     && f.email !== ID.disagree && f.phone !== ID.disagree && c.probability >= I_PARTIAL_DOB_THRESHOLD) return 'name_partial_dob_zip';
   if (c.probability < iThreshold) return null;
   const email = f.email === ID.agree;

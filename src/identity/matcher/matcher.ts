@@ -217,7 +217,7 @@ export function createMatcher(deps: MatcherDeps): Matcher {
             cands = [];
           }
           const features = unpackFeatures(fps[i]!);
-          const weight = scoring.weight(features);
+          const weight = scoring.weight(features, staged.firstName(r), staged.lastName(r));
           cands.push({ personKey: big(persons[i])!, householdKey: big(households[i]), hhRef: big(refs[i]), features, weight, probability: scoring.probability(weight) });
         }
       });

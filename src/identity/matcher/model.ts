@@ -22,7 +22,8 @@ export const WEIGHTS = {
   phone: [0, 10.5, -1.5],
   first: [0, 4.5, 4.0, 3.5, 0.5, -4.5],
   last: [0, 3.5, 3.0, -4.0],
-  dob: [0, 9.0, 3.0, -4.0],
+  // exact, one digit off, day-month swapped, same year and month (each the former "partial" 3.0), disagree
+  dob: [0, 9.0, 3.0, 3.0, 3.0, -4.0],
   address: [0, 6.5, 5.5, 6.0, 0.5, -1.0],
 };
 /** Subtracted when the names only agree crosswise (first <-> last). */
@@ -74,7 +75,7 @@ export const LEVEL_CONFIDENCE = { H: 0.99, A: 0.99, spatial_residential: 0.1, sp
  */
 export const I_THRESHOLD = 0.999;
 /**
- * Minimum probability of the one I type below I_THRESHOLD: exact full name + partial dob + same ZIP
+ * Minimum probability of the one I type below I_THRESHOLD: exact full name + near dob (types.ts dobNear) + same ZIP
  * (weight 11.5, p 0.9923). Measured on the hardened set (bench/match-hardened.ts): see
  * docs/decisions/020-honest-levels.md for its precision.
  */

@@ -152,7 +152,7 @@ export async function pointCandidates(query: Query, mx: string, rows: readonly N
         dob: compareDob(dob, strOrNull(p.dob)),
         address,
       };
-      const weight = scoring.weight(features);
+      const weight = scoring.weight(features, row.name.first, row.name.last);
       cands.push({ personKey, householdKey: bigOrNull(p.household_key), hhRef: bigOrNull(p.hh_ref), features, weight, probability: scoring.probability(weight) });
     }
     if (cands.length) out.set(r, shortlist(cands));

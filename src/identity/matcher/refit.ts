@@ -20,14 +20,14 @@ import { nameVariants } from '../normalize/nickname.ts';
 import { normalizeMatchInput } from '../normalize/record.ts';
 import { candidateSql, unpackFeatures } from './candidates.ts';
 import { compareDob, compareFirst, compareLast } from './compare.ts';
-import { countLevels, emEstimate, FIELDS, tfTable, uFromCounts, weightsFrom, type LevelTable } from './estimate.ts';
+import { countLevels, emEstimate, FIELDS, TF_MAX_UP, tfTable, uFromCounts, weightsFrom, type LevelTable } from './estimate.ts';
 import { fitPlatt, reportableCandidate } from './fit.ts';
 import { generateHardenedSet } from './hardened-set.ts';
 import { generateLabelledSet } from './labelled-set.ts';
 import { matchIndexPath } from './match-index.ts';
 import type { MatchWarehouse } from './matcher.ts';
 import { matchWeight, probability, WEIGHTS, type WeightTable } from './model.ts';
-import { MATCH_PARAMS_FORMAT, type MatchParams } from './params.ts';
+import { MATCH_PARAMS_FORMAT, tfBits, tfLookup, type MatchParams } from './params.ts';
 import { shortlist } from './point.ts';
 import { stageRows } from './stage.ts';
 import { ADDR, DOB, FIRST, ID, LAST, type Features } from './types.ts';
@@ -42,6 +42,12 @@ export interface RefitOptions {
   /** Most common names kept in each TF table. */
   tfTop?: number;
   scorer?: MatchParams['scorer'];
+  /**
+   * Fit the logistic and the I threshold on weights with the name TF adjustment and record `tf_applied`, so the
+   * fitted scorer applies it. Default false: measured no better on the hardened set and 2 rows worse on the
+   * existing one (docs/decisions/045).
+   */
+  tf?: boolean;
 }
 
 const SIZES = Object.fromEntries(FIELDS.map((f) => [f, WEIGHTS[f].length])) as Record<(typeof FIELDS)[number], number>;
@@ -108,13 +114,15 @@ export async function estimateU(wh: MatchWarehouse, pairs: number, seed: number)
 }
 
 /** Every blocked pair of a damaged list drawn from the graph, grouped per row (best weight first), with the row's true person. */
-export async function blockedPairs(wh: MatchWarehouse, rows: number, seed: number): Promise<{ byRow: ScoredCandidate[][]; truth: (bigint | null)[] }> {
+export async function blockedPairs(wh: MatchWarehouse, rows: number, seed: number):
+  Promise<{ byRow: ScoredCandidate[][]; truth: (bigint | null)[]; names: { first: string | null; last: string | null }[] }> {
   // Both damage models of the project: the hardened CRM-export set and the labelled set (whose absent
   // people share a first name and dob with a graph person), half each.
   const half = Math.ceil(rows / 2);
   const set: { record: Record<string, unknown>; personKey: bigint | null }[] = [
     ...await generateHardenedSet(wh, 'graph', half, seed), ...await generateLabelledSet(wh, 'graph', rows - half, seed + 1)];
-  const staged = stageRows(set.map((s, i) => normalizeMatchInput(s.record, { position: i + 1 })));
+  const normalized = set.map((s, i) => normalizeMatchInput(s.record, { position: i + 1 }));
+  const staged = stageRows(normalized);
   const byRow: ScoredCandidate[][] = set.map(() => []);
   try {
     await wh.stream(candidateSql({ rowSql: staged.rowSql, keySql: staged.keySql, mx: 'mx', output: 'packed' }), (c, k) => {
@@ -126,7 +134,7 @@ export async function blockedPairs(wh: MatchWarehouse, rows: number, seed: numbe
   } finally {
     staged.cleanup();
   }
-  return { byRow, truth: set.map((s) => s.personKey) };
+  return { byRow, truth: set.map((s) => s.personKey), names: normalized.map((n) => ({ first: n.name.first, last: n.name.last })) };
 }
 
 /** The initial m of the EM: the priors' weights turned back into m = u * 2^w, normalized. */
@@ -211,10 +219,13 @@ export function chooseIThreshold(rows: readonly ScoredCandidate[][], truth: read
  * agrees with one of its two parts fuzzy (or a nickname), an exact dob, and email, phone and address all
  * disagreeing. That is the profile of a different person who shares a first name and birthday and a
  * similar surname (the labelled set's absent people reached I this way at weight 14.4); the prior
- * model's I_THRESHOLD excludes the same profile (model.ts).
+ * model's I_THRESHOLD excludes the same profile (model.ts). `tfUp`: what the TF adjustment can add to the
+ * profile's exact name part (TF_MAX_UP when the scorer applies TF, else 0).
  */
-export function conflictGuard(w: LevelTable): number {
-  const name = Math.max(w.first[FIRST.exact]! + w.last[LAST.fuzzy]!, w.first[FIRST.fuzzy]! + w.last[LAST.exact]!, w.first[FIRST.nickname]! + w.last[LAST.exact]!);
+export function conflictGuard(w: LevelTable, tfUp = 0): number {
+  // Each profile has one exact name part; with the TF adjustment applied it can weigh up to `tfUp` (TF_MAX_UP)
+  // more for a rare name: without that margin two absent people with rare first names reached I (decision 045).
+  const name = tfUp + Math.max(w.first[FIRST.exact]! + w.last[LAST.fuzzy]!, w.first[FIRST.fuzzy]! + w.last[LAST.exact]!, w.first[FIRST.nickname]! + w.last[LAST.exact]!);
   const x = name + w.dob[DOB.exact]! + w.email[ID.disagree]! + w.phone[ID.disagree]! + w.address[ADDR.disagree]!;
   return Math.floor(x * 4) / 4 + 0.25;
 }
@@ -234,7 +245,7 @@ export async function refitMatchParams(releaseFile: string, opts: RefitOptions =
   const wh = await openRelease(releaseFile);
   try {
     const { u, n, sampled } = await estimateU(wh, opts.randomPairs ?? 200_000, seed);
-    const { byRow, truth } = await blockedPairs(wh, opts.listRows ?? 20_000, seed);
+    const { byRow, truth, names } = await blockedPairs(wh, opts.listRows ?? 20_000, seed);
     const vectors = byRow.flat().map((c) => c.features);
     const em = emSessions(vectors, u);
     const weights = withPriorWhereUnseen(weightsFrom(em.m, u), vectors);
@@ -248,7 +259,13 @@ export async function refitMatchParams(releaseFile: string, opts: RefitOptions =
     // then needs weight 38 and hardened I recall fell to 0.68; docs/decisions/045.)
     const xs: number[] = [];
     const ys: number[] = [];
-    const sorted = byRow.map((cands) => shortlist(cands.map((c) => ({ ...c, weight: matchWeight(c.features, weights as WeightTable) })))
+    // With TF (opts.tf), each candidate weighs what the fitted scorer will give it (params.ts scoringOf).
+    const tfOn = opts.tf ?? false;
+    const tfFirst = tfLookup(first, u.first[FIRST.exact]!);
+    const tfLast = tfLookup(last, u.last[LAST.exact]!);
+    const weigh = (f: Features, r: number) => matchWeight(f, weights as WeightTable)
+      + (tfOn ? tfBits(f, names[r]!.first, names[r]!.last, tfFirst, tfLast) : 0);
+    const sorted = byRow.map((cands, r) => shortlist(cands.map((c) => ({ ...c, weight: weigh(c.features, r) })))
       .sort((a, b) => b.weight - a.weight || (a.personKey < b.personKey ? -1 : 1)));
     sorted.forEach((cands, r) => {
       const c = reportableCandidate(cands);
@@ -259,7 +276,7 @@ export async function refitMatchParams(releaseFile: string, opts: RefitOptions =
     const fit = fitPlatt(xs, ys);
     const logistic = { a: Math.round(fit.a * 1e4) / 1e4, b: Math.round(fit.b * 1e4) / 1e4 };
     const iThreshold = chooseIThreshold(sorted.map((cands) => cands.map((c) => ({ ...c, probability: probability(c.weight, logistic.a, logistic.b) }))),
-      truth, logistic, Math.max(10, conflictGuard(weights)));
+      truth, logistic, Math.max(10, conflictGuard(weights, tfOn ? TF_MAX_UP : 0)));
     return {
       format: MATCH_PARAMS_FORMAT,
       release: path.basename(releaseFile),
@@ -268,7 +285,8 @@ export async function refitMatchParams(releaseFile: string, opts: RefitOptions =
       sample: { seed, persons: n, random_pairs: sampled, list_rows: byRow.length, blocked_pairs: vectors.length },
       u, m: em.m, lambda: em.lambda, em: { iterations: em.iterations, converged: em.converged },
       weights,
-      tf: { first, last, u_exact: { first: u.first[FIRST.exact]!, last: u.last[1]! } },
+      tf: { first, last, u_exact: { first: u.first[FIRST.exact]!, last: u.last[LAST.exact]! } },
+      tf_applied: tfOn,
       logistic: { ...logistic, pairs: xs.length, positives: ys.filter((y) => y === 1).length },
       i_threshold: iThreshold,
     };

@@ -57,7 +57,8 @@ export function stageRows(rows: readonly NormalizedRecord[]): StagedFile {
   const keySrc = `(VALUES ${keyValues.join(', ') || `(-1, 0, NULL, 0, NULL)`}) t(r, k, s, kind, unit)`;
   return {
     rowSql: wrapRows(rowSrc), keySql: wrapKeys(keySrc), keyCount, rowCount: rows.length, directCount: 0,
-    firstZip: (r) => fields[r]?.zips.slice(0, 5) || null, cleanup: () => {},
+    firstZip: (r) => fields[r]?.zips.slice(0, 5) || null,
+    firstName: (r) => fields[r]?.first ?? null, lastName: (r) => fields[r]?.last ?? null, cleanup: () => {},
   };
 }
 
@@ -68,6 +69,48 @@ export interface StagedFile extends Staged {
   directCount: number;
   /** The row's first ZIP5 (its spatial ZIP), or null. */
   firstZip(r: number): string | null;
+  /**
+   * The row's normalized first / last name as staged (what the candidate statement compared): the
+   * term-frequency adjustment of an exact name agreement looks its value up here (params.ts Scoring).
+   */
+  firstName(r: number): string | null;
+  lastName(r: number): string | null;
+}
+
+const NULL_CELL = '\\N';
+
+/**
+ * The staged rows' names, interned: two Int32 ids a row and each distinct name once, so a file's
+ * names cost 8 bytes a row plus its distinct names. Read from the rows.tsv lines (fields 2 and 3).
+ */
+function nameStore() {
+  const ids = new Map<string, number>();
+  const names: string[] = [];
+  let at = new Int32Array(2048);
+  const intern = (s: string) => {
+    if (s === NULL_CELL) return -1;
+    let id = ids.get(s);
+    if (id === undefined) { id = names.length; names.push(s); ids.set(s, id); }
+    return id;
+  };
+  return {
+    add(r: number, line: string) {
+      if (2 * r + 2 > at.length) {
+        const grown = new Int32Array(Math.max(2 * r + 2, at.length * 2));
+        grown.set(at);
+        at = grown;
+      }
+      const a = line.indexOf('\t');
+      const b = line.indexOf('\t', a + 1);
+      const c = line.indexOf('\t', b + 1);
+      at[2 * r] = intern(line.slice(a + 1, b));
+      at[2 * r + 1] = intern(line.slice(b + 1, c));
+    },
+    get(r: number, which: 0 | 1, rowCount: number): string | null {
+      const id = r < rowCount ? at[2 * r + which]! : -1;
+      return id >= 0 ? names[id]! : null;
+    },
+  };
 }
 
 export interface StageWriter {
@@ -84,7 +127,8 @@ const FLUSH_LINES = 8192;
 
 /**
  * Stages rows into rows.tsv and keys.tsv under `dir` as they come, so a file of any size is staged
- * with constant memory; only each row's spatial ZIP stays in memory (4 bytes a row).
+ * with constant memory; only each row's spatial ZIP (4 bytes a row) and its interned names (8 bytes a row
+ * and each distinct name once) stay in memory.
  */
 export function createStageWriter(dir: string, opts: { removeDir?: boolean } = {}): StageWriter {
   fs.mkdirSync(dir, { recursive: true });
@@ -95,6 +139,7 @@ export function createStageWriter(dir: string, opts: { removeDir?: boolean } = {
   let rowLines: string[] = [];
   let keyLines: string[] = [];
   let zips = new Int32Array(1024);
+  const names = nameStore();
   let rowCount = 0;
   let keyCount = 0;
   let directCount = 0;
@@ -116,6 +161,7 @@ export function createStageWriter(dir: string, opts: { removeDir?: boolean } = {
       zips = grown;
     }
     zips.set(lines.zips, rowCount);
+    lines.rows.forEach((l, i) => names.add(rowCount + i, l));
     rowCount = needed;
     keyCount += lines.keys.length;
     directCount += lines.directCount;
@@ -146,6 +192,8 @@ export function createStageWriter(dir: string, opts: { removeDir?: boolean } = {
         rowCount,
         directCount,
         firstZip: (r) => (r < rowCount && firstZips[r]! >= 0 ? String(firstZips[r]).padStart(5, '0') : null),
+        firstName: (r) => names.get(r, 0, rowCount),
+        lastName: (r) => names.get(r, 1, rowCount),
         cleanup: remove,
       };
     },

@@ -49,7 +49,14 @@ export interface MatchOptions {
 export const ID = { missing: 0, agree: 1, disagree: 2 } as const;
 export const FIRST = { missing: 0, exact: 1, nickname: 2, fuzzy: 3, initial: 4, disagree: 5 } as const;
 export const LAST = { missing: 0, exact: 1, fuzzy: 2, disagree: 3 } as const;
-export const DOB = { missing: 0, exact: 1, partial: 2, disagree: 3 } as const;
+/**
+ * dob: `digit` = one digit off (one digit of YYYY-MM-DD differs, or the year is one or ten off with month and
+ * day the same), `swap` = day and month swapped (same year), `yearMonth` = same year and month, another day.
+ * The three together are the former single "partial" level (plus one-digit month/year typos); see dobNear.
+ */
+export const DOB = { missing: 0, exact: 1, digit: 2, swap: 3, yearMonth: 4, disagree: 5 } as const;
+/** A damaged but close dob: any of the three near levels (where the level rules used to say "partial"). */
+export const dobNear = (level: number): boolean => level === DOB.digit || level === DOB.swap || level === DOB.yearMonth;
 export const ADDR = { missing: 0, unit: 1, street: 2, history: 3, zip: 4, disagree: 5 } as const;
 
 /** One candidate's comparison vector. */

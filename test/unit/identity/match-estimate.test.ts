@@ -108,8 +108,10 @@ describe('conflict guard of the fitted I threshold', () => {
   it('sits just above name (one part fuzzy) + exact dob with email, phone and address disagreeing', () => {
     // prior weights: max(4.5 + 3, 3.5 + 3.5, 4 + 3.5) + 9 - 2 - 1.5 - 1 = 12 -> the next 0.25 step above: 12.25
     expect(conflictGuard(WEIGHTS)).toBe(12.25);
-    const w = { ...WEIGHTS, dob: [0, 14, 6, -12] };
+    const w = { ...WEIGHTS, dob: [0, 14, 6, 6, 6, -12] };
     // 7.5 + 14 - 4.5 = 17 -> 17.25
     expect(conflictGuard(w)).toBe(17.25);
+    // with TF applied, the profile's exact name part may weigh TF_MAX_UP = 2 more: 19 -> 19.25
+    expect(conflictGuard(w, 2)).toBe(19.25);
   });
 });
