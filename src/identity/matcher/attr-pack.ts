@@ -11,7 +11,7 @@
  * person_key, the words holding the selected columns and the few columns left unpacked (high-cardinality
  * ones such as address_1, lat, lon), then decodes in JS with the dictionaries (`m_attr_dict_<column>`, the
  * value column of the same type as the persons column, so a decoded value is exactly what reading the
- * column returns). `m_attr_layout` says where each packed column lives. Decision 051.
+ * column returns). `m_attr_layout` says where each packed column lives.
  */
 import { lit } from '../../graph/duck.ts';
 
