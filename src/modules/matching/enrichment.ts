@@ -38,6 +38,8 @@ function layoutOf(warehouse: EnrichmentReader, table: string): Promise<Layout> {
   if (!byTable) layouts.set(warehouse, (byTable = new Map()));
   let p = byTable.get(table);
   if (!p) {
+    // One index per release: keep the current and the previous one (a release switch), drop older ones.
+    while (byTable.size >= 2) byTable.delete(byTable.keys().next().value!);
     p = warehouse.query(`SELECT column_name, word, shift, bits FROM ${dbOf(table)}.m_attr_layout`).then((rows) => ({
       packed: new Map(rows.map((r) => {
         const c: PackedColumn = { column: String(r.column_name), word: Number(r.word), shift: Number(r.shift), bits: Number(r.bits) };
