@@ -46,7 +46,9 @@ export function createLedgerService(deps: { db: Kysely<DB>; clock: Clock; rates:
   /** Who pays for `orgId`: its parent when parent-billed, else itself. */
   async function payerOf(trx: Kysely<DB>, orgId: string, lock: boolean) {
     const own = await accountStore.ensure(trx, orgId, clock.now(), false);
-    return own.parent_org_id ? accountStore.ensure(trx, own.parent_org_id, clock.now(), lock) : accountStore.ensure(trx, orgId, clock.now(), lock);
+    if (own.parent_org_id) return accountStore.ensure(trx, own.parent_org_id, clock.now(), lock);
+    // Self-paying: the row exists now (ensured above), so no second insert; lock it when asked.
+    return lock ? trx.selectFrom('billing_accounts').selectAll().where('org_id', '=', orgId).forUpdate().executeTakeFirstOrThrow() : own;
   }
 
   /** Cents a prepaid payer can still spend on `kind` (applicable credit minus open reservations of the payer and its children). */

@@ -1,13 +1,14 @@
 /**
- * POST /v1/match (spec 4.5): validate, reserve the billing ceiling, match against the current
- * release, enrich matched rows, settle (and publish the scratch segment) in one transaction.
+ * POST /v1/match (spec 4.5): validate; reserve the billing ceiling while matching against the current
+ * release; enrich matched rows while settling (and publishing the scratch segment) in one transaction.
  * Ids, pricing and PII rules: docs/decisions/005-match-ids-and-billing.md.
  */
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import { canonicalJson, sha256Hex } from '../../lib/crypto.ts';
 import type { Clock } from '../../lib/clock.ts';
-import { createMatcher, MATCH_LEVELS, type Matcher, type WarmOptions, type MatchLevel, type MatchWarehouse, type SpatialMode } from '../../identity/matcher/index.ts';
+import { createMatcher, MATCH_LEVELS, type Matcher, type WarmOptions, type MatchLevel, type MatchResult, type MatchWarehouse, type SpatialMode } from '../../identity/matcher/index.ts';
+import type { ReleaseInfo } from '../../graph/releases.ts';
 import { normalizeMatchInput } from '../../identity/normalize/index.ts';
 import { decodeGraphPersonId, deriveContinuityId, graphPersonIdEncoder } from '../../identity/person-id.ts';
 import type { Viewer } from '../../core/caller.ts';
@@ -18,7 +19,7 @@ import type { CatalogField, CatalogTemplate } from '../../graph/catalog-types.ts
 import { toClientError } from '../catalog/index.ts';
 import { DEFAULT_EPHEMERAL_TTL_HOURS, ephemeralExpiry, type SegmentsApi } from '../segments/index.ts';
 import { enrichmentKey, type MatchResponse } from './schemas.ts';
-import { readEnrichment, visibleAttributes } from './enrichment.ts';
+import { readEnrichment, visibleAttributes, warmEnrichment } from './enrichment.ts';
 import { selectFields } from './fields.ts';
 import type { MatchIndexProvider } from './match-index.ts';
 import { checkRecords, echoOf, unknownFieldWarnings } from './rows.ts';
@@ -34,6 +35,16 @@ export interface MatchRequest {
 }
 
 export type MatchCaller = Viewer;
+
+/** What matchRecords hands to publish (the enrichment read still running). */
+interface Matched {
+  release: ReleaseInfo;
+  results: MatchResult[];
+  matchedKeys: bigint[];
+  ids: (string | null)[];
+  idWarnings: Map<number, { field: string; code: string; message: string }>;
+  enrichment: Promise<Map<bigint, Record<string, unknown>>>;
+}
 
 export interface MatchingDeps {
   db: Kysely<DB>;
@@ -64,7 +75,11 @@ export function createMatchingService(deps: MatchingDeps) {
   async function warm(options?: WarmOptions) {
     const { release, indexPath } = await deps.index.current(); // builds the index first if needed
     if (options?.signal?.aborted) return { release: release.file, keys: 0, persons: 0, ms: 0 };
-    return { release: release.file, ...(await matcherFor(indexPath).warm(options)) };
+    const matcher = matcherFor(indexPath);
+    const warmed = await matcher.warm(options);
+    // The enrichment dictionaries (a few hundred thousand values at 10M persons), so no request loads them.
+    if (!options?.signal?.aborted) await warmEnrichment(deps.warehouse, await matcher.indexTable('m_attr'));
+    return { release: release.file, ...warmed };
   }
 
   /** `bill: false` for a caller that charges the match itself (an integration run, through its own ledger rows). */
@@ -72,14 +87,18 @@ export function createMatchingService(deps: MatchingDeps) {
     const org = await deps.organizations.findOrganization(caller.orgId);
     if (!org) throw new DomainError('TOKEN_INVALID', 'The organization of this token no longer exists.');
     const secret = await deps.personIdSecret();
+    // The reservation (control plane) and the match (warehouse) run at once. The match writes nothing and
+    // charges nothing, so a refused reservation (402) returns its own error, as before, and leaves no
+    // trace; the match it overlapped is dropped.
+    const matching = matchRecords(caller, org, secret, body, rowIds, fields);
+    matching.catch(() => {}); // awaited below, unless the reservation fails first
     const reservation = bill ? await deps.billing.reserve({
       orgId: caller.orgId, tier: org.tier, kind: 'match.microbatch', ceilingQuantity: body.records.length,
       fingerprint: sha256Hex(canonicalJson(body)),
     }) : null;
     let membersFile: string | null = null;
     try {
-      const result = await matchAndPublish(caller, org, secret, body, rowIds, fields, reservation, (f) => { membersFile = f; });
-      return result;
+      return await publish(caller, body, rowIds, fields, await matching, reservation, (f) => { membersFile = f; });
     } catch (error) {
       if (reservation) await deps.billing.release(reservation);
       if (membersFile) removeMembers(membersFile);
@@ -87,10 +106,11 @@ export function createMatchingService(deps: MatchingDeps) {
     }
   }
 
-  async function matchAndPublish(
-    caller: MatchCaller, org: { client_code: string }, secret: string, body: MatchRequest, rowIds: string[], fields: CatalogField[],
-    reservation: Reservation | null, wroteMembers: (file: string) => void,
-  ) {
+  /**
+   * Normalizes and matches the records, computes their ids and starts the enrichment read of the matched
+   * persons (not awaited: it runs in the warehouse while the charge is settled). No side effects.
+   */
+  async function matchRecords(caller: MatchCaller, org: { client_code: string }, secret: string, body: MatchRequest, rowIds: string[], fields: CatalogField[]) {
     const { release, indexPath } = await deps.index.current();
     const today = deps.clock.now();
     const normalized = body.records.map((r, i) => ({ ...normalizeMatchInput(r, { position: i + 1, today }), rowId: rowIds[i]! }));
@@ -112,31 +132,22 @@ export function createMatchingService(deps: MatchingDeps) {
       directPersonKeys: direct,
     });
     const matchedKeys = results.filter((r) => r.personKey !== null).map((r) => r.personKey!);
-    // The enrichment read runs in the warehouse while the ids are computed here.
-    const enrichmentRead = readEnrichment(deps.warehouse, { table: await matcher.indexTable('m_attr'), ways: matcher.lookupWays }, matchedKeys, fields);
-    enrichmentRead.catch(() => {}); // awaited below; this only keeps an early failure from going unhandled
+    // The enrichment read runs in the warehouse while the ids are computed here and the charge is settled.
+    const enrichment = readEnrichment(deps.warehouse, { table: await matcher.indexTable('m_attr'), ways: matcher.lookupWays }, matchedKeys, fields);
+    enrichment.catch(() => {}); // awaited in publish; this only keeps an early failure from going unhandled
     const encodeId = graphPersonIdEncoder({ orgId: caller.orgId, orgClientCode: org.client_code, secret });
     const ids = results.map((r, i) => (r.personKey !== null && r.matchLevel !== null
       ? encodeId(r.personKey)
       : deriveContinuityId({ orgId: caller.orgId, orgClientCode: org.client_code, secret, record: normalized[i]! })));
-    const enrichment = await enrichmentRead;
+    return { release, results, matchedKeys, ids, idWarnings, enrichment };
+  }
 
-    const records = results.map((r, i) => {
-      const input = body.records[i]!;
-      const warnings = [...unknownFieldWarnings(input), ...(idWarnings.has(i) ? [idWarnings.get(i)!] : []), ...r.warnings];
-      const attrs: Record<string, unknown> = {};
-      if (r.personKey !== null && r.matchLevel !== null) {
-        const v = visibleAttributes(enrichment.get(r.personKey) ?? {}, fields, r.matchLevel);
-        for (const [name, value] of Object.entries(v.attrs)) attrs[enrichmentKey(name)] = value;
-        if (v.withheld.length) warnings.push({ field: 'field_list', code: 'pii_withheld', message: `identity fields are returned for individual (I) matches only: ${v.withheld.join(', ')}` });
-      }
-      return {
-        row_id: rowIds[i]!, iag_person_id: ids[i]!, match_level: r.matchLevel, match_type: r.matchType, match_confidence: r.matchConfidence,
-        ...echoOf(input), ...attrs, warnings,
-      };
-    });
+  async function publish(
+    caller: MatchCaller, body: MatchRequest, rowIds: string[], fields: CatalogField[], m: Matched,
+    reservation: Reservation | null, wroteMembers: (file: string) => void,
+  ) {
+    const { release, results, matchedKeys } = m;
     const matchCount = matchedKeys.length;
-
     // The scratch segment is built from this very result: no second match, no second charge.
     const wantScratch = body.create_scratch_segment === true && matchCount > 0;
     const segmentId = wantScratch ? newId('seg') : null;
@@ -146,10 +157,13 @@ export function createMatchingService(deps: MatchingDeps) {
       await writeMembersParquet(deps.warehouse, file, matchedKeys);
     }
     const now = deps.clock.now();
-    const { cents, scratch } = await deps.db.transaction().execute(async (trx) => {
+    // The charge is settled while the enrichment read runs; the transaction commits only once the read has
+    // succeeded and the records are built, so a failure in either charges nothing (the caller then
+    // releases the reservation).
+    const { cents, scratch, records } = await deps.db.transaction().execute(async (trx) => {
       const cents = reservation ? await deps.billing.settle(trx, reservation, matchCount) : 0;
-      const scratch = segmentId ? await insertScratch(trx, caller, segmentId, { matchedKeys, inputRecordCount: records.length, matchCount, release, now }) : null;
-      return { cents, scratch };
+      const scratch = segmentId ? await insertScratch(trx, caller, segmentId, { matchedKeys, inputRecordCount: results.length, matchCount, release, now }) : null;
+      return { cents, scratch, records: responseRecords(body, rowIds, fields, m, await m.enrichment) };
     });
     const response: MatchResponse = {
       records, match_count: matchCount, record_count: records.length, amount_charged: centsToUsd(cents),
@@ -158,6 +172,23 @@ export function createMatchingService(deps: MatchingDeps) {
     // Graph person keys per record (null when unmatched): internal, for an integration run's collection capture.
     const personKeys = results.map((r) => (r.personKey !== null && r.matchLevel !== null ? r.personKey.toString() : null));
     return { response, personKeys };
+  }
+
+  function responseRecords(body: MatchRequest, rowIds: string[], fields: CatalogField[], m: Matched, enrichment: Map<bigint, Record<string, unknown>>) {
+    return m.results.map((r, i) => {
+      const input = body.records[i]!;
+      const warnings = [...unknownFieldWarnings(input), ...(m.idWarnings.has(i) ? [m.idWarnings.get(i)!] : []), ...r.warnings];
+      const attrs: Record<string, unknown> = {};
+      if (r.personKey !== null && r.matchLevel !== null) {
+        const v = visibleAttributes(enrichment.get(r.personKey) ?? {}, fields, r.matchLevel);
+        for (const [name, value] of Object.entries(v.attrs)) attrs[enrichmentKey(name)] = value;
+        if (v.withheld.length) warnings.push({ field: 'field_list', code: 'pii_withheld', message: `identity fields are returned for individual (I) matches only: ${v.withheld.join(', ')}` });
+      }
+      return {
+        row_id: rowIds[i]!, iag_person_id: m.ids[i]!, match_level: r.matchLevel, match_type: r.matchType, match_confidence: r.matchConfidence,
+        ...echoOf(input), ...attrs, warnings,
+      };
+    });
   }
 
   /**
