@@ -6,7 +6,7 @@ export default defineConfig({
     // On PostgreSQL: a database per worker (see the file).
     setupFiles: ['test/setup/worker-database.ts', 'test/setup/master-key.ts', 'test/setup/queue-isolation.ts'],
     // Debian's chromium for the browser test (installed once when missing).
-    globalSetup: ['test/setup/chromium.ts'],
+    globalSetup: ['test/setup/debian-packages.ts'],
     pool: 'forks',
     maxWorkers: 2,
     testTimeout: 60_000,

@@ -9,11 +9,16 @@ export interface Served {
   stop(): Promise<number | null>;
 }
 
-/** Starts a TypeScript entry point with tsx in its own process and waits for `on http://host:port`. */
+/**
+ * Starts a TypeScript entry point in its own process (Node with tsx as a loader, as `npm start` does) and
+ * waits for `on http://host:port`. Not the tsx command: it runs the program as a child and, when that
+ * child has not acknowledged a relayed SIGTERM within about 60 ms (a busy event loop), kills it with
+ * SIGKILL and exits 143, so a graceful stop under load looked like a crash.
+ */
 export async function serveProcess(args: string[], env: NodeJS.ProcessEnv, timeoutMs = 600_000): Promise<Served> {
   const root = join(import.meta.dirname, '..', '..');  // the project root
-  // Its own process group, so a start that times out can be ended with tsx's child (no orphaned servers).
-  const child = spawn(join(root, 'node_modules/.bin/tsx'), args, { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  // Its own process group, so a start that times out can be ended with everything it started.
+  const child = spawn(process.execPath, ['--import', 'tsx', ...args], { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   let output = '';
   child.stdout!.on('data', (d) => (output += d));
   child.stderr!.on('data', (d) => (output += d));

@@ -5,7 +5,7 @@
 import * as oauth from 'oauth4webapi';
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CHROMIUM } from '../setup/chromium.ts';
+import { CHROMIUM } from '../setup/debian-packages.ts';
 import { discover, insecure, registerPublicClient } from './flows.ts';
 import { oauthServer, orgWithOwner, type OAuthServer } from './setup.ts';
 
