@@ -10,7 +10,7 @@ import { registerBodyParsing } from './http/body.ts';
 import { registerErrorHandling } from './http/error-handler.ts';
 import { createMetrics, registerMetrics } from './http/metrics.ts';
 import { registerOpenApi } from './http/openapi.ts';
-import { opsRoutes } from './http/ops.ts';
+import { opsRoutes, type ReadinessCheck } from './http/ops.ts';
 import { clientErrorHandler, frameworkErrors, registerInputGuard } from './http/input-guard.ts';
 import { registerExchangeRateLimit, registerRateLimit } from './http/rate-limit/plugin.ts';
 import { genRequestId, registerRequestContext } from './http/request-context.ts';
@@ -51,6 +51,8 @@ export interface BuiltApp {
   services: Services;
   /** Marks the app as draining: /readyz answers 503 so load balancers stop sending traffic. */
   beginShutdown(): void;
+  /** The checks /readyz runs; a running service adds its own (e.g. the match index it builds). */
+  readiness: Record<string, ReadinessCheck>;
 }
 
 /** Builds the HTTP app (no listen). Tests call this; `ads serve` calls it and listens. */
@@ -86,23 +88,24 @@ export async function build(config: Config, deps: BuildDeps): Promise<BuiltApp> 
   });
   await registerOpenApi(app, { publicUrl: config.publicUrl, operations: services.operations, extraPaths: oauthOpenApiPaths(config.oauth.resources) });
 
+  const readiness: Record<string, ReadinessCheck> = {
+    control_plane: async () => {
+      await sql`select 1`.execute(deps.database.db);
+    },
+    // Ready only when the graph answers: a process without a usable release cannot serve discovery.
+    graph: async () => {
+      await services.catalog.getCatalog().catch((err: unknown) => {
+        const cause = (err as { cause?: unknown }).cause;
+        if (cause instanceof WarehouseUnavailableError && cause.kind === 'no_release') throw new Error('no data release yet (the graph is loading)');
+        throw new Error('the field catalog cannot be read from the current release');
+      });
+    },
+  };
   await app.register(
     opsRoutes({
       metrics,
       isShuttingDown: () => shuttingDown,
-      checks: {
-        control_plane: async () => {
-          await sql`select 1`.execute(deps.database.db);
-        },
-        // Ready only when the graph answers: a process without a usable release cannot serve discovery.
-        graph: async () => {
-          await services.catalog.getCatalog().catch((err: unknown) => {
-            const cause = (err as { cause?: unknown }).cause;
-            if (cause instanceof WarehouseUnavailableError && cause.kind === 'no_release') throw new Error('no data release yet (the graph is loading)');
-            throw new Error('the field catalog cannot be read from the current release');
-          });
-        },
-      },
+      checks: readiness,
     }),
   );
   registerOperations(app, services.operations, { idempotency: services.idempotency });
@@ -144,6 +147,7 @@ export async function build(config: Config, deps: BuildDeps): Promise<BuiltApp> 
   return {
     app,
     services,
+    readiness,
     beginShutdown() {
       shuttingDown = true;
     },

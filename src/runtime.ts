@@ -42,6 +42,15 @@ export async function startService(
   let url: string | null = null;
   const warmAbort = new AbortController();
   let warming: Promise<void> = Promise.resolve();
+  if (serveHttp && config.matchWarmup) {
+    // This process builds and warms the current release's match index in the background (warmMatchIndex):
+    // until the index exists, a first match would wait for the build (seconds at 1M persons, minutes at
+    // 10M), so the process does not call itself ready. With MATCH_WARMUP off the index is built by the
+    // first match instead, and readiness does not wait for it.
+    built.readiness.match_index = async () => {
+      if (!(await built.services.matchIndex.isBuilt())) throw new Error("the current release's match index is being built");
+    };
+  }
   if (serveHttp) {
     await options.beforeListen?.(built);
     try {

@@ -74,7 +74,7 @@ describe('graceful shutdown', () => {
     await expect(fetch(`${service.url}/healthz`)).rejects.toThrow();
   });
 
-  it('warms the match index when asked (MATCH_WARMUP), and shutdown stops the warm-up', async () => {
+  it('warms the match index when asked (MATCH_WARMUP), is ready only once it is built, and shutdown stops the warm-up', async () => {
     const { database } = await testStores();
     const dataDir = mkdtempSync(join(tmpdir(), 'ads-warm-'));
     await generateGraph({ dataDir, persons: 1500, seed: 3, releaseDate: '2026-01-01', threads: 1 });
@@ -94,15 +94,24 @@ describe('graceful shutdown', () => {
       });
       return { service, calls };
     };
+    const readyz = async (service: Awaited<ReturnType<typeof start>>['service']) => (await service.built!.app.inject({ method: 'GET', url: '/readyz' })).json();
     const off = await start(false);
+    // Without the warm-up nothing builds the index ahead of a match, so readiness does not wait for it.
+    expect(await readyz(off.service)).toEqual({ status: 'ready', checks: { control_plane: { ok: true }, graph: { ok: true } } });
     off.service.warmMatchIndex();
     await off.service.shutdown();
     expect(off.calls).toHaveLength(0);
 
     const on = await start(true);
+    // The release has no match index yet: not ready until the warm-up has built it.
+    expect(await readyz(on.service)).toEqual({
+      status: 'not_ready',
+      checks: { control_plane: { ok: true }, graph: { ok: true }, match_index: { ok: false, error: "the current release's match index is being built" } },
+    });
     on.service.warmMatchIndex();
     expect(on.calls).toHaveLength(1);
     expect((await on.calls[0]!.result).keys).toBeGreaterThan(0);
+    expect(await readyz(on.service)).toEqual({ status: 'ready', checks: { control_plane: { ok: true }, graph: { ok: true }, match_index: { ok: true } } });
     await on.service.shutdown();
     expect(on.calls[0]!.signal?.aborted).toBe(true);
     on.service.warmMatchIndex(); // after shutdown: nothing starts

@@ -58,7 +58,7 @@ describe('usage ledger', () => {
     const service = createMatchingService({
       db: (await testStores()).database.db, clock: m.clock, warehouse: s.warehouse, billing: s.billing, segments: s.segmentsModule.api, catalog: s.catalog,
       organizations: s.organizations, personIdSecret: async () => 'secret', dataDir: m.dataDir,
-      index: { current: async () => { throw new WarehouseUnavailableError('no_release'); }, prepare: async () => '' },
+      index: { current: async () => { throw new WarehouseUnavailableError('no_release'); } },
     });
     await expect(service.match({ orgId: org.orgId, userId: org.ownerId }, { records: [NOBODY, NOBODY] })).rejects.toMatchObject({ code: 'DATA_RELEASE_UNAVAILABLE' });
     const rows = await s.billing.ledger(org.orgId);

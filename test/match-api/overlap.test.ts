@@ -33,7 +33,7 @@ async function serviceOver(warehouse: MatchWarehouse, onIndex: () => void = () =
   return createMatchingService({
     db: (await testStores()).database.db, clock: m.clock, warehouse, billing: s.billing, segments: s.segmentsModule.api, catalog: s.catalog,
     organizations: s.organizations, personIdSecret: async () => 'secret', dataDir: m.dataDir,
-    index: { current: async () => { onIndex(); return s.matchIndex.current(); }, prepare: async () => '' },
+    index: { current: async () => { onIndex(); return s.matchIndex.current(); } },
   });
 }
 

@@ -48,6 +48,10 @@ export function createMatchIndexProvider(deps: {
       const indexPath = await ensure(releaseFilePath(deps.dataDir, release));
       return { release, indexPath };
     },
+    /** Whether the current release's index exists (no build); throws the warehouse's unavailability errors. */
+    async isBuilt(): Promise<boolean> {
+      return fs.existsSync(matchIndexPath(releaseFilePath(deps.dataDir, await deps.warehouse.release())));
+    },
     /** Builds the index of a release ahead of traffic (e.g. right after it is made current). */
     prepare: (release: ReleaseInfo) => ensure(releaseFilePath(deps.dataDir, release)),
   };

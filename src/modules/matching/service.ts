@@ -50,7 +50,7 @@ export interface MatchingDeps {
   db: Kysely<DB>;
   clock: Clock;
   warehouse: MatchWarehouse;
-  index: MatchIndexProvider;
+  index: Pick<MatchIndexProvider, 'current'>;
   billing: BillingService;
   segments: SegmentsApi;
   catalog: { fields: readonly CatalogField[]; templates: readonly CatalogTemplate[] };
