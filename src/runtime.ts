@@ -45,10 +45,15 @@ export async function startService(
   if (serveHttp && config.matchWarmup) {
     // This process builds and warms the current release's match index in the background (warmMatchIndex):
     // until the index exists, a first match would wait for the build (seconds at 1M persons, minutes at
-    // 10M), so the process does not call itself ready. With MATCH_WARMUP off the index is built by the
-    // first match instead, and readiness does not wait for it.
+    // 10M), so the process does not call itself ready. The check also starts the build (or joins the one
+    // running): after a release switch nothing else would, and a load balancer that waits for readiness
+    // would never send the match that builds it. With MATCH_WARMUP off the index is built by the first
+    // match instead, and readiness does not wait for it.
     built.readiness.match_index = async () => {
-      if (!(await built.services.matchIndex.isBuilt())) throw new Error("the current release's match index is being built");
+      const index = built.services.matchIndex;
+      if (await index.isBuilt()) return;
+      index.current().catch((err: unknown) => built.app.log.warn({ err }, 'match index build failed'));
+      throw new Error("the current release's match index is being built");
     };
   }
   if (serveHttp) {

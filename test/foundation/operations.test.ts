@@ -8,6 +8,7 @@ import { startService } from '../../src/runtime.ts';
 import { testConfig, testApp, type TestApp } from '../helpers/app.ts';
 import { testStores } from '../helpers/stores.ts';
 import { serveProcess } from '../helpers/serve-process.ts';
+import { waitFor } from '../webhooks/helpers.ts';
 
 describe('health, readiness and metrics', () => {
   let t: TestApp;
@@ -116,6 +117,15 @@ describe('graceful shutdown', () => {
     expect(on.calls[0]!.signal?.aborted).toBe(true);
     on.service.warmMatchIndex(); // after shutdown: nothing starts
     expect(on.calls).toHaveLength(1);
+
+    // A release without an index and no warm-up asked for (a release switched under a running process):
+    // the readiness check itself starts the build, so polling /readyz turns ready.
+    await generateGraph({ dataDir, persons: 1200, seed: 4, releaseDate: '2026-02-01', threads: 1 });
+    const next = await start(true);
+    expect((await readyz(next.service)).checks.match_index).toEqual({ ok: false, error: "the current release's match index is being built" });
+    await waitFor(async () => (await readyz(next.service)).status === 'ready', 30_000);
+    expect(next.calls).toHaveLength(0);
+    await next.service.shutdown();
   }, 60_000);
 
   it('exits cleanly on SIGTERM (ads serve)', async () => {
