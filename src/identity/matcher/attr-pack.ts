@@ -46,10 +46,12 @@ export function packLayout(columns: readonly { column: string; distinct: number 
   return out;
 }
 
-const ident = (s: string) => {
+/** A persons column name as it goes into SQL unquoted (and into dictionary table names): plain names only. */
+export function plainColumn(s: string): string {
   if (!/^[a-z_][a-z0-9_]*$/.test(s)) throw new Error(`unexpected column name ${s}`);
   return s;
-};
+}
+const ident = plainColumn;
 
 export const dictTable = (column: string) => `m_attr_dict_${ident(column)}`;
 export const wordColumn = (word: number) => `w${word}`;

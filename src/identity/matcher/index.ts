@@ -11,4 +11,4 @@ export { WEIGHTS, LOGIT_A, LOGIT_B, I_THRESHOLD, matchWeight, probability } from
 export { jaroWinkler, compareRecord } from './compare.ts';
 export { warmMatchIndex, type WarmOptions, type WarmResult } from './warm.ts';
 export { splitLookup } from './point.ts';
-export { dictTable, wordColumn, PACK_MAX_DISTINCT, type PackedColumn } from './attr-pack.ts';
+export { dictTable, plainColumn, wordColumn, PACK_MAX_DISTINCT, type PackedColumn } from './attr-pack.ts';

@@ -10,16 +10,13 @@
  * birth date or address would disclose someone the caller did not identify (reverse lookup).
  */
 import type { CatalogField } from '../../graph/catalog-types.ts';
-import { dictTable, splitLookup, wordColumn, type MatchLevel, type PackedColumn } from '../../identity/matcher/index.ts';
+import { dictTable, plainColumn, splitLookup, wordColumn, type MatchLevel, type PackedColumn } from '../../identity/matcher/index.ts';
 
 export interface EnrichmentReader {
   query(sql: string): Promise<Record<string, unknown>[]>;
 }
 
-const ident = (s: string) => {
-  if (!/^[a-z_][a-z0-9_]*$/.test(s)) throw new Error(`unexpected column name ${s}`);
-  return s;
-};
+const ident = plainColumn;
 
 interface Packed extends PackedColumn { shiftN: bigint; maskN: bigint }
 interface Layout {
