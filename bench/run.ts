@@ -10,6 +10,8 @@ import { join } from 'node:path';
 const ALL: [name: string, args: string[]][] = [
   ['http', []], ['graph-generate', []], ['graph-release', ['--persons', '200000']], ['graph-release', ['--persons', '1000000']], ['discovery', []], ['audiences', []], ['match-quality', []], ['match-latency', []],
   ['match-http', []], ['match-throughput', []], ['match-hardened', ['--persons', '200000', '--rows', '40000']],
+  // Issue #15: the match index of the 10M graph rebuilt (time, peak RSS, keys per block kind).
+  ['match-index-build', ['--rebuild']],
   // Issue #7: 1M rows against the 10M graph (graph-generate's), as CSV and gzip; quality through the
   // file path on match-quality's 200k graph.
   ['file-match', []], ['file-match', ['--gzip']], ['file-match', ['--graph-dir', '.bench/match-data', '--rows', '40000', '--quality']],

@@ -15,6 +15,8 @@ describe('blocking keys of messy rows', () => {
     expect(keys({ first_name: 'Bob', last_name: 'Smyth', dob: '1980-03-04', zip: '02134' })).toEqual([
       ['n:SMYTH|02134', KIND.nameZip, null], ['n:BOB|02134', KIND.nameZip, null],
       ['d:1980-03-04|BOB', KIND.dob, null], ['d:1980-03-04|SMYTH', KIND.dob, null],
+      // dob + Soundex of the surname, and of the first name (a swap)
+      ['dp:1980-03-04|S530', KIND.dobSoundex, null], ['dp:1980-03-04|B100', KIND.dobSoundex, null],
       // initials of BOB and of its canonical given names (BERT, BOBBY, ROBERT), then swapped
       ['di:1980-03-04|B|S', KIND.dobInitials, null], ['di:1980-03-04|R|S', KIND.dobInitials, null], ['di:1980-03-04|S|B', KIND.dobInitials, null],
       ['fl:BOB|SMYTH', KIND.fullName, null], ['fl:BERT|SMYTH', KIND.fullName, null], ['fl:BOBBY|SMYTH', KIND.fullName, null],
@@ -27,7 +29,20 @@ describe('blocking keys of messy rows', () => {
       ['a:12B|ELM|02134', KIND.address, null], ['st:ELM|02134', KIND.street, '12'],
       ['n:QUIST|02134', KIND.nameZip, null], ['n:ZELDA|02134', KIND.nameZip, null],
     ]);
-    expect(keys({ first_name: 'Zelda', last_name: 'Quist', email: 'zq@example.com' }).map(([, kind]) => kind)).toEqual([KIND.email]);
+    // a local part under EMAIL_LOCAL_MIN letters does not block alone; the domain + full name does
+    expect(keys({ first_name: 'Zelda', last_name: 'Quist', email: 'zq@example.com' }).map(([, kind]) => kind)).toEqual([KIND.email, KIND.emailDomainName]);
+  });
+
+  it('an email blocks on its folded local part and on its domain + the full name, carrying the local part as unit', () => {
+    const ks = keys({ first_name: 'Zelda', last_name: 'Quist', email: 'Z.Quist+news@googlemail.com' });
+    expect(ks.filter(([, kind]) => kind !== KIND.email)).toEqual([
+      ['el:zquist', KIND.emailLocal, null], ['ed:gmail.com|ZELDA|QUIST', KIND.emailDomainName, 'zquist'],
+    ]);
+    // two emails at one domain: one domain + name key each, told apart by their units
+    expect(keys({ first_name: 'Zelda', last_name: 'Quist', emails: ['zelda@x.org', 'quist@x.org'] }).filter(([, kind]) => kind === KIND.emailDomainName))
+      .toEqual([['ed:x.org|ZELDA|QUIST', KIND.emailDomainName, 'zelda'], ['ed:x.org|ZELDA|QUIST', KIND.emailDomainName, 'quist']]);
+    // without a full name there is no domain + name key
+    expect(keys({ last_name: 'Quist', email: 'zelda@x.org' }).map(([, kind]) => kind)).toEqual([KIND.email, KIND.emailLocal]);
   });
 
   it('the ZIP of a row without address_1 is its locality, after the addresses\' ZIPs', () => {

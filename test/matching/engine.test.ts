@@ -5,6 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMatcher, scoreCandidate, type CandidateAttributes, type Matcher, type MatchOptions } from '../../src/identity/matcher/index.ts';
+import { generateHardenedSet } from '../../src/identity/matcher/hardened-set.ts';
 import { generateLabelledSet } from '../../src/identity/matcher/labelled-set.ts';
 import { addressKey, emailMatchKey, emailSha256, normalizeAddress, normalizeMatchInput } from '../../src/identity/normalize/index.ts';
 import { testGraph, TEST_GRAPH_DIR, type TestGraph } from './helpers.ts';
@@ -153,6 +154,28 @@ describe('matchBatch levels and types', () => {
 });
 
 describe('engine internals', () => {
+  it('a one-typo email beside the exact name is I (email+name) on both paths; a one-typo email alone is not matched', async () => {
+    const [local, domain] = (p.email as string).split('@') as [string, string];
+    // swap two letters of the local part (two edits), or mistype the domain
+    const typo = `${local.slice(0, 1)}${local.slice(2, 3)}${local.slice(1, 2)}${local.slice(3)}@${domain}`;
+    const recs = [{ ...name(), email: typo }, { ...name(), email: `${local}@${domain.replace(/\.(\w+)$/, 'x.$1')}` }, { email: typo }];
+    const point = await match(recs);
+    expect(point.map((r) => [r.matchLevel, r.matchType, r.personKey])).toEqual([['I', 'email+name', BigInt(p.person_key)], ['I', 'email+name', BigInt(p.person_key)], [null, null, null]]);
+    // the same rows through the file path (> 2000 rows: staged files and hash joins)
+    const many = await match(Array.from({ length: 2001 }, (_, i) => recs[i % 3]!));
+    expect(many.slice(0, 3).map((r) => [r.matchLevel, r.matchType, r.personKey])).toEqual(point.map((r) => [r.matchLevel, r.matchType, r.personKey]));
+  });
+
+  it('micro-batch and file path agree on the hardened set (one-typo emails, surname typos, rows without geography)', async () => {
+    const set = await generateHardenedSet(g.warehouse, 'graph', 2100, 7);
+    const rows = set.map((s, i) => normalizeMatchInput(s.record, { position: i + 1 }));
+    const big = await matcher.matchBatch(rows, ALL);
+    const small: typeof big = [];
+    for (let i = 0; i < rows.length; i += 100) small.push(...(await matcher.matchBatch(rows.slice(i, i + 100), ALL)));
+    expect(small).toEqual(big);
+    expect(big.filter((r) => r.matchLevel === 'I').length).toBeGreaterThan(1000);
+  });
+
   it('SQL features equal scoreCandidate features, and file path (TSV and VALUES staging) equals micro-batch path (point lookups)', async () => {
     const set = await generateLabelledSet(g.warehouse, 'graph', 2100, 5);
     const rows = set.map((s, i) => normalizeMatchInput(s.record, { position: i + 1 }));
@@ -175,6 +198,7 @@ describe('engine internals', () => {
         personKey: key, householdKey: pp!.household_key, firstName: pp!.first_name, lastName: pp!.last_name, nickname: pp!.nickname,
         dob: pp!.dobs, zip5: pp!.zip5,
         emailHashes: emails.flatMap((e) => [emailSha256(e.email), emailSha256(emailMatchKey(e.email))]),
+        emailKeys: emails.map((e) => emailMatchKey(e.email)),
         phoneHashes: phones.map((f) => f.phone_sha256),
         addresses: addrs.map((a) => {
           const k = addressKey(normalizeAddress({ address_1: a.address_1, address_2: a.address_2, city: a.city, state: a.state, zip: a.zip5 }).value!)!;

@@ -11,6 +11,7 @@ import { createMatcher, type MatchOptions, type MatchResult } from '../../src/id
 import { generateHardenedSet } from '../../src/identity/matcher/hardened-set.ts';
 import { FIELDS } from '../../src/identity/matcher/estimate.ts';
 import { WEIGHTS } from '../../src/identity/matcher/model.ts';
+import { DOB, EMAIL, ID, LAST } from '../../src/identity/matcher/types.ts';
 import { matchParamsPath, paramsPathOfIndex, readMatchParams, scoringOf, writeMatchParams, PRIOR_SCORING, type MatchParams } from '../../src/identity/matcher/params.ts';
 import { conflictGuard, refitMatchParams } from '../../src/identity/matcher/refit.ts';
 import { normalizeMatchInput } from '../../src/identity/normalize/record.ts';
@@ -52,10 +53,14 @@ describe('refitMatchParams', () => {
       for (const w of params.weights[f]) expect(Math.abs(w)).toBeLessThanOrEqual(14);
     }
     // agreement is evidence for a match, disagreement against, on every identifying field
+    const disagree = { email: ID.disagree, phone: ID.disagree, last: LAST.disagree, dob: DOB.disagree };
     for (const f of ['email', 'phone', 'last', 'dob'] as const) {
       expect(params.weights[f][1]).toBeGreaterThan(0);
-      expect(params.weights[f].at(-1)!).toBeLessThan(0);
+      expect(params.weights[f][disagree[f]]!).toBeLessThan(0);
     }
+    // a one-typo email weighs more than a disagreeing one, a phonetic surname more than a disagreeing one
+    expect(params.weights.email[EMAIL.near]!).toBeGreaterThan(params.weights.email[ID.disagree]!);
+    expect(params.weights.last[LAST.phonetic]!).toBeGreaterThan(params.weights.last[LAST.disagree]!);
     // the most common surname is listed and its share is its count over the persons
     const [top, share] = Object.entries(params.tf.last.shares).sort((a, b) => b[1] - a[1])[0]!;
     expect(share * 4000).toBe(Math.round(share * 4000));

@@ -16,10 +16,10 @@
  *   (unpackFeatures), no weight; it computes weights and that shortlist in JS (point.ts), which is
  *   cheaper than three window functions over all candidates and than reading twelve columns back.
  */
-import { dobSql, firstSql, lastSql } from './compare.ts';
+import { dobSql, EMAIL_NEAR_MAX_EDITS, firstSql, lastSql } from './compare.ts';
 import { KIND, STREET_RANGE_SLACK } from './keys.ts';
 import { matchWeightSql, nameWeightSql } from './model.ts';
-import { ADDR, ID, type Features } from './types.ts';
+import { ADDR, EMAIL, ID, type Features } from './types.ts';
 
 export interface CandidateSqlParts {
   rowSql: string;
@@ -61,20 +61,21 @@ export function candidateSql(p: CandidateSqlParts): string {
   cand AS (
     SELECT r, person_key,
       bool_or(kind = ${KIND.email}) AS email_hit, bool_or(kind = ${KIND.phone}) AS phone_hit,
+      bool_or(kind = ${KIND.emailLocal} OR (kind = ${KIND.emailDomainName} AND levenshtein(iu, gu) <= ${EMAIL_NEAR_MAX_EDITS})) AS email_near,
       max(CASE WHEN kind = ${KIND.address} AND coalesce(iu, '') = coalesce(gu, '') THEN 3 WHEN kind = ${KIND.address} THEN 2
                WHEN kind = ${KIND.addressHistory} THEN 1 ELSE 0 END) AS addr_hit
     FROM hits GROUP BY r, person_key),
   f0 AS (
     SELECT c.r, c.person_key, p.household_key, p.hh_ref,
-      CASE WHEN c.email_hit THEN ${ID.agree} WHEN i.has_email THEN ${ID.disagree} ELSE ${ID.missing} END AS f_email,
+      CASE WHEN c.email_hit THEN ${ID.agree} WHEN c.email_near THEN ${EMAIL.near} WHEN i.has_email THEN ${ID.disagree} ELSE ${ID.missing} END AS f_email,
       CASE WHEN c.phone_hit THEN ${ID.agree} WHEN i.has_phone THEN ${ID.disagree} ELSE ${ID.missing} END AS f_phone,
       CASE c.addr_hit WHEN 3 THEN ${ADDR.unit} WHEN 2 THEN ${ADDR.street} WHEN 1 THEN ${ADDR.history}
         ELSE CASE WHEN list_contains(i.zip5s, p.zip5) THEN ${ADDR.zip} WHEN i.has_addr THEN ${ADDR.disagree} ELSE ${ADDR.missing} END END AS f_address,
       ${dobSql('i.dob', 'p.dob')} AS f_dob,
       ${firstSql('i.first', 'p.first_name', 'i.first_vars', 'p.nickname')} AS fs1,
-      ${lastSql('i.last', 'p.last_name')} AS ls1,
+      ${lastSql('i.last', 'p.last_name', 'i.last_sx', 'p.last_sx')} AS ls1,
       ${firstSql('i.last', 'p.first_name', null, null)} AS fs2,
-      ${lastSql('i.first', 'p.last_name')} AS ls2
+      ${lastSql('i.first', 'p.last_name', 'i.first_sx', 'p.last_sx')} AS ls2
     FROM cand c JOIN in_row i ON i.r = c.r
     JOIN ${p.mx}.m_person p ON p.person_key = c.person_key),
   f1 AS (SELECT *, ${nameWeightSql('fs2', 'ls2', true)} > ${nameWeightSql('fs1', 'ls1', false)} AS f_swapped FROM f0),

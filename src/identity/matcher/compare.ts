@@ -6,10 +6,32 @@
  */
 import { nameVariants } from '../normalize/nickname.ts';
 import { recordZips, type NormalizedRecord } from '../normalize/record.ts';
+import { EMAIL_LOCAL_MIN, soundex } from './keys.ts';
 import { nameWeight } from './model.ts';
-import { ADDR, DOB, FIRST, ID, LAST, type CandidateAttributes, type Features } from './types.ts';
+import { ADDR, DOB, EMAIL, FIRST, ID, LAST, type CandidateAttributes, type Features } from './types.ts';
 
 export const FUZZY_NAME = 0.9;
+/** Most edits between the row's and the graph's local part at one domain that still count as a `near` email. */
+export const EMAIL_NEAR_MAX_EDITS = 2;
+
+/** Levenshtein distance, as DuckDB's levenshtein(). */
+export function levenshtein(a: string, b: string): number {
+  if (a === b) return 0;
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const cur = [i];
+    for (let j = 1; j <= b.length; j++) {
+      cur[j] = Math.min(prev[j]! + 1, cur[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    }
+    prev = cur;
+  }
+  return prev[b.length]!;
+}
+
+/** Whether an `ed:` block hit (same domain and full name) is near: local parts within EMAIL_NEAR_MAX_EDITS. */
+export function emailLocalNear(rowLocal: string | null, graphLocal: string | null): boolean {
+  return rowLocal !== null && graphLocal !== null && levenshtein(rowLocal, graphLocal) <= EMAIL_NEAR_MAX_EDITS;
+}
 
 /** Jaro-Winkler as DuckDB computes it (prefix scale 0.1, up to 4 chars, boost above 0.7). */
 export function jaroWinkler(a: string, b: string): number {
@@ -60,7 +82,8 @@ export function compareFirst(input: string | null, graph: string | null, variant
 export function compareLast(input: string | null, graph: string | null): number {
   if (!input || !graph) return LAST.missing;
   if (input === graph) return LAST.exact;
-  return jaroWinkler(input, graph) >= FUZZY_NAME ? LAST.fuzzy : LAST.disagree;
+  if (jaroWinkler(input, graph) >= FUZZY_NAME) return LAST.fuzzy;
+  return input.length > 1 && soundex(input) === soundex(graph) ? LAST.phonetic : LAST.disagree;
 }
 
 /** Crosswise first-name comparison: no nickname table (the value came from a surname field). */
@@ -102,10 +125,28 @@ export function compareNames(
 
 const has = (list: readonly string[], set: ReadonlySet<string>) => list.some((x) => set.has(x));
 
+/**
+ * The email level of a row against a person's provider-folded emails when no hash agrees: near as the
+ * `el:` / `ed:` blocks would find it (same local part elsewhere; or same domain, the exact full name, local
+ * parts within EMAIL_NEAR_MAX_EDITS). The index caps those blocks at COMMON_BLOCK_MAX persons; this does not.
+ */
+function emailNear(row: NormalizedRecord, c: CandidateAttributes): boolean {
+  const fullName = row.name.first !== null && row.name.first === c.firstName && row.name.last !== null && row.name.last === c.lastName;
+  const split = (e: string) => { const at = e.lastIndexOf('@'); return [e.slice(0, at), e.slice(at + 1)] as const; };
+  return row.emails.some((e) => {
+    const [local, domain] = split(e.matchKey);
+    return (c.emailKeys ?? []).some((g) => {
+      const [gl, gd] = split(g);
+      return (local.length >= EMAIL_LOCAL_MIN && gl === local) || (fullName && gd === domain && emailLocalNear(local, gl));
+    });
+  });
+}
+
 export function compareRecord(row: NormalizedRecord, c: CandidateAttributes): Features {
   const emails = new Set(c.emailHashes);
   const phones = new Set(c.phoneHashes);
-  const email = row.emailHashes.length === 0 ? ID.missing : has(row.emailHashes, emails) ? ID.agree : ID.disagree;
+  const email = row.emailHashes.length === 0 ? ID.missing : has(row.emailHashes, emails) ? ID.agree
+    : emailNear(row, c) ? EMAIL.near : ID.disagree;
   const phone = row.phoneHashes.length === 0 ? ID.missing : has(row.phoneHashes, phones) ? ID.agree : ID.disagree;
   const variants = row.name.first ? nameVariants(row.name.first) : [];
   const zips = recordZips(row);
@@ -133,9 +174,11 @@ export function firstSql(input: string, graph: string, vars: string | null, nick
     WHEN jaro_winkler_similarity(${input}, ${graph}) >= ${FUZZY_NAME} THEN ${FIRST.fuzzy} ELSE ${FIRST.disagree} END`;
 }
 
-export function lastSql(input: string, graph: string): string {
+/** SQL surname level; `inputSx` / `graphSx`: the two names' Soundex codes (keys.ts SOUNDEX_SQL, staged or stored). */
+export function lastSql(input: string, graph: string, inputSx: string, graphSx: string): string {
   return `CASE WHEN ${input} IS NULL OR ${graph} IS NULL THEN ${LAST.missing} WHEN ${input} = ${graph} THEN ${LAST.exact}
-    WHEN jaro_winkler_similarity(${input}, ${graph}) >= ${FUZZY_NAME} THEN ${LAST.fuzzy} ELSE ${LAST.disagree} END`;
+    WHEN jaro_winkler_similarity(${input}, ${graph}) >= ${FUZZY_NAME} THEN ${LAST.fuzzy}
+    WHEN length(${input}) > 1 AND ${inputSx} = ${graphSx} THEN ${LAST.phonetic} ELSE ${LAST.disagree} END`;
 }
 
 /** SQL twin of digitsOff over integer expressions. */

@@ -9,7 +9,18 @@
 import { hash } from 'node:crypto';
 import { recordZips, type NormalizedRecord } from '../normalize/record.ts';
 
-export const KIND = { email: 1, phone: 2, address: 3, addressHistory: 4, nameZip: 5, dob: 6, street: 7, dobInitials: 8, fullName: 9 } as const;
+export const KIND = {
+  email: 1, phone: 2, address: 3, addressHistory: 4, nameZip: 5, dob: 6, street: 7, dobInitials: 8, fullName: 9,
+  /** `el:<local part>` of the provider-folded email: survives a typo in the domain. */
+  emailLocal: 10,
+  /** `ed:<domain>|<first>|<last>`, unit = the folded local part: survives a typo in the local part. */
+  emailDomainName: 11,
+  /** `dp:<dob>|<Soundex of the surname>`: a surname typo that keeps its sound. */
+  dobSoundex: 12,
+} as const;
+
+/** Shortest folded local part that blocks on its own (`el:`): "jo@" or "info@" would say nothing. */
+export const EMAIL_LOCAL_MIN = 4;
 
 /**
  * Blocks of the kinds that can grow with common values (full name, dob + initials) are left out of
@@ -38,6 +49,39 @@ export function onStreet(house: string | null, range: string | null): boolean {
   const [lo, hi] = range.split('-').map(Number) as [number, number];
   const h = Number(house);
   return h >= lo - STREET_RANGE_SLACK && h <= hi + STREET_RANGE_SLACK;
+}
+
+/**
+ * American Soundex of a name ("ROBERT" -> "R163", "ASHCRAFT" -> "A261", "PFISTER" -> "P236"): the first
+ * letter, then the codes of the rest with H and W transparent, vowels separating, runs collapsed (the
+ * first letter's own code included), padded to three digits. Null without a letter. SOUNDEX_SQL is its twin.
+ */
+export function soundex(name: string | null): string | null {
+  if (!name) return null;
+  const letters = name.toUpperCase().replace(/[^A-Z]/g, '');
+  if (!letters) return null;
+  let codes = '';
+  for (const ch of letters) {
+    const c = SOUNDEX_CODES[ch.charCodeAt(0) - 65]!;
+    if (c !== '-' && c !== codes[codes.length - 1]) codes += c;
+  }
+  // The first letter's code is not repeated after it (unless the letter was H or W, which have none).
+  const rest = letters[0] === 'H' || letters[0] === 'W' ? codes : codes.slice(1);
+  return letters[0] + (rest.replace(/0/g, '') + '000').slice(0, 3);
+}
+/** Code per letter A-Z: vowels and Y '0' (they separate runs), H and W '-' (transparent). */
+const SOUNDEX_CODES = '01230120022455012623010202'.replace(/./g, (c, i: number) => ('HW'.includes(String.fromCharCode(65 + i)) ? '-' : c));
+
+/**
+ * soundex() in DuckDB SQL over a VARCHAR expression (translate drops H and W; RE2 has no back-references, so one
+ * collapse per digit). The letters expression appears twice; DuckDB evaluates the common subexpression once.
+ */
+export function SOUNDEX_SQL(expr: string): string {
+  const l = `regexp_replace(upper(${expr}), '[^A-Z]', '', 'g')`;
+  let c = `translate(${l}, 'AEIOUYBFPVCGJKQSXZDTLMNRHW', '000000111122222222334556')`;
+  for (const d of '0123456') c = `regexp_replace(${c}, '${d}+', '${d}', 'g')`;
+  return `CASE WHEN coalesce(${l}, '') = '' THEN NULL
+    ELSE left(${l}, 1) || left(replace(CASE WHEN left(${l}, 1) IN ('H', 'W') THEN ${c} ELSE (${c})[2:] END, '0', '') || '000', 3) END`;
 }
 
 export function k64(s: string): bigint {
@@ -74,8 +118,8 @@ export function rowKeys(row: NormalizedRecord): StagedKey[] {
 /** The namespaced key strings of one row, distinct, first occurrence wins (as rowKeys). */
 export function rowKeySources(row: NormalizedRecord): KeySource[] {
   const out = new Map<string, KeySource>();
-  const add = (s: string, kind: number, unit: string | null = null) => {
-    if (!out.has(s)) out.set(s, { s, kind, unit });
+  const add = (s: string, kind: number, unit: string | null = null, distinct = s) => {
+    if (!out.has(distinct)) out.set(distinct, { s, kind, unit });
   };
   for (const h of row.emailHashes) add(`e:${h}`, KIND.email);
   for (const h of row.phoneHashes) add(`p:${h}`, KIND.phone);
@@ -86,6 +130,18 @@ export function rowKeySources(row: NormalizedRecord): KeySource[] {
     if (st) add(st.street, KIND.street, String(st.house));
   }
   const { first, last } = row.name;
+  // One-typo emails: the local part alone (a typo in the domain), and the domain with the exact full name,
+  // carrying the local part as its unit (a typo in the local part; compared by edit distance, compare.ts).
+  for (const e of row.emails) {
+    const at = e.matchKey.lastIndexOf('@');
+    const local = e.matchKey.slice(0, at);
+    if (local.length >= EMAIL_LOCAL_MIN) add(`el:${local}`, KIND.emailLocal);
+    // (A local part with a character the staged TSV cannot carry would reach SQL altered: not blocked this way.)
+    if (first && last && !/[|\\\t\n\r]/.test(local)) {
+      const s = `ed:${e.matchKey.slice(at + 1)}|${first}|${last}`;
+      add(s, KIND.emailDomainName, local, `${s}#${local}`);
+    }
+  }
   // Surname + ZIP5, both ways round so a swapped first/last still blocks.
   // (The locality ZIP of a row without address_1 counts: name + ZIP blocks without a street.)
   for (const zip of recordZips(row)) {
@@ -96,6 +152,11 @@ export function rowKeySources(row: NormalizedRecord): KeySource[] {
   if (row.dob) {
     if (first && first.length > 1) add(`d:${row.dob.iso}|${first}`, KIND.dob);
     if (last) add(`d:${row.dob.iso}|${last}`, KIND.dob);
+    // dob + the surname's sound (either name field, for a swap): a typo that keeps the sound, even without a first name.
+    for (const n of [last, first]) {
+      const sx = n && n.length > 1 ? soundex(n) : null;
+      if (sx) add(`dp:${row.dob.iso}|${sx}`, KIND.dobSoundex);
+    }
   }
   // Typos and nicknames in both names at once: dob + first initial (of the name and of its canonical
   // given names: BOB -> B, R) + last initial, both ways round. Rows without any strong key (email, phone,

@@ -1,8 +1,9 @@
 /**
  * From scored candidates to one answer per row: level, type, person, household, confidence.
  *
- * Evidence groups: name (first and last agree, straight or crosswise), digital (email or phone
- * hash agrees), address (current residence key, or a past one = history), dob (exact).
+ * Evidence groups: name (first and last agree, straight or crosswise; a surname agrees exact, fuzzy or
+ * phonetic), digital (email or phone hash agrees; a near email beside an agreeing name), address (current
+ * residence key, or a past one = history), dob (exact).
  *
  * I  individual: p >= I_THRESHOLD and
  *      - name agrees plus at least one non-name group (digital, address, history, dob), or
@@ -29,7 +30,7 @@
  * address agrees; every row with a known ZIP qualifies for S). No allowed level -> unmatched.
  */
 import { AMBIGUITY_MARGIN, D_THRESHOLD, I_PARTIAL_DOB_THRESHOLD, I_THRESHOLD, LEVEL_CONFIDENCE } from './model.ts';
-import { ADDR, DOB, dobNear, FIRST, ID, LAST, type Features, type MatchLevel, type MatchType, type SpatialMode } from './types.ts';
+import { ADDR, DOB, dobNear, EMAIL, FIRST, ID, LAST, type Features, type MatchLevel, type MatchType, type SpatialMode } from './types.ts';
 
 export interface ScoredCandidate {
   personKey: bigint;
@@ -57,7 +58,7 @@ export interface Decision {
 }
 
 const firstAgrees = (f: Features) => f.first === FIRST.exact || f.first === FIRST.nickname || f.first === FIRST.fuzzy;
-const lastAgrees = (f: Features) => f.last === LAST.exact || f.last === LAST.fuzzy;
+const lastAgrees = (f: Features) => f.last === LAST.exact || f.last === LAST.fuzzy || f.last === LAST.phonetic;
 const digital = (f: Features) => f.email === ID.agree || f.phone === ID.agree;
 const addrCurrent = (f: Features) => f.address === ADDR.unit || f.address === ADDR.street;
 
@@ -75,10 +76,12 @@ export function individualType(c: Pick<ScoredCandidate, 'features' | 'probabilit
   const dob = f.dob === DOB.exact;
   const name = firstAgrees(f) && lastAgrees(f);
   const partialName = lastAgrees(f) && (f.first === FIRST.missing || f.first === FIRST.initial);
-  const others = Number(digital(f)) + Number(addrCurrent(f) || hist) + Number(dob);
+  // A near email (one typo away, types.ts EMAIL) is the email only beside a name that agrees: never alone, never for D.
+  const near = f.email === EMAIL.near && name;
+  const others = Number(digital(f) || near) + Number(addrCurrent(f) || hist) + Number(dob);
   if (name || partialName) {
     if (others < (name ? 1 : 2)) return null;
-    if (email) return 'email+name';
+    if (email || (near && !phone)) return 'email+name';
     if (phone) return 'phone+name';
     if (addrCurrent(f)) return 'name_address';
     if (hist) return 'address_history';

@@ -18,10 +18,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
-import { lit, litList } from '../../graph/duck.ts';
+import { defaultMemoryLimit, lit, litList } from '../../graph/duck.ts';
 import { loadStreetSuffixes } from '../reference-data.ts';
 import { DIRECTIONALS } from '../normalize/address/words.ts';
-import { COMMON_BLOCK_MAX, K64_SQL, KIND } from './keys.ts';
+import { COMMON_BLOCK_MAX, EMAIL_LOCAL_MIN, K64_SQL, KIND, SOUNDEX_SQL } from './keys.ts';
 import { createPackedAttrs } from './attr-pack.ts';
 
 /**
@@ -29,9 +29,11 @@ import { createPackedAttrs } from './attr-pack.ts';
  * of them by ART row id, and fetching one row of an FSST segment decodes the segment up to it
  * (measured at 200k persons: 150-200 ms for 200 m_person rows with FSST, 6-25 ms uncompressed).
  * 9: m_attr packed (attr-pack.ts): dictionary codes in 64-bit words, m_attr_layout, m_attr_dict_<column>.
+ * 10: blocks el: (email local part), ed: (email domain + full name, local part as unit), dp: (dob + surname
+ * Soundex); m_person.last_sx (the surname's Soundex, for the phonetic level).
  * (7 and 8 named unreleased block-key attempts of decision 045; skipped so no stray file of theirs is read.)
  */
-export const MATCH_INDEX_VERSION = 9;
+export const MATCH_INDEX_VERSION = 10;
 
 export function matchIndexPath(releaseFile: string): string {
   return releaseFile.replace(/\.duckdb$/, '') + `.match-v${MATCH_INDEX_VERSION}.duckdb`;
@@ -90,7 +92,9 @@ export async function buildMatchIndex(releaseFile: string, o: BuildMatchIndexOpt
   const tmp = path.join(path.dirname(target), `.${path.basename(target)}.${process.pid}.tmp`);
   for (const p of [tmp, `${tmp}.wal`]) fs.rmSync(p, { force: true });
   const inst = await DuckDBInstance.create(tmp, {
-    memory_limit: o.memoryLimit ?? `${Math.max(1, Math.min(8, Math.floor(os.totalmem() / 2 ** 30 / 3)))}GB`,
+    // Half of RAM, at most 12 GB (the graph writer's default): the m_key ART (about 120M keys at 10M persons) is
+    // built in memory and cannot spill; a third of 24 GiB ran out at 10M with the v10 blocks (decision 045).
+    memory_limit: o.memoryLimit ?? defaultMemoryLimit(),
     threads: String(o.threads ?? Math.max(1, os.cpus().length)),
   });
   const c = await inst.connect();
@@ -122,17 +126,32 @@ export async function buildMatchIndex(releaseFile: string, o: BuildMatchIndexOpt
       r AS (SELECT street, min(h) AS lo, max(h) AS hi, (min(h) + max(h)) / 2 AS mid FROM s GROUP BY street)
       SELECT street, lo || '-' || hi AS unit, arg_min(person_key, (abs(h - mid), person_key)) AS person_key
       FROM s JOIN r USING (street) GROUP BY street, lo, hi`);
-    // Name blocks that can be common (dob + initials, full name incl. the graph nickname): kept only
-    // where at most COMMON_BLOCK_MAX persons share them.
-    await run(`CREATE TEMP TABLE common_capped AS
-      WITH n AS (
-        SELECT DISTINCT ${K64_SQL(`'di:' || strftime(dob, '%Y-%m-%d') || '|' || left(f, 1) || '|' || left(last_name, 1)`)} AS k, person_key, ${KIND.dobInitials}::UTINYINT AS kind
+    // Surname Soundex codes, once per distinct surname: the dp: blocks and m_person.last_sx (the phonetic level).
+    await run(`CREATE TEMP TABLE surname_sx AS SELECT last_name, ${SOUNDEX_SQL('last_name')} AS sx
+      FROM (SELECT DISTINCT last_name FROM g.persons WHERE last_name IS NOT NULL)`);
+    // Blocks that can be common (dob + initials, full name incl. the graph nickname, email local part, email
+    // domain + full name, dob + surname sound): kept only where at most COMMON_BLOCK_MAX persons share them.
+    await run(`CREATE TEMP TABLE folded_email AS
+      SELECT DISTINCT person_key, split_part(fe, '@', 1) AS local, split_part(fe, '@', 2) AS domain
+      FROM (SELECT person_key, ${foldEmailSql('email')} AS fe FROM g.emails WHERE email IS NOT NULL)`);
+    await run(`CREATE TEMP TABLE name_blocks AS
+        SELECT DISTINCT ${K64_SQL(`'di:' || strftime(dob, '%Y-%m-%d') || '|' || left(f, 1) || '|' || left(last_name, 1)`)} AS k, person_key,
+          ${KIND.dobInitials}::UTINYINT AS kind, NULL::VARCHAR AS unit
           FROM (SELECT person_key, dob, last_name, unnest([first_name, nickname]) AS f FROM g.persons WHERE dob IS NOT NULL AND last_name IS NOT NULL)
           WHERE f IS NOT NULL
-        UNION ALL SELECT DISTINCT ${K64_SQL(`'fl:' || f || '|' || last_name`)}, person_key, ${KIND.fullName}
+        UNION ALL SELECT DISTINCT ${K64_SQL(`'fl:' || f || '|' || last_name`)}, person_key, ${KIND.fullName}, NULL
           FROM (SELECT person_key, last_name, unnest([first_name, nickname]) AS f FROM g.persons WHERE last_name IS NOT NULL)
-          WHERE f IS NOT NULL)
-      SELECT k, person_key, kind FROM n QUALIFY count(*) OVER (PARTITION BY k) <= ${COMMON_BLOCK_MAX}`);
+          WHERE f IS NOT NULL
+        UNION ALL SELECT DISTINCT ${K64_SQL(`'el:' || local`)}, person_key, ${KIND.emailLocal}, NULL
+          FROM folded_email WHERE length(local) >= ${EMAIL_LOCAL_MIN}
+        UNION ALL SELECT DISTINCT ${K64_SQL(`'ed:' || e.domain || '|' || p.first_name || '|' || p.last_name`)}, person_key, ${KIND.emailDomainName}, e.local
+          FROM folded_email e JOIN g.persons p USING (person_key) WHERE p.first_name IS NOT NULL AND p.last_name IS NOT NULL
+        UNION ALL SELECT DISTINCT ${K64_SQL(`'dp:' || strftime(p.dob, '%Y-%m-%d') || '|' || s.sx`)}, p.person_key, ${KIND.dobSoundex}, NULL
+          FROM g.persons p JOIN surname_sx s USING (last_name) WHERE p.dob IS NOT NULL AND s.sx IS NOT NULL`);
+    await run(`CREATE TEMP TABLE common_capped AS SELECT b.* FROM name_blocks b
+      SEMI JOIN (SELECT k FROM name_blocks GROUP BY k HAVING count(DISTINCT person_key) <= ${COMMON_BLOCK_MAX}) c USING (k)`);
+    await run('DROP TABLE name_blocks');
+    await run('DROP TABLE folded_email');
     await createPointFetchTable('m_key', `
       WITH e AS (SELECT person_key, email_sha256 AS h FROM g.emails
                  UNION SELECT person_key, sha256(${foldEmailSql('email')}) FROM g.emails),
@@ -146,15 +165,15 @@ export async function buildMatchIndex(releaseFile: string, o: BuildMatchIndexOpt
         UNION ALL SELECT ${K64_SQL(`'d:' || strftime(dob, '%Y-%m-%d') || '|' || n`)}, person_key, ${KIND.dob}, NULL
           FROM (SELECT person_key, dob, unnest([first_name, last_name]) AS n FROM g.persons WHERE dob IS NOT NULL) WHERE n IS NOT NULL
         UNION ALL SELECT ${K64_SQL(`'st:' || street`)}, person_key, ${KIND.street}, unit FROM street_anchor
-        UNION ALL SELECT k, person_key, kind, NULL FROM common_capped)
+        UNION ALL SELECT k, person_key, kind, unit FROM common_capped)
       SELECT * FROM keys ORDER BY k`);
     // The street keys again, alone: the file path joins a file's street keys against this small table
     // instead of scanning m_key a second time.
     await run(`CREATE TABLE m_street AS SELECT ${K64_SQL(`'st:' || street`)} AS k, person_key, unit FROM street_anchor ORDER BY k`);
     await createPointFetchTable('m_person', `
-      SELECT person_key, household_key, min(person_key) OVER (PARTITION BY household_key) AS hh_ref,
-        first_name, middle_name, last_name, nickname, dob, zip5, work_zip5
-      FROM g.persons ORDER BY person_key`);
+      SELECT p.person_key, p.household_key, min(p.person_key) OVER (PARTITION BY p.household_key) AS hh_ref,
+        p.first_name, p.middle_name, p.last_name, s.sx AS last_sx, p.nickname, p.dob, p.zip5, p.work_zip5
+      FROM g.persons p LEFT JOIN surname_sx s USING (last_name) ORDER BY p.person_key`);
     // Enrichment attributes of matched persons (POST /v1/match): every persons column in key order with an
     // ART on person_key (an index scan), low-cardinality columns dictionary-coded and packed into 64-bit
     // words, so a read fetches a few words instead of 26 columns (attr-pack.ts).

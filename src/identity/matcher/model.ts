@@ -18,10 +18,12 @@ import type { Features } from './types.ts';
 // ---- fitted constants (paste from `bench/match-quality.ts --fit`) ----------------------------
 /** log2(m/u) per level, indexed by the level number of types.ts (index 0 = missing = 0). */
 export const WEIGHTS = {
-  email: [0, 11.0, -2.0],
+  // agree, disagree, near (a one-typo email of the same name, types.ts EMAIL)
+  email: [0, 11.0, -2.0, 6.0],
   phone: [0, 10.5, -1.5],
   first: [0, 4.5, 4.0, 3.5, 0.5, -4.5],
-  last: [0, 3.5, 3.0, -4.0],
+  // exact, fuzzy, disagree, phonetic (same Soundex, not fuzzy)
+  last: [0, 3.5, 3.0, -4.0, 1.5],
   // exact, one digit off, day-month swapped, same year and month (each the former "partial" 3.0), disagree
   dob: [0, 9.0, 3.0, 3.0, 3.0, -4.0],
   address: [0, 6.5, 5.5, 6.0, 0.5, -1.0],

@@ -81,6 +81,20 @@ export function upgradeDobWeights(weights: LevelTable): LevelTable {
   return { ...weights, dob: out };
 }
 
+/**
+ * Levels appended since a file was written (the email `near` level, the surname `phonetic` level) take the
+ * prior weight of model.ts, so a release refitted before them scores as recorded plus the new levels' priors.
+ */
+export function appendNewLevels(weights: LevelTable): LevelTable {
+  if (!weights || typeof weights !== 'object') return weights;
+  const out = { ...weights };
+  for (const f of ['email', 'last'] as const) {
+    const w = out[f];
+    if (Array.isArray(w) && w.length < WEIGHTS[f].length) out[f] = [...w, ...WEIGHTS[f].slice(w.length)];
+  }
+  return out;
+}
+
 /** The params of a file, or null when it is absent; a malformed file is an error (never silently ignored). */
 export function readMatchParams(file: string): MatchParams | null {
   let text: string;
@@ -91,7 +105,7 @@ export function readMatchParams(file: string): MatchParams | null {
     throw error;
   }
   const p = JSON.parse(text) as MatchParams;
-  if (p && typeof p === 'object' && p.weights) p.weights = upgradeDobWeights(p.weights);
+  if (p && typeof p === 'object' && p.weights) p.weights = appendNewLevels(upgradeDobWeights(p.weights));
   if (p.format !== MATCH_PARAMS_FORMAT || !isLevelTable(p.weights) || typeof p.logistic?.a !== 'number' || typeof p.logistic?.b !== 'number'
     || typeof p.i_threshold?.probability !== 'number') {
     throw new Error(`${file}: not a match parameters file of format ${MATCH_PARAMS_FORMAT}`);

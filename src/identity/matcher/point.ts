@@ -13,11 +13,11 @@
  */
 import { recordZips, type NormalizedRecord } from '../normalize/record.ts';
 import { nameVariants } from '../normalize/nickname.ts';
-import { compareDob, compareNames } from './compare.ts';
+import { compareDob, compareNames, emailLocalNear } from './compare.ts';
 import { KIND, onStreet, rowKeys, type StagedKey } from './keys.ts';
 import type { ScoredCandidate, SpatialAnchor } from './levels.ts';
 import { PRIOR_SCORING, type Scoring } from './params.ts';
-import { ADDR, ID, type Features } from './types.ts';
+import { ADDR, EMAIL, ID, type Features } from './types.ts';
 
 type Row = Record<string, unknown>;
 type Query = (sql: string) => Promise<Row[]>;
@@ -53,7 +53,7 @@ export function rowZips(row: NormalizedRecord): string[] {
   return recordZips(row);
 }
 
-interface Hit { email: boolean; phone: boolean; addr: number }
+interface Hit { email: boolean; near: boolean; phone: boolean; addr: number }
 
 /** Per-row shortlist exactly as candidateSql's QUALIFY: top 3 by weight, best current address, best email/phone. */
 export function shortlist(cands: ScoredCandidate[]): ScoredCandidate[] {
@@ -104,8 +104,9 @@ export async function pointCandidates(query: Query, mx: string, rows: readonly N
           continue;
         }
         let h = m.get(g.person);
-        if (!h) m.set(g.person, (h = { email: false, phone: false, addr: 0 }));
+        if (!h) m.set(g.person, (h = { email: false, near: false, phone: false, addr: 0 }));
         if (g.kind === KIND.email) h.email = true;
+        else if (g.kind === KIND.emailLocal || (g.kind === KIND.emailDomainName && emailLocalNear(key.unit, g.unit))) h.near = true;
         else if (g.kind === KIND.phone) h.phone = true;
         else if (g.kind === KIND.address) h.addr = Math.max(h.addr, (key.unit ?? '') === (g.unit ?? '') ? 3 : 2);
         else if (g.kind === KIND.addressHistory) h.addr = Math.max(h.addr, 1);
@@ -146,7 +147,7 @@ export async function pointCandidates(query: Query, mx: string, rows: readonly N
       const address = h.addr === 3 ? ADDR.unit : h.addr === 2 ? ADDR.street : h.addr === 1 ? ADDR.history
         : zip5 !== null && zips.includes(zip5) ? ADDR.zip : hasAddr ? ADDR.disagree : ADDR.missing;
       const features: Features = {
-        email: h.email ? ID.agree : hasEmail ? ID.disagree : ID.missing,
+        email: h.email ? ID.agree : h.near ? EMAIL.near : hasEmail ? ID.disagree : ID.missing,
         phone: h.phone ? ID.agree : hasPhone ? ID.disagree : ID.missing,
         ...compareNames(row, variants, { firstName: strOrNull(p.first_name), lastName: strOrNull(p.last_name), nickname: strOrNull(p.nickname) }),
         dob: compareDob(dob, strOrNull(p.dob)),

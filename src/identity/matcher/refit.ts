@@ -30,6 +30,7 @@ import { matchWeight, probability, WEIGHTS, type WeightTable } from './model.ts'
 import { MATCH_PARAMS_FORMAT, tfBits, tfLookup, type MatchParams } from './params.ts';
 import { shortlist } from './point.ts';
 import { stageRows } from './stage.ts';
+import { KIND } from './keys.ts';
 import { ADDR, DOB, FIRST, ID, LAST, type Features } from './types.ts';
 import { decideRow, type ScoredCandidate } from './levels.ts';
 
@@ -92,9 +93,10 @@ export async function estimateU(wh: MatchWarehouse, pairs: number, seed: number)
   counts.first[FIRST.initial] = initialAgree * (counts.first.slice(1).reduce((a, b) => a + b, 0) / Math.max(1, rows.length));
   counts.first[FIRST.disagree] = Math.max(0, counts.first[FIRST.disagree]! - counts.first[FIRST.initial]!);
   const u = uFromCounts(counts);
-  // Key collisions over all persons (kinds: 1 email, 2 phone, 3 address, 4 address history).
+  // Key collisions over all persons (email, phone, address, email local part; address history below).
   const pairsAll = n * (n - 1);
-  const coll = await wh.query(`WITH c AS (SELECT k, kind, count(DISTINCT person_key) AS c FROM mx.m_key WHERE kind IN (1, 2, 3) GROUP BY k, kind)
+  const coll = await wh.query(`WITH c AS (SELECT k, kind, count(DISTINCT person_key) AS c FROM mx.m_key
+      WHERE kind IN (${KIND.email}, ${KIND.phone}, ${KIND.address}, ${KIND.emailLocal}) GROUP BY k, kind)
     SELECT kind, sum(c * (c - 1))::DOUBLE AS s FROM c GROUP BY kind`);
   const share = (kind: number) => Number(coll.find((x) => Number(x.kind) === kind)?.s ?? 0) / pairsAll;
   const unit = Number((await wh.query(`SELECT coalesce(sum(c * (c - 1)), 0)::DOUBLE AS s FROM
@@ -104,7 +106,11 @@ export async function estimateU(wh: MatchWarehouse, pairs: number, seed: number)
     JOIN (SELECT k, count(DISTINCT person_key) AS c FROM mx.m_key WHERE kind = 4 GROUP BY k) b USING (k)`))[0]!.s) / pairsAll;
   const floor = 1 / pairsAll;
   const id = (kind: number) => { const a = Math.max(floor, share(kind)); return [1, a, 1 - a]; };
-  u.email = id(1);
+  // The near email of two random persons: a shared local part at different providers (the `el:` blocks, which
+  // leave out blocks of more than COMMON_BLOCK_MAX persons; a one-typo pair under one full name is rarer still).
+  const email = id(KIND.email);
+  const near = Math.max(floor, share(KIND.emailLocal));
+  u.email = [1, email[1]!, email[2]! - near, near];
   u.phone = id(2);
   const street = Math.max(floor, share(3) - unit);
   const zip = u.address[ADDR.zip]!;

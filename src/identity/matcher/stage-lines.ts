@@ -5,7 +5,7 @@
  */
 import { nameVariants } from '../normalize/nickname.ts';
 import { recordZips, type NormalizedRecord } from '../normalize/record.ts';
-import { k64, rowKeySources } from './keys.ts';
+import { k64, rowKeySources, soundex } from './keys.ts';
 
 /** TSV cells cannot carry tabs, newlines, the list separator or backslashes. */
 export const clean = (s: string | null) => (s === null ? null : s.replace(/[\t\n\r|\\]/g, ' '));
@@ -17,6 +17,9 @@ const n = (s: string | null) => s ?? NULL;
 export interface RowFields {
   first: string | null;
   last: string | null;
+  /** Soundex codes of the two names (the surname's phonetic level, either way round). */
+  firstSx: string | null;
+  lastSx: string | null;
   vars: string;
   dob: string | null;
   hasEmail: boolean;
@@ -29,6 +32,8 @@ export function rowFields(row: NormalizedRecord, varsOf: (first: string) => stri
   return {
     first: clean(row.name.first),
     last: clean(row.name.last),
+    firstSx: soundex(row.name.first),
+    lastSx: soundex(row.name.last),
     vars: row.name.first ? varsOf(row.name.first) : '',
     dob: row.dob?.iso ?? null,
     hasEmail: row.emailHashes.length > 0,
@@ -66,7 +71,7 @@ export function stageLines(rows: readonly NormalizedRecord[], base: number, dire
     const f = rowFields(row, varsOf);
     const d = direct?.[i] ?? null;
     if (d !== null) out.directCount++;
-    out.rows.push(`${r}\t${n(f.first)}\t${n(f.last)}\t${f.vars}\t${n(f.dob)}\t${f.hasEmail}\t${f.hasPhone}\t${f.hasAddr}\t${f.zips}\t${d ?? NULL}`);
+    out.rows.push(`${r}\t${n(f.first)}\t${n(f.last)}\t${f.vars}\t${n(f.dob)}\t${f.hasEmail}\t${f.hasPhone}\t${f.hasAddr}\t${f.zips}\t${d ?? NULL}\t${n(f.firstSx)}\t${n(f.lastSx)}`);
     for (const k of rowKeySources(row)) {
       out.keys.push(UNSAFE.test(k.s)
         ? `${r}\t${k64(k.s)}\t${NULL}\t${k.kind}\t${n(clean(k.unit))}`

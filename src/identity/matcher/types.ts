@@ -47,8 +47,15 @@ export interface MatchOptions {
 
 /** Comparison levels per field (small integers so SQL and JS share them; 0 is always "missing"). */
 export const ID = { missing: 0, agree: 1, disagree: 2 } as const;
+/**
+ * Email adds `near` to ID: no hash agrees, but a graph email shares the row's folded local part at another
+ * domain, or is at the row's domain under the row's exact full name with a local part at most
+ * EMAIL_NEAR_MAX_EDITS edits away (the `el:` / `ed:` blocks of keys.ts). Appended, so older params files load.
+ */
+export const EMAIL = { ...ID, near: 3 } as const;
 export const FIRST = { missing: 0, exact: 1, nickname: 2, fuzzy: 3, initial: 4, disagree: 5 } as const;
-export const LAST = { missing: 0, exact: 1, fuzzy: 2, disagree: 3 } as const;
+/** `phonetic`: not exact nor fuzzy, but the same Soundex code (keys.ts soundex). Appended, so older params files load. */
+export const LAST = { missing: 0, exact: 1, fuzzy: 2, disagree: 3, phonetic: 4 } as const;
 /**
  * dob: `digit` = one digit off (one digit of YYYY-MM-DD differs, or the year is one or ten off with month and
  * day the same), `swap` = day and month swapped (same year), `yearMonth` = same year and month, another day.
@@ -86,6 +93,8 @@ export interface CandidateAttributes {
   zip5: string | null;
   /** SHA-256 hex of the person's emails (as stored and provider-folded). */
   emailHashes: readonly string[];
+  /** The person's provider-folded emails (for the email `near` level); absent = unknown (no near level). */
+  emailKeys?: readonly string[];
   phoneHashes: readonly string[];
   /** Address blocking keys (see addressKey), current and past. */
   addresses: readonly { key: string; unit: string | null; isCurrent: boolean }[];

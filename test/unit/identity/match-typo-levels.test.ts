@@ -1,0 +1,131 @@
+/**
+ * The one-typo email level (`near`) and the phonetic surname level with their blocks (issue #15,
+ * docs/decisions/045): Soundex and its SQL twin, Levenshtein, the levels in the pure scorer, the level
+ * rules, and params files written before the levels. Fixed inputs, values worked out by hand.
+ */
+import { DuckDBInstance } from '@duckdb/node-api';
+import { describe, expect, it } from 'vitest';
+import { compareLast, emailLocalNear, lastSql, levenshtein } from '../../../src/identity/matcher/compare.ts';
+import { soundex, SOUNDEX_SQL } from '../../../src/identity/matcher/keys.ts';
+import { individualType } from '../../../src/identity/matcher/levels.ts';
+import { matchWeight, probability, WEIGHTS } from '../../../src/identity/matcher/model.ts';
+import { appendNewLevels } from '../../../src/identity/matcher/params.ts';
+import { scoreCandidate } from '../../../src/identity/matcher/score.ts';
+import { ADDR, DOB, EMAIL, FIRST, ID, LAST, type CandidateAttributes, type Features } from '../../../src/identity/matcher/types.ts';
+import { emailSha256 } from '../../../src/identity/normalize/email.ts';
+import { normalizeMatchInput } from '../../../src/identity/normalize/record.ts';
+
+const f = (over: Partial<Features>): Features => ({ email: 0, phone: 0, first: 0, last: 0, swapped: false, dob: 0, address: 0, ...over });
+
+// [name, American Soundex]: the classic examples (H/W transparent, vowels separate, first letter's code folded).
+const SOUNDEX: [string, string | null][] = [
+  ['ROBERT', 'R163'], ['RUPERT', 'R163'], ['RUBIN', 'R150'], ['ASHCRAFT', 'A261'], ['TYMCZAK', 'T522'], ['PFISTER', 'P236'],
+  ['HONEYMAN', 'H555'], ['WASHINGTON', 'W252'], ['LEE', 'L000'], ['GUTIERREZ', 'G362'], ['JACKSON', 'J250'], ["O'BRIEN", 'O165'],
+  ['SMITH', 'S530'], ['SCHMIDT', 'S530'], ['HAWKINS', 'H252'], ['VAN DER BERG', 'V536'], ['LLOYD', 'L300'], ['W', 'W000'], ['', null], ["'-", null],
+];
+
+describe('Soundex', () => {
+  it('codes names as American Soundex', () => {
+    for (const [name, code] of SOUNDEX) expect(soundex(name), name).toBe(code);
+    expect(soundex(null)).toBeNull();
+  });
+
+  it('the SQL twin gives the same codes', async () => {
+    const inst = await DuckDBInstance.create(':memory:');
+    const conn = await inst.connect();
+    try {
+      const values = SOUNDEX.map(([n], i) => `(${i}, '${n.replace(/'/g, "''")}')`).join(', ');
+      const rows = (await conn.runAndReadAll(`SELECT ${SOUNDEX_SQL('n')} AS sx FROM (VALUES ${values}, (99, NULL)) t(i, n) ORDER BY i`)).getRowObjectsJS();
+      expect(rows.map((r) => r.sx)).toEqual([...SOUNDEX.map(([, c]) => c), null]);
+    } finally {
+      conn.closeSync();
+      inst.closeSync();
+    }
+  });
+});
+
+describe('surname levels', () => {
+  it('exact, fuzzy (Jaro-Winkler >= 0.9), phonetic (same Soundex, not fuzzy), disagree', () => {
+    expect(compareLast('SMITH', 'SMITH')).toBe(LAST.exact);
+    expect(compareLast('JONHSON', 'JOHNSON')).toBe(LAST.fuzzy);
+    expect(compareLast('SMYTHE', 'SMITH')).toBe(LAST.phonetic); // JW 0.87, both S530
+    expect(compareLast('SCHMIDT', 'SMITH')).toBe(LAST.phonetic);
+    expect(compareLast('WILLIAMS', 'SMITH')).toBe(LAST.disagree);
+    expect(compareLast('S', 'SMITH')).toBe(LAST.disagree); // an initial is no surname
+    expect(compareLast(null, 'SMITH')).toBe(LAST.missing);
+  });
+
+  it('the SQL twin gives the same levels', async () => {
+    const pairs: [string, string][] = [['SMITH', 'SMITH'], ['JONHSON', 'JOHNSON'], ['SMYTHE', 'SMITH'], ['SCHMIDT', 'SMITH'], ['WILLIAMS', 'SMITH'], ['S', 'SMITH']];
+    const inst = await DuckDBInstance.create(':memory:');
+    const conn = await inst.connect();
+    try {
+      const values = pairs.map(([i, g], n) => `(${n}, '${i}', '${g}')`).join(', ');
+      const sql = `SELECT ${lastSql('i', 'g', SOUNDEX_SQL('i'), SOUNDEX_SQL('g'))} AS l FROM (VALUES ${values}) t(n, i, g) ORDER BY n`;
+      const rows = (await conn.runAndReadAll(sql)).getRowObjectsJS();
+      expect(rows.map((r) => Number(r.l))).toEqual(pairs.map(([i, g]) => compareLast(i, g)));
+    } finally {
+      conn.closeSync();
+      inst.closeSync();
+    }
+  });
+});
+
+describe('email near level', () => {
+  it('Levenshtein distance as DuckDB computes it', () => {
+    expect(levenshtein('kitten', 'sitting')).toBe(3);
+    expect(levenshtein('zquist', 'zqiust')).toBe(2);
+    expect(levenshtein('', 'abc')).toBe(3);
+    expect(levenshtein('same', 'same')).toBe(0);
+    expect(emailLocalNear('zquist', 'zqiust')).toBe(true);
+    expect(emailLocalNear('zquist', 'quistz1')).toBe(false);
+    expect(emailLocalNear(null, 'zquist')).toBe(false);
+  });
+
+  const person = (over: Partial<CandidateAttributes> = {}): CandidateAttributes => ({
+    personKey: 1n, householdKey: 10n, firstName: 'ZELDA', lastName: 'QUIST', nickname: null, dob: '1971-05-06', zip5: '02134',
+    emailHashes: [emailSha256('zelda.quist@gmail.com'), emailSha256('zeldaquist@gmail.com')], emailKeys: ['zeldaquist@gmail.com'],
+    phoneHashes: [], addresses: [], ...over,
+  });
+  const score = (rec: Record<string, unknown>, p = person()) => scoreCandidate(normalizeMatchInput(rec), p);
+
+  it('a typo in the local part under the same full name, or the same local part at another domain, is near', () => {
+    const typo = score({ first_name: 'Zelda', last_name: 'Quist', email: 'zeldaqiust@gmail.com' });
+    expect(typo.features.email).toBe(EMAIL.near);
+    expect(typo.individualType).toBe('email+name');
+    expect(score({ first_name: 'Zelda', last_name: 'Quist', email: 'zeldaquist@gmial.com' }).features.email).toBe(EMAIL.near);
+    // three edits away, or another full name at the domain: disagree
+    expect(score({ first_name: 'Zelda', last_name: 'Quist', email: 'zqst99@gmail.com' }).features.email).toBe(ID.disagree);
+    expect(score({ first_name: 'Zelda', last_name: 'Quint', email: 'zeldaqiust@gmail.com' }).features.email).toBe(ID.disagree);
+    // the exact email still agrees
+    expect(score({ first_name: 'Zelda', last_name: 'Quist', email: 'Zelda.Quist@gmail.com' }).features.email).toBe(ID.agree);
+  });
+
+  it('counts as the email for I only beside an agreeing name; never alone, never for D', () => {
+    const name = { first: FIRST.exact, last: LAST.exact };
+    // prior weights: 6 + 4.5 + 3.5 = 14
+    expect(matchWeight(f({ email: EMAIL.near, ...name }))).toBe(14);
+    expect(individualType({ features: f({ email: EMAIL.near, ...name }), probability: 1 })).toBe('email+name');
+    expect(individualType({ features: f({ email: EMAIL.near, phone: ID.agree, ...name }), probability: 1 })).toBe('phone+name');
+    // without the name, with the surname only, or with a disagreeing first name: not I
+    expect(individualType({ features: f({ email: EMAIL.near, dob: DOB.exact, address: ADDR.unit }), probability: 1 })).toBeNull();
+    expect(individualType({ features: f({ email: EMAIL.near, last: LAST.exact, first: FIRST.missing, dob: DOB.exact }), probability: 1 })).toBeNull();
+    expect(individualType({ features: f({ email: EMAIL.near, last: LAST.exact, first: FIRST.disagree }), probability: 1 })).toBeNull();
+  });
+
+  it('a phonetic surname agrees for the name group: first + phonetic surname + exact dob is name_dob', () => {
+    const features = f({ first: FIRST.exact, last: LAST.phonetic, dob: DOB.exact });
+    expect(matchWeight(features)).toBe(4.5 + 1.5 + 9);
+    expect(individualType({ features, probability: probability(15) })).toBe('name_dob');
+  });
+});
+
+describe('params files written before the near and phonetic levels', () => {
+  it('take the prior weights of the new levels, the recorded ones unchanged', () => {
+    const old = { ...WEIGHTS, email: [0, 14, -4.2], last: [0, 10.5, 6, -9] };
+    const w = appendNewLevels(old);
+    expect(w.email).toEqual([0, 14, -4.2, WEIGHTS.email[EMAIL.near]]);
+    expect(w.last).toEqual([0, 10.5, 6, -9, WEIGHTS.last[LAST.phonetic]]);
+    expect(appendNewLevels(WEIGHTS)).toEqual(WEIGHTS);
+  });
+});
