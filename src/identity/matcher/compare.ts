@@ -11,6 +11,8 @@ import { nameWeight } from './model.ts';
 import { ADDR, DOB, EMAIL, FIRST, ID, LAST, type CandidateAttributes, type Features } from './types.ts';
 
 export const FUZZY_NAME = 0.9;
+/** The lower Jaro-Winkler band of first names (FIRST.fuzzyLow): a typo too heavy for FUZZY_NAME (MICHEAL/MIKAEL). */
+export const FUZZY_NAME_LOW = 0.8;
 /** Most edits between the row's and the graph's local part at one domain that still count as a `near` email. */
 export const EMAIL_NEAR_MAX_EDITS = 2;
 
@@ -76,7 +78,8 @@ export function compareFirst(input: string | null, graph: string | null, variant
   if (input === graph) return FIRST.exact;
   if (variants.includes(graph) || input === graphNickname) return FIRST.nickname;
   if (input.length === 1) return input === graph[0] ? FIRST.initial : FIRST.disagree;
-  return jaroWinkler(input, graph) >= FUZZY_NAME ? FIRST.fuzzy : FIRST.disagree;
+  const jw = jaroWinkler(input, graph);
+  return jw >= FUZZY_NAME ? FIRST.fuzzy : jw >= FUZZY_NAME_LOW ? FIRST.fuzzyLow : FIRST.disagree;
 }
 
 export function compareLast(input: string | null, graph: string | null): number {
@@ -171,7 +174,8 @@ export function firstSql(input: string, graph: string, vars: string | null, nick
   return `CASE WHEN ${input} IS NULL OR ${graph} IS NULL THEN ${FIRST.missing}
     WHEN ${input} = ${graph} THEN ${FIRST.exact} ${nickname}
     WHEN length(${input}) = 1 THEN CASE WHEN ${input} = left(${graph}, 1) THEN ${FIRST.initial} ELSE ${FIRST.disagree} END
-    WHEN jaro_winkler_similarity(${input}, ${graph}) >= ${FUZZY_NAME} THEN ${FIRST.fuzzy} ELSE ${FIRST.disagree} END`;
+    WHEN jaro_winkler_similarity(${input}, ${graph}) >= ${FUZZY_NAME} THEN ${FIRST.fuzzy}
+    WHEN jaro_winkler_similarity(${input}, ${graph}) >= ${FUZZY_NAME_LOW} THEN ${FIRST.fuzzyLow} ELSE ${FIRST.disagree} END`;
 }
 
 /** SQL surname level; `inputSx` / `graphSx`: the two names' Soundex codes (keys.ts SOUNDEX_SQL, staged or stored). */

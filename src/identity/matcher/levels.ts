@@ -75,7 +75,8 @@ export function individualType(c: Pick<ScoredCandidate, 'features' | 'probabilit
   const hist = f.address === ADDR.history;
   const dob = f.dob === DOB.exact;
   const name = firstAgrees(f) && lastAgrees(f);
-  const partialName = lastAgrees(f) && (f.first === FIRST.missing || f.first === FIRST.initial);
+  // A first name that is missing, an initial, or only in the lower Jaro-Winkler band: the surname needs two more groups.
+  const partialName = lastAgrees(f) && (f.first === FIRST.missing || f.first === FIRST.initial || f.first === FIRST.fuzzyLow);
   // A near email (one typo away, types.ts EMAIL) is the email only beside a name that agrees: never alone, never for D.
   const near = f.email === EMAIL.near && name;
   const others = Number(digital(f) || near) + Number(addrCurrent(f) || hist) + Number(dob);

@@ -53,7 +53,12 @@ export const ID = { missing: 0, agree: 1, disagree: 2 } as const;
  * EMAIL_NEAR_MAX_EDITS edits away (the `el:` / `ed:` blocks of keys.ts). Appended, so older params files load.
  */
 export const EMAIL = { ...ID, near: 3 } as const;
-export const FIRST = { missing: 0, exact: 1, nickname: 2, fuzzy: 3, initial: 4, disagree: 5 } as const;
+/**
+ * First-name levels; Jaro-Winkler in two bands: `fuzzy` >= FUZZY_NAME (0.9), `fuzzyLow` >= FUZZY_NAME_LOW (0.8), which
+ * is no name agreement but no conflict either (compare.ts; levels.ts counts it like an initial). Appended last, so
+ * older params files load.
+ */
+export const FIRST = { missing: 0, exact: 1, nickname: 2, fuzzy: 3, initial: 4, disagree: 5, fuzzyLow: 6 } as const;
 /** `phonetic`: not exact nor fuzzy, but the same Soundex code (keys.ts soundex). Appended, so older params files load. */
 export const LAST = { missing: 0, exact: 1, fuzzy: 2, disagree: 3, phonetic: 4 } as const;
 /**

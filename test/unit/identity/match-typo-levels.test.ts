@@ -5,7 +5,7 @@
  */
 import { DuckDBInstance } from '@duckdb/node-api';
 import { describe, expect, it } from 'vitest';
-import { compareLast, emailLocalNear, lastSql, levenshtein } from '../../../src/identity/matcher/compare.ts';
+import { compareFirst, compareLast, emailLocalNear, firstSql, lastSql, levenshtein } from '../../../src/identity/matcher/compare.ts';
 import { soundex, SOUNDEX_SQL } from '../../../src/identity/matcher/keys.ts';
 import { individualType } from '../../../src/identity/matcher/levels.ts';
 import { matchWeight, probability, WEIGHTS } from '../../../src/identity/matcher/model.ts';
@@ -71,6 +71,38 @@ describe('surname levels', () => {
   });
 });
 
+describe('first-name Jaro-Winkler bands', () => {
+  // [input, graph, level]: exact, nickname, >= 0.9, 0.8-0.9, initial, below 0.8
+  const cases: [string, string, number][] = [
+    ['MICHAEL', 'MICHAEL', FIRST.exact], ['MIKE', 'MICHAEL', FIRST.nickname], ['MICHEAL', 'MICHAEL', FIRST.fuzzy],
+    ['MICHEAL', 'MIKAEL', FIRST.fuzzyLow], ['GEOFFREY', 'JEFFREY', FIRST.fuzzyLow], ['M', 'MICHAEL', FIRST.initial],
+    ['MARY', 'MICHAEL', FIRST.disagree],
+  ];
+
+  it('bands 0.9 and 0.8 in JS and SQL alike', async () => {
+    const { nameVariants } = await import('../../../src/identity/normalize/nickname.ts');
+    expect(cases.map(([i, g]) => compareFirst(i, g, nameVariants(i)))).toEqual(cases.map(([, , l]) => l));
+    const inst = await DuckDBInstance.create(':memory:');
+    const conn = await inst.connect();
+    try {
+      const values = cases.map(([i, g], n) => `(${n}, '${i}', '${g}', [${nameVariants(i).map((v) => `'${v}'`).join(', ')}]::VARCHAR[])`).join(', ');
+      const rows = (await conn.runAndReadAll(`SELECT ${firstSql('i', 'g', 'v', 'NULL')} AS l FROM (VALUES ${values}) t(n, i, g, v) ORDER BY n`)).getRowObjectsJS();
+      expect(rows.map((r) => Number(r.l))).toEqual(cases.map(([, , l]) => l));
+    } finally {
+      conn.closeSync();
+      inst.closeSync();
+    }
+  });
+
+  it('the lower band is no name agreement: the surname then needs two more groups, like an initial', () => {
+    const base = { first: FIRST.fuzzyLow, last: LAST.exact };
+    expect(individualType({ features: f({ ...base, email: ID.agree, address: ADDR.unit }), probability: 1 })).toBe('email+name');
+    expect(individualType({ features: f({ ...base, dob: DOB.exact }), probability: 1 })).toBeNull();
+    // and no conflict: digital + address + dob without a name is still I when the first name is only near
+    expect(individualType({ features: f({ first: FIRST.fuzzyLow, email: ID.agree, address: ADDR.unit }), probability: 1 })).toBe('email+address');
+  });
+});
+
 describe('email near level', () => {
   it('Levenshtein distance as DuckDB computes it', () => {
     expect(levenshtein('kitten', 'sitting')).toBe(3);
@@ -122,9 +154,10 @@ describe('email near level', () => {
 
 describe('params files written before the near and phonetic levels', () => {
   it('take the prior weights of the new levels, the recorded ones unchanged', () => {
-    const old = { ...WEIGHTS, email: [0, 14, -4.2], last: [0, 10.5, 6, -9] };
+    const old = { ...WEIGHTS, email: [0, 14, -4.2], first: [0, 8.8, 4.9, 5.8, 0.5, -7], last: [0, 10.5, 6, -9] };
     const w = appendNewLevels(old);
     expect(w.email).toEqual([0, 14, -4.2, WEIGHTS.email[EMAIL.near]]);
+    expect(w.first).toEqual([0, 8.8, 4.9, 5.8, 0.5, -7, WEIGHTS.first[FIRST.fuzzyLow]]);
     expect(w.last).toEqual([0, 10.5, 6, -9, WEIGHTS.last[LAST.phonetic]]);
     expect(appendNewLevels(WEIGHTS)).toEqual(WEIGHTS);
   });
