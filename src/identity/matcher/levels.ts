@@ -77,8 +77,11 @@ export function individualType(c: Pick<ScoredCandidate, 'features' | 'probabilit
   const name = firstAgrees(f) && lastAgrees(f);
   // A first name that is missing, an initial, or only in the lower Jaro-Winkler band: the surname needs two more groups.
   const partialName = lastAgrees(f) && (f.first === FIRST.missing || f.first === FIRST.initial || f.first === FIRST.fuzzyLow);
-  // A near email (one typo away, types.ts EMAIL) is the email only beside a name that agrees: never alone, never for D.
-  const near = f.email === EMAIL.near && name;
+  // A near email (one typo away, types.ts EMAIL) is the email only beside the person's own name (first exact or a
+  // nickname, surname exact): never alone, never for D, never beside a second damaged field. The fitted weight of
+  // near is high (a shared local part is rare between random persons), so the name is what keeps a stranger whose
+  // local part another person also uses (JOHN SMITH's jsmith1987 vs JON SMYTH's) from I.
+  const near = f.email === EMAIL.near && (f.first === FIRST.exact || f.first === FIRST.nickname) && f.last === LAST.exact;
   const others = Number(digital(f) || near) + Number(addrCurrent(f) || hist) + Number(dob);
   if (name || partialName) {
     if (others < (name ? 1 : 2)) return null;

@@ -133,7 +133,7 @@ describe('email near level', () => {
     expect(score({ first_name: 'Zelda', last_name: 'Quist', email: 'Zelda.Quist@gmail.com' }).features.email).toBe(ID.agree);
   });
 
-  it('counts as the email for I only beside an agreeing name; never alone, never for D', () => {
+  it('counts as the email for I only beside the exact name (or a nickname); never alone, never for D', () => {
     const name = { first: FIRST.exact, last: LAST.exact };
     // prior weights: 6 + 4.5 + 3.5 = 14
     expect(matchWeight(f({ email: EMAIL.near, ...name }))).toBe(14);
@@ -143,6 +143,11 @@ describe('email near level', () => {
     expect(individualType({ features: f({ email: EMAIL.near, dob: DOB.exact, address: ADDR.unit }), probability: 1 })).toBeNull();
     expect(individualType({ features: f({ email: EMAIL.near, last: LAST.exact, first: FIRST.missing, dob: DOB.exact }), probability: 1 })).toBeNull();
     expect(individualType({ features: f({ email: EMAIL.near, last: LAST.exact, first: FIRST.disagree }), probability: 1 })).toBeNull();
+    // a second damaged field beside it: a fuzzy or phonetic surname, a fuzzy first name
+    expect(individualType({ features: f({ email: EMAIL.near, first: FIRST.exact, last: LAST.fuzzy }), probability: 1 })).toBeNull();
+    expect(individualType({ features: f({ email: EMAIL.near, first: FIRST.exact, last: LAST.phonetic }), probability: 1 })).toBeNull();
+    expect(individualType({ features: f({ email: EMAIL.near, first: FIRST.fuzzy, last: LAST.exact }), probability: 1 })).toBeNull();
+    expect(individualType({ features: f({ email: EMAIL.near, first: FIRST.nickname, last: LAST.exact }), probability: 1 })).toBe('email+name');
   });
 
   it('a phonetic surname agrees for the name group: first + phonetic surname + exact dob is name_dob', () => {
