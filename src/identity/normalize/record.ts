@@ -151,6 +151,13 @@ export function normalizeMatchInput(input: unknown, opts: NormalizeOptions = {})
     last: canonicalName(str(rec, 'last_name')),
     suffix: normalizeNameSuffix(str(rec, 'name_suffix')),
   };
+  // "John A." in first_name: the trailing initial is a middle initial, not part of the given name (CRM exports
+  // often put it there); "Mary Ann" (two names) stays as it is.
+  const withInitial = name.first ? /^(\S{2,}(?: \S{2,})*) ([A-Z])$/.exec(name.first) : null;
+  if (withInitial) {
+    name.first = withInitial[1]!;
+    name.middle ??= withInitial[2]!;
+  }
   const hadFields = Object.values(name).some((v) => v !== null);
   let nameSource: NormalizedRecord['nameSource'] = hadFields ? 'fields' : null;
   const full = str(rec, 'full_name');

@@ -65,6 +65,15 @@ describe('normalizeMatchInput', () => {
     expect(mixed.nameSource).toBe('mixed');
   });
 
+  it('moves a trailing initial of first_name to the middle name; two given names stay', () => {
+    const r = normalizeMatchInput({ first_name: 'Bob A.', last_name: 'Smith' });
+    expect(r.name).toEqual({ first: 'BOB', middle: 'A', last: 'SMITH', suffix: null });
+    expect(r.firstNameCanonicals).toEqual(expect.arrayContaining(['BOB', 'ROBERT']));
+    expect(normalizeMatchInput({ first_name: 'Anne-Marie T', middle_name: 'Claire' }).name).toMatchObject({ first: 'ANNE MARIE', middle: 'CLAIRE' });
+    expect(normalizeMatchInput({ first_name: 'Mary Ann' }).name.first).toBe('MARY ANN');
+    expect(normalizeMatchInput({ first_name: 'J R' }).name).toMatchObject({ first: 'J R', middle: null });
+  });
+
   it('never throws, and reports every bad value', () => {
     const r = normalizeMatchInput(
       {
