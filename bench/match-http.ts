@@ -14,7 +14,7 @@ import { generateLabelledSet } from '../src/identity/matcher/labelled-set.ts';
 import { openWarehouseOn } from '../test/matching/helpers.ts';
 import { startBenchApp } from './lib/app.ts';
 
-const { values } = parseArgs({ options: { 'data-dir': { type: 'string', default: '.bench/data' }, requests: { type: 'string', default: '40' } } });
+const { values } = parseArgs({ options: { 'data-dir': { type: 'string', default: '.bench/data' }, requests: { type: 'string', default: '40' }, 'no-resident': { type: 'boolean', default: false } } });
 const dataDir = path.resolve(values['data-dir']!);
 const requests = Number(values.requests);
 const release = readCurrentRelease(dataDir);
@@ -44,7 +44,11 @@ const send = async (body: object) => {
 };
 const cold: number[] = [];
 for (const body of bodies.slice(0, 3)) cold.push((await send(body)).ms);
-const warm = await services.matching.warm(process.env.WARM_KEYS ? { keys: Number(process.env.WARM_KEYS), persons: Number(process.env.WARM_PERSONS ?? process.env.WARM_KEYS) } : undefined);
+// --no-resident: the warm-up without the process's copy of m_person (resident-persons.ts), to compare.
+const warm = await services.matching.warm({
+  ...(process.env.WARM_KEYS ? { keys: Number(process.env.WARM_KEYS), persons: Number(process.env.WARM_PERSONS ?? process.env.WARM_KEYS) } : {}),
+  residentPersons: !values['no-resident'],
+});
 const times: number[] = [];
 let matched = 0;
 for (const body of bodies.slice(3)) {
@@ -57,6 +61,7 @@ console.log(JSON.stringify({
   persons: release.persons, release: `${release.major}.${release.minor}`, records_per_request: 100,
   cold_first_3_ms: cold.map((x) => Math.round(x)),
   warm_up: { keys: warm.keys, persons: warm.persons, seconds: Math.round(warm.ms / 100) / 10 },
+  resident_persons: warm.residentPersons ? { ...warm.residentPersons, mib: Math.round(warm.residentPersons.bytes / 2 ** 20) } : null,
   warm: { requests, p50_ms: pct(times, 0.5), p95_ms: pct(times, 0.95), matched: `${matched}/${requests * 100}` },
   peak_rss_mib: Math.round(process.resourceUsage().maxRSS / 1024),
 }, null, 2));

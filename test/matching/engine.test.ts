@@ -6,6 +6,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMatcher, scoreCandidate, type CandidateAttributes, type Matcher, type MatchOptions } from '../../src/identity/matcher/index.ts';
 import { generateHardenedSet } from '../../src/identity/matcher/hardened-set.ts';
+import { personLookupSql } from '../../src/identity/matcher/point.ts';
+import { loadResidentPersons } from '../../src/identity/matcher/resident-persons.ts';
 import { generateLabelledSet } from '../../src/identity/matcher/labelled-set.ts';
 import { addressKey, emailMatchKey, emailSha256, normalizeAddress, normalizeMatchInput } from '../../src/identity/normalize/index.ts';
 import { testGraph, TEST_GRAPH_DIR, type TestGraph } from './helpers.ts';
@@ -144,6 +146,36 @@ describe('matchBatch levels and types', () => {
     expect(w.persons).toBe(1000);
     expect(await fresh.warm()).toEqual(w); // once per matcher
     expect(await fresh.matchBatch(rows, ALL)).toEqual(before);
+  });
+
+  it('a warmed matcher holds m_person in the process and matches exactly as the index lookups do', async () => {
+    const set = await generateHardenedSet(g.warehouse, 'graph', 1000, 13);
+    const rows = set.map((s, i) => normalizeMatchInput(s.record, { position: i + 1 }));
+    const cold = createMatcher({ warehouse: g.warehouse, indexPath: g.indexPath });
+    const warmed = createMatcher({ warehouse: g.warehouse, indexPath: g.indexPath });
+    const w = await warmed.warm({ keys: 1000, persons: 500 });
+    const [{ n }] = await q(`SELECT count(*) AS n FROM graph.persons`);
+    expect(w.residentPersons).toMatchObject({ persons: Number(n), bytes: Number(n) * 44 });
+    for (let i = 0; i < rows.length; i += 100) {
+      const batch = rows.slice(i, i + 100);
+      expect(await warmed.matchBatch(batch, ALL)).toEqual(await cold.matchBatch(batch, ALL));
+    }
+    // without it (residentPersons: false) nothing is loaded
+    expect((await createMatcher({ warehouse: g.warehouse, indexPath: g.indexPath }).warm({ keys: 10, persons: 10, residentPersons: false })).residentPersons).toBeUndefined();
+  });
+
+  it('resident persons answer with personLookupSql\'s rows, values and types alike; unknown keys have none', async () => {
+    const mx = 'mx_resident';
+    await q(`ATTACH IF NOT EXISTS '${g.indexPath}' AS ${mx} (READ_ONLY)`);
+    const [{ n }] = await q(`SELECT count(*) AS n FROM ${mx}.m_person`);
+    const resident = (await loadResidentPersons((sql, cb) => g.warehouse.stream(sql, cb), mx, Number(n)))!;
+    const keys = (await q(`SELECT person_key FROM ${mx}.m_person USING SAMPLE 300 ROWS`)).map((r) => BigInt(r.person_key));
+    const byKey = (rows: Row[]) => new Map(rows.map((r) => [BigInt(r.person_key), r]));
+    const fromSql = byKey(await q(personLookupSql(mx, keys)));
+    const fromResident = resident.rows([...keys, 0n, -5n, keys[0]!]);
+    expect(fromResident).toHaveLength(300); // each once, unknown keys dropped
+    expect(byKey(fromResident)).toEqual(fromSql);
+    expect(fromResident.some((r) => r.nickname === null) && fromResident.some((r) => r.dob !== null)).toBe(true);
   });
 
   it('people absent from the graph are not matched at I', async () => {

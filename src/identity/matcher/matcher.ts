@@ -17,6 +17,7 @@ import { decideRow, type Decision, type ScoredCandidate } from './levels.ts';
 import { scoringOfIndex, type Scoring } from './params.ts';
 import { loadAnchors, pointCandidates, rowZips, shortlist, spatialAnchor, type AnchorTables, type StreetAnchor } from './point.ts';
 import { stageRows, type StagedFile } from './stage.ts';
+import { loadResidentPersons, type ResidentPersons } from './resident-persons.ts';
 import { warmMatchIndex, type WarmOptions, type WarmResult } from './warm.ts';
 import { MATCH_LEVELS, type MatchLevel, type MatchOptions, type MatchResult, type MatchType, type MatchWarning } from './types.ts';
 
@@ -70,6 +71,8 @@ const byWeight = (a: ScoredCandidate, b: ScoredCandidate) => b.weight - a.weight
 
 export function createMatcher(deps: MatcherDeps): Matcher {
   const attached = new Map<string, Promise<string>>();
+  // The process's copy of m_person (resident-persons.ts), of the index warm() loaded it for; at most one.
+  const residents = new Map<string, ResidentPersons>();
   const anchorCache = new Map<string, Promise<AnchorTables>>();
   const query = (sql: string) => deps.warehouse.query(sql);
   const lookupWays = Math.max(1, Math.min(2, deps.warehouse.connections ?? 1, os.availableParallelism()));
@@ -152,7 +155,9 @@ export function createMatcher(deps: MatcherDeps): Matcher {
     const anchorTables = allowed.has('S') ? await anchors(mx) : null;
     const streets = new Map<number, StreetAnchor>();
     const scoring = scoringOf(file);
-    const byRow = await pointCandidates(query, mx, rows, undefined, lookupWays, anchorTables ? streets : undefined, scoring);
+    // A release switched since the warm-up: its copy of m_person belongs to the old index (freed here).
+    if (residents.size > 0 && !residents.has(file)) residents.clear();
+    const byRow = await pointCandidates(query, mx, rows, undefined, lookupWays, anchorTables ? streets : undefined, scoring, residents.get(file) ?? null);
     todo.forEach((i, r) => {
       const anchor = anchorTables ? spatialAnchor(anchorTables, rowZips(rows[r]!)[0], streets.get(r)) : null;
       const d = decideRow((byRow.get(r) ?? []).sort(byWeight), allowed, options.spatialMode, anchor, scoring.iThreshold);
@@ -228,7 +233,19 @@ export function createMatcher(deps: MatcherDeps): Matcher {
 
   let warming: Promise<WarmResult> | null = null;
   async function warm(options?: WarmOptions): Promise<WarmResult> {
-    warming ??= (async () => warmMatchIndex(query, await attach(await indexFile()), options))();
+    warming ??= (async () => {
+      const file = await indexFile();
+      const mx = await attach(file);
+      const result = await warmMatchIndex(query, mx, options);
+      if (options?.residentPersons === false || options?.signal?.aborted) return result;
+      const started = performance.now();
+      const count = Number((await query(`SELECT count(*) AS n FROM ${mx}.m_person`))[0]!.n);
+      const resident = await loadResidentPersons((sql, onChunk) => deps.warehouse.stream(sql, onChunk), mx, count, options?.signal);
+      if (!resident) return result;
+      residents.clear();
+      residents.set(file, resident);
+      return { ...result, residentPersons: { persons: resident.count, bytes: resident.bytes, ms: Math.round(performance.now() - started) } };
+    })();
     warming.catch(() => { warming = null; });
     return warming;
   }

@@ -2,7 +2,8 @@
  * The micro-batch path: no joins, only ART-served point lookups, scoring in JS.
  *
  *   1. `m_key WHERE k IN (<the batch's keys>)`             -> hits (k, person_key, kind, unit)
- *   2. `m_person WHERE person_key IN (<persons hit>)`      -> candidate attributes
+ *   2. `m_person WHERE person_key IN (<persons hit>)`      -> candidate attributes (or the process's copy of
+ *      m_person, resident-persons.ts, once the matcher is warmed)
  *   3. features, weights, shortlist in JS (compare.ts / model.ts)
  *
  * Both statements are single-table scans with a constant IN filter, which DuckDB turns into ART
@@ -17,6 +18,7 @@ import { compareDob, compareNames, emailLocalNear } from './compare.ts';
 import { KIND, onStreet, rowKeys, type StagedKey } from './keys.ts';
 import type { ScoredCandidate, SpatialAnchor } from './levels.ts';
 import { PRIOR_SCORING, type Scoring } from './params.ts';
+import type { ResidentPersons } from './resident-persons.ts';
 import { ADDR, EMAIL, ID, type Features } from './types.ts';
 
 type Row = Record<string, unknown>;
@@ -31,9 +33,11 @@ export function keyLookupSql(mx: string, keys: Iterable<bigint>): string {
   return `SELECT k, person_key, kind, unit FROM ${mx}.m_key WHERE k IN (${inList(keys)})`;
 }
 
+/** The m_person attributes the point path scores with (resident-persons.ts holds the same values). */
+export const PERSON_COLUMNS = `person_key, household_key, hh_ref, first_name, last_name, nickname, strftime(dob, '%Y-%m-%d') AS dob, zip5`;
+
 export function personLookupSql(mx: string, persons: Iterable<bigint>): string {
-  return `SELECT person_key, household_key, hh_ref, first_name, last_name, nickname, strftime(dob, '%Y-%m-%d') AS dob, zip5
-    FROM ${mx}.m_person WHERE person_key IN (${inList(persons)})`;
+  return `SELECT ${PERSON_COLUMNS} FROM ${mx}.m_person WHERE person_key IN (${inList(persons)})`;
 }
 
 /**
@@ -76,7 +80,8 @@ export interface StreetAnchor { person: bigint; household: bigint | null }
  * each row's street anchor (the lowest anchor person among the row's streets the house number is on).
  */
 export async function pointCandidates(query: Query, mx: string, rows: readonly NormalizedRecord[],
-  keys: readonly StagedKey[][] = rows.map(rowKeys), ways = 1, streets?: Map<number, StreetAnchor>, scoring: Scoring = PRIOR_SCORING): Promise<Map<number, ScoredCandidate[]>> {
+  keys: readonly StagedKey[][] = rows.map(rowKeys), ways = 1, streets?: Map<number, StreetAnchor>, scoring: Scoring = PRIOR_SCORING,
+  resident: ResidentPersons | null = null): Promise<Map<number, ScoredCandidate[]>> {
   const out = new Map<number, ScoredCandidate[]>();
   const all = new Set<bigint>();
   for (const ks of keys) for (const k of ks) all.add(k.k);
@@ -121,7 +126,9 @@ export async function pointCandidates(query: Query, mx: string, rows: readonly N
 
   // 2. candidate attributes
   const attrs = new Map<bigint, Row>();
-  for (const p of await splitLookup(query, [...persons], ways, (part) => personLookupSql(mx, part))) attrs.set(big(p.person_key), p);
+  // From the process's copy of m_person when the matcher was warmed (resident-persons.ts), else from the index.
+  const found = resident ? resident.rows(persons) : await splitLookup(query, [...persons], ways, (part) => personLookupSql(mx, part));
+  for (const p of found) attrs.set(big(p.person_key), p);
   if (streets) {
     for (const [r, person] of anchorOf) {
       const p = attrs.get(person);

@@ -23,6 +23,8 @@ export interface WarmOptions {
   batch?: number;
   /** Stops between statements when aborted (shutdown); the result then says how far it got. */
   signal?: AbortSignal;
+  /** Then load m_person into the process for the micro-batch path (resident-persons.ts; default true). */
+  residentPersons?: boolean;
 }
 
 export interface WarmResult {
@@ -30,6 +32,8 @@ export interface WarmResult {
   keys: number;
   persons: number;
   ms: number;
+  /** The process's copy of m_person, when loaded (matcher.warm). */
+  residentPersons?: { persons: number; bytes: number; ms: number };
 }
 
 export async function warmMatchIndex(query: Query, mx: string, o: WarmOptions = {}): Promise<WarmResult> {
