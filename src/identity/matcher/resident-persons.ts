@@ -73,6 +73,10 @@ export async function loadResidentPersons(stream: Stream, mx: string, count: num
     return -1;
   };
   const orNull = (v: bigint) => (v === NO_KEY ? null : v);
+  // Only the values stay reachable: the load's string -> code maps (hundreds of thousands of entries) are garbage
+  // now, and the collector need not mark them again on every full collection during requests.
+  const values = dicts.map((d) => d.values);
+  dicts.length = 0; // (the load's callback shares this scope, so the array would keep the maps alive)
   return {
     count: n,
     bytes: count * (8 * 3 + 4 * STRING_COLUMNS.length),
@@ -85,7 +89,7 @@ export async function loadResidentPersons(stream: Stream, mx: string, count: num
         const i = find(k);
         if (i < 0) continue;
         const row: Row = { person_key: keys[i]!, household_key: orNull(households[i]!), hh_ref: orNull(refs[i]!) };
-        STRING_COLUMNS.forEach((col, c) => { const code = codes[c]![i]!; row[col] = code < 0 ? null : dicts[c]!.values[code]!; });
+        STRING_COLUMNS.forEach((col, c) => { const code = codes[c]![i]!; row[col] = code < 0 ? null : values[c]![code]!; });
         out.push(row);
       }
       return out;
