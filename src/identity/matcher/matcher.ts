@@ -236,15 +236,20 @@ export function createMatcher(deps: MatcherDeps): Matcher {
     warming ??= (async () => {
       const file = await indexFile();
       const mx = await attach(file);
+      // The copy of m_person first, so its scan cannot push the probed ART nodes out of the buffer pool.
+      let copy: WarmResult['residentPersons'];
+      if (options?.residentPersons !== false && !options?.signal?.aborted) {
+        const started = performance.now();
+        const count = Number((await query(`SELECT count(*) AS n FROM ${mx}.m_person`))[0]!.n);
+        const resident = await loadResidentPersons((sql, onChunk) => deps.warehouse.stream(sql, onChunk), mx, count, options?.signal);
+        if (resident) {
+          residents.clear();
+          residents.set(file, resident);
+          copy = { persons: resident.count, bytes: resident.bytes, ms: Math.round(performance.now() - started) };
+        }
+      }
       const result = await warmMatchIndex(query, mx, options);
-      if (options?.residentPersons === false || options?.signal?.aborted) return result;
-      const started = performance.now();
-      const count = Number((await query(`SELECT count(*) AS n FROM ${mx}.m_person`))[0]!.n);
-      const resident = await loadResidentPersons((sql, onChunk) => deps.warehouse.stream(sql, onChunk), mx, count, options?.signal);
-      if (!resident) return result;
-      residents.clear();
-      residents.set(file, resident);
-      return { ...result, residentPersons: { persons: resident.count, bytes: resident.bytes, ms: Math.round(performance.now() - started) } };
+      return copy ? { ...result, residentPersons: copy } : result;
     })();
     warming.catch(() => { warming = null; });
     return warming;

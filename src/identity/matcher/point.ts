@@ -18,7 +18,7 @@ import { compareDob, compareNames, emailLocalNear } from './compare.ts';
 import { KIND, onStreet, rowKeys, type StagedKey } from './keys.ts';
 import type { ScoredCandidate, SpatialAnchor } from './levels.ts';
 import { PRIOR_SCORING, type Scoring } from './params.ts';
-import type { ResidentPersons } from './resident-persons.ts';
+import { PERSON_COLUMNS, type ResidentPersons } from './resident-persons.ts';
 import { ADDR, EMAIL, ID, type Features } from './types.ts';
 
 type Row = Record<string, unknown>;
@@ -32,9 +32,6 @@ const inList = (xs: Iterable<bigint>) => { const s = [...xs].join(', '); return 
 export function keyLookupSql(mx: string, keys: Iterable<bigint>): string {
   return `SELECT k, person_key, kind, unit FROM ${mx}.m_key WHERE k IN (${inList(keys)})`;
 }
-
-/** The m_person attributes the point path scores with (resident-persons.ts holds the same values). */
-export const PERSON_COLUMNS = `person_key, household_key, hh_ref, first_name, last_name, nickname, strftime(dob, '%Y-%m-%d') AS dob, zip5`;
 
 export function personLookupSql(mx: string, persons: Iterable<bigint>): string {
   return `SELECT ${PERSON_COLUMNS} FROM ${mx}.m_person WHERE person_key IN (${inList(persons)})`;

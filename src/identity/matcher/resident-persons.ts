@@ -6,12 +6,14 @@
  * long-running processes (`ads serve` with MATCH_WARMUP) pay for it. Rows come back exactly as
  * personLookupSql returns them, so the scoring cannot tell the two sources apart (test/matching).
  */
-import { PERSON_COLUMNS } from './point.ts';
 
 type Row = Record<string, unknown>;
 type Stream = (sql: string, onChunk: (columns: unknown[][], rowCount: number) => void | Promise<void>) => Promise<void>;
 
-/** The person columns of personLookupSql, in its order; the string ones are dictionary-coded here. */
+/** The m_person attributes the point path scores with (point.ts personLookupSql reads the same from the index). */
+export const PERSON_COLUMNS = `person_key, household_key, hh_ref, first_name, last_name, nickname, strftime(dob, '%Y-%m-%d') AS dob, zip5`;
+
+/** The person columns of PERSON_COLUMNS, in its order; the string ones are dictionary-coded here. */
 const STRING_COLUMNS = ['first_name', 'last_name', 'nickname', 'dob', 'zip5'] as const;
 
 export interface ResidentPersons {
@@ -40,6 +42,13 @@ function dictionaryColumn() {
 
 const NO_KEY = -(2n ** 63n);
 
+/** Reorders every column by person key (a scan that did not return m_person in key order). */
+function sortByKey(n: number, keys: BigInt64Array, wide: BigInt64Array[], narrow: Int32Array[]): void {
+  const order = Array.from({ length: n }, (_, i) => i).sort((a, b) => (keys[a]! < keys[b]! ? -1 : keys[a]! > keys[b]! ? 1 : 0));
+  for (const col of [keys, ...wide]) { const copy = col.slice(0, n); order.forEach((from, to) => { col[to] = copy[from]!; }); }
+  for (const col of narrow) { const copy = col.slice(0, n); order.forEach((from, to) => { col[to] = copy[from]!; }); }
+}
+
 /** Loads m_person of the index attached as `mx` (person_key order). `signal` stops it (then null). */
 export async function loadResidentPersons(stream: Stream, mx: string, count: number, signal?: AbortSignal): Promise<ResidentPersons | null> {
   const keys = new BigInt64Array(count);
@@ -48,20 +57,25 @@ export async function loadResidentPersons(stream: Stream, mx: string, count: num
   const dicts = STRING_COLUMNS.map(() => dictionaryColumn());
   const codes = STRING_COLUMNS.map(() => new Int32Array(count));
   let n = 0;
-  // personLookupSql's expressions, so values match byte for byte.
-  const sql = `SELECT ${PERSON_COLUMNS} FROM ${mx}.m_person ORDER BY person_key`;
+  // personLookupSql's expressions, so values match byte for byte. No ORDER BY: m_person is written in key order
+  // and a scan keeps it (a sort of 10M rows would also push the ART nodes the warm-up loaded out of DuckDB's
+  // buffer pool); the order is checked below and restored if it ever is not.
+  const sql = `SELECT ${PERSON_COLUMNS} FROM ${mx}.m_person`;
+  let sorted = true;
   await stream(sql, (cols, rows) => {
     if (signal?.aborted) throw new Error('aborted');
     if (n + rows > count) throw new Error(`m_person has more than ${count} rows`);
     const [pk, hh, ref, ...strings] = cols as [unknown[], unknown[], unknown[], ...unknown[][]];
     for (let i = 0; i < rows; i++, n++) {
       keys[n] = BigInt(pk[i] as bigint);
+      if (n > 0 && keys[n]! <= keys[n - 1]!) sorted = false;
       households[n] = hh[i] === null ? NO_KEY : BigInt(hh[i] as bigint);
       refs[n] = ref[i] === null ? NO_KEY : BigInt(ref[i] as bigint);
       for (let c = 0; c < STRING_COLUMNS.length; c++) codes[c]![n] = dicts[c]!.code(strings[c]![i]);
     }
   }).catch((error: unknown) => { if (!signal?.aborted) throw error; });
   if (signal?.aborted) return null;
+  if (!sorted) sortByKey(n, keys, [households, refs], codes);
   const find = (k: bigint): number => {
     let lo = 0, hi = n - 1;
     while (lo <= hi) {
