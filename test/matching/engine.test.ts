@@ -160,8 +160,10 @@ describe('matchBatch levels and types', () => {
       const batch = rows.slice(i, i + 100);
       expect(await warmed.matchBatch(batch, ALL)).toEqual(await cold.matchBatch(batch, ALL));
     }
-    // without it (residentPersons: false) nothing is loaded
+    // without it (residentPersons: false), or when it would not fit the allowance, nothing is loaded
     expect((await createMatcher({ warehouse: g.warehouse, indexPath: g.indexPath }).warm({ keys: 10, persons: 10, residentPersons: false })).residentPersons).toBeUndefined();
+    const small = await createMatcher({ warehouse: g.warehouse, indexPath: g.indexPath }).warm({ keys: 10, persons: 10, residentMaxBytes: Number(n) * 44 - 1 });
+    expect([small.keys, small.residentPersons]).toEqual([10, undefined]);
   });
 
   it('resident persons answer with personLookupSql\'s rows, values and types alike; unknown keys have none', async () => {

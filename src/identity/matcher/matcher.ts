@@ -17,7 +17,7 @@ import { decideRow, type Decision, type ScoredCandidate } from './levels.ts';
 import { scoringOfIndex, type Scoring } from './params.ts';
 import { loadAnchors, pointCandidates, rowZips, shortlist, spatialAnchor, type AnchorTables, type StreetAnchor } from './point.ts';
 import { stageRows, type StagedFile } from './stage.ts';
-import { loadResidentPersons, type ResidentPersons } from './resident-persons.ts';
+import { loadResidentPersons, RESIDENT_BYTES_PER_PERSON, type ResidentPersons } from './resident-persons.ts';
 import { warmMatchIndex, type WarmOptions, type WarmResult } from './warm.ts';
 import { MATCH_LEVELS, type MatchLevel, type MatchOptions, type MatchResult, type MatchType, type MatchWarning } from './types.ts';
 
@@ -241,7 +241,8 @@ export function createMatcher(deps: MatcherDeps): Matcher {
       if (options?.residentPersons !== false && !options?.signal?.aborted) {
         const started = performance.now();
         const count = Number((await query(`SELECT count(*) AS n FROM ${mx}.m_person`))[0]!.n);
-        const resident = await loadResidentPersons((sql, onChunk) => deps.warehouse.stream(sql, onChunk), mx, count, options?.signal);
+        const fits = count * RESIDENT_BYTES_PER_PERSON <= (options?.residentMaxBytes ?? os.totalmem() / 8);
+        const resident = fits ? await loadResidentPersons((sql, onChunk) => deps.warehouse.stream(sql, onChunk), mx, count, options?.signal) : null;
         if (resident) {
           residents.clear();
           residents.set(file, resident);

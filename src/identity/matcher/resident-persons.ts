@@ -40,6 +40,9 @@ function dictionaryColumn() {
   };
 }
 
+/** Typed-array bytes a person takes: three 64-bit keys and a 32-bit code per string column. */
+export const RESIDENT_BYTES_PER_PERSON = 8 * 3 + 4 * STRING_COLUMNS.length;
+
 const NO_KEY = -(2n ** 63n);
 
 /** Reorders every column by person key (a scan that did not return m_person in key order). */
@@ -93,7 +96,7 @@ export async function loadResidentPersons(stream: Stream, mx: string, count: num
   dicts.length = 0; // (the load's callback shares this scope, so the array would keep the maps alive)
   return {
     count: n,
-    bytes: count * (8 * 3 + 4 * STRING_COLUMNS.length),
+    bytes: count * RESIDENT_BYTES_PER_PERSON,
     rows(wanted) {
       const out: Row[] = [];
       const seen = new Set<bigint>();

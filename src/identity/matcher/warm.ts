@@ -25,6 +25,8 @@ export interface WarmOptions {
   signal?: AbortSignal;
   /** Then load m_person into the process for the micro-batch path (resident-persons.ts; default true). */
   residentPersons?: boolean;
+  /** ... unless the copy would take more than this (default an eighth of RAM: 3 GiB, 70M persons, on 24 GiB). */
+  residentMaxBytes?: number;
 }
 
 export interface WarmResult {
