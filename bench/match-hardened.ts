@@ -12,6 +12,7 @@
 import path from 'node:path';
 import { generateGraph } from '../src/graph/generate.ts';
 import { readCurrentRelease, releaseFilePath } from '../src/graph/releases.ts';
+import { loadZips } from '../src/identity/reference-data.ts';
 import { DAMAGE_KINDS, generateHardenedSet, junkRows, type HardenedRow } from '../src/identity/matcher/hardened-set.ts';
 import { buildMatchIndex } from '../src/identity/matcher/match-index.ts';
 import { createMatcher } from '../src/identity/matcher/matcher.ts';
@@ -82,4 +83,11 @@ const jr = await matcher.matchBatch(junk.map((j, i) => normalizeMatchInput(j, { 
 const byLevel = new Map<string, number>();
 for (const r of jr) if (r.matchLevel) byLevel.set(r.matchLevel, (byLevel.get(r.matchLevel) ?? 0) + 1);
 console.log(`\njunk rows (made-up names and streets in ${zips.length} real ZIPs, no email/phone/dob): ${jr.filter((r) => r.matchLevel).length}/${nJunk} matched ${JSON.stringify(Object.fromEntries(byLevel))}`);
+// The same rows with the ZIP's city and state instead of the ZIP (a street located by its city, record.ts cityZip5s).
+const cityOf = loadZips();
+const cityJunk = junk.map(({ zip, ...j }) => ({ ...j, city: cityOf.get(String(zip))?.city, state: cityOf.get(String(zip))?.state }));
+const cr = await matcher.matchBatch(cityJunk.map((j, i) => normalizeMatchInput(j, { position: i + 1 })), { ...ALL, matchLevels: [...ALL.matchLevels] });
+const cityLevels = new Map<string, number>();
+for (const r of cr) if (r.matchLevel) cityLevels.set(r.matchLevel, (cityLevels.get(r.matchLevel) ?? 0) + 1);
+console.log(`junk rows with city + state instead of the ZIP: ${cr.filter((r) => r.matchLevel).length}/${nJunk} matched ${JSON.stringify(Object.fromEntries(cityLevels))}`);
 wh.close();

@@ -131,6 +131,23 @@ export function loadZips(dir?: RefDir): ReadonlyMap<string, ZipInfo> {
   });
 }
 
+/** State -> USPS preferred city -> its ZIP5s in ZIP order (zips.csv; ZIPs without a city are left out). */
+export function loadCityZips(dir?: RefDir): ReadonlyMap<string, ReadonlyMap<string, readonly string[]>> {
+  return cached('city-zips', dir, () => {
+    const out = new Map<string, Map<string, string[]>>();
+    for (const [zip5, { city, state }] of loadZips(dir)) {
+      if (!city) continue;
+      let cities = out.get(state);
+      if (!cities) out.set(state, (cities = new Map()));
+      const zips = cities.get(city);
+      if (zips) zips.push(zip5);
+      else cities.set(city, [zip5]);
+    }
+    for (const cities of out.values()) for (const zips of cities.values()) zips.sort();
+    return out;
+  });
+}
+
 /** Upper-case given names seen in the SSA file, with total count over all decades and sexes. */
 export function loadFirstNames(dir?: RefDir): ReadonlyMap<string, number> {
   return cached('first_names', dir, (d) => {

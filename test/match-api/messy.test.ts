@@ -48,7 +48,7 @@ describe('POST /v1/match on messy rows', () => {
     const res = await m.match({ records: [{ first_name: `  ${p.first_name} `, last_name: p.last_name.toLowerCase(), dob: p.dobs, zip: p.zip5, city: 'Elsewhere' }] });
     const [r] = res.body.records;
     expect(r).toMatchObject({ match_level: 'I', match_type: 'name_dob', zip: p.zip5 });
-    expect(r.warnings).toEqual([{ field: 'address_1', code: 'address_1_missing', message: 'address fields were given without address_1; only the ZIP is used for matching' }]);
+    expect(r.warnings).toEqual([{ field: 'address_1', code: 'address_1_missing', message: 'address fields were given without address_1; only the ZIP (without a ZIP, the city and state) is used for matching' }]);
   });
 
   it('a dob a year off with the exact name and the ZIP is I name_partial_dob_zip; without the ZIP it is unmatched', async () => {

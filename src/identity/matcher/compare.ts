@@ -5,7 +5,8 @@
  * both give the same features for real candidates.
  */
 import { nameVariants } from '../normalize/nickname.ts';
-import { recordZips, type NormalizedRecord } from '../normalize/record.ts';
+import { jaroWinkler } from '../normalize/similarity.ts';
+import { localityZips, type NormalizedRecord } from '../normalize/record.ts';
 import { EMAIL_LOCAL_MIN, soundex } from './keys.ts';
 import { nameWeight } from './model.ts';
 import { ADDR, DOB, EMAIL, FIRST, ID, LAST, type CandidateAttributes, type Features } from './types.ts';
@@ -35,42 +36,7 @@ export function emailLocalNear(rowLocal: string | null, graphLocal: string | nul
   return rowLocal !== null && graphLocal !== null && levenshtein(rowLocal, graphLocal) <= EMAIL_NEAR_MAX_EDITS;
 }
 
-/** Jaro-Winkler as DuckDB computes it (prefix scale 0.1, up to 4 chars, boost above 0.7). */
-export function jaroWinkler(a: string, b: string): number {
-  if (a === b) return 1;
-  const la = a.length;
-  const lb = b.length;
-  if (la === 0 || lb === 0) return 0;
-  const window = Math.max(0, Math.floor(Math.max(la, lb) / 2) - 1);
-  const ma = new Array<boolean>(la).fill(false);
-  const mb = new Array<boolean>(lb).fill(false);
-  let matches = 0;
-  for (let i = 0; i < la; i++) {
-    const lo = Math.max(0, i - window);
-    const hi = Math.min(lb - 1, i + window);
-    for (let j = lo; j <= hi; j++) {
-      if (mb[j] || a[i] !== b[j]) continue;
-      ma[i] = mb[j] = true;
-      matches++;
-      break;
-    }
-  }
-  if (matches === 0) return 0;
-  let t = 0;
-  for (let i = 0, j = 0; i < la; i++) {
-    if (!ma[i]) continue;
-    while (!mb[j]) j++;
-    if (a[i] !== b[j]) t++;
-    j++;
-  }
-  // Half the transpositions, rounded down: DuckDB (rapidfuzz) halves the count in integer arithmetic,
-  // e.g. DUCAN/DUNCAN is 0.902 there (fuzzy) and would be 0.876 with t / 2.
-  const jaro = (matches / la + matches / lb + (matches - Math.floor(t / 2)) / matches) / 3;
-  if (jaro <= 0.7) return jaro;
-  let prefix = 0;
-  while (prefix < Math.min(4, la, lb) && a[prefix] === b[prefix]) prefix++;
-  return jaro + prefix * 0.1 * (1 - jaro);
-}
+export { jaroWinkler };
 
 /** First-name level. `variants` = nameVariants(input) (nickname-equivalent spellings). */
 export function compareFirst(input: string | null, graph: string | null, variants: readonly string[], graphNickname?: string | null): number {
@@ -152,10 +118,10 @@ export function compareRecord(row: NormalizedRecord, c: CandidateAttributes): Fe
     : emailNear(row, c) ? EMAIL.near : ID.disagree;
   const phone = row.phoneHashes.length === 0 ? ID.missing : has(row.phoneHashes, phones) ? ID.agree : ID.disagree;
   const variants = row.name.first ? nameVariants(row.name.first) : [];
-  const zips = recordZips(row);
+  const zips = localityZips(row);
   let address: number = row.addresses.length === 0 && zips.length === 0 ? ADDR.missing : ADDR.disagree;
   const better = (lvl: number) => { if (lvl !== ADDR.missing && (address === ADDR.missing || address === ADDR.disagree || lvl < address)) address = lvl; };
-  for (const k of row.addressKeys) {
+  for (const k of [...row.addressKeys, ...row.cityAddressKeys]) {
     if (!k) continue;
     for (const a of c.addresses) {
       if (a.key !== k.key) continue;

@@ -6,8 +6,9 @@
  * true record: the row keeps both names plus at least one of dob / email / phone / street address,
  * and the true values of the fields it keeps belong to exactly one graph person.
  *
- * Rates (per row unless said): email 40%, phone 40%, dob 55%; geography: street + ZIP 45%, ZIP
- * only 25%, city + state only 10%, none 20%. Damage: nickname 15% (when the name has one), first-name
+ * Rates (per row unless said): email 40%, phone 40%, dob 55%; geography: street + ZIP 35%, street +
+ * city + state without a ZIP 10% (the city misspelled in a fifth of them), ZIP only 25%, city + state
+ * only 10%, none 20%. Damage: nickname 15% (when the name has one), first-name
  * typo 7%, surname typo 7%, first/last swapped 3%, middle initial inside first_name 4%, case and
  * spacing noise 30%, dob damaged 12% of dobs (day/month swapped, day digit off, year off by one),
  * old address or old ZIP 12% of rows with geography, email typo 8% of emails, phone digit typo 4%
@@ -19,10 +20,10 @@ import type { MatchWarehouse } from './matcher.ts';
 export type Damage =
   | 'nickname' | 'first_typo' | 'last_typo' | 'swap' | 'middle_initial' | 'case_noise'
   | 'dob_day_month' | 'dob_day_digit' | 'dob_year' | 'moved' | 'email_typo' | 'phone_typo'
-  | 'no_street' | 'city_only' | 'no_geography';
+  | 'no_street' | 'no_zip' | 'city_typo' | 'city_only' | 'no_geography';
 
 export const DAMAGE_KINDS: readonly Damage[] = ['nickname', 'first_typo', 'last_typo', 'swap', 'middle_initial', 'case_noise',
-  'dob_day_month', 'dob_day_digit', 'dob_year', 'moved', 'email_typo', 'phone_typo', 'no_street', 'city_only', 'no_geography'];
+  'dob_day_month', 'dob_day_digit', 'dob_year', 'moved', 'email_typo', 'phone_typo', 'no_street', 'no_zip', 'city_typo', 'city_only', 'no_geography'];
 
 export interface HardenedRow {
   record: Record<string, unknown>;
@@ -34,7 +35,11 @@ export interface HardenedRow {
 }
 
 /** The true values behind a row's kept fields (what the oracle counts persons by). */
-interface Truth { i: number; first: string; last: string; dob: string | null; zip: string | null; a1: string | null; email: string | null; phone: string | null }
+interface Truth {
+  i: number; first: string; last: string; dob: string | null; zip: string | null; a1: string | null; email: string | null; phone: string | null;
+  /** City and state of a street address given without its ZIP. */
+  city?: string; state?: string;
+}
 
 const pad2 = (n: number) => String(n).padStart(2, '0');
 
@@ -123,10 +128,17 @@ export async function generateHardenedSet(wh: MatchWarehouse, g: string, n: numb
     const a = moved ? { a1: old.a1, a2: old.a2, city: old.city, state: old.state, zip: old.zip }
       : { a1: p.address_1, a2: p.address_2, city: p.city, state: p.state, zip: p.zip5 };
     if (moved) damage.push('moved');
-    if (geo < 0.45) {
+    if (geo < 0.35) {
       Object.assign(rec, { address_1: title(a.a1), address_2: a.a2, city: title(a.city), state: a.state, zip: a.zip });
       t.a1 = a.a1;
       t.zip = a.zip;
+    } else if (geo < 0.45) {
+      // A street address with city and state but no ZIP (a common CRM export), the city sometimes misspelled.
+      const cityTypo = a.city.length > 4 && r() < 0.2;
+      Object.assign(rec, { address_1: title(a.a1), address_2: a.a2, city: title(cityTypo ? typo(a.city, r) : a.city), state: a.state });
+      Object.assign(t, { a1: a.a1, city: a.city, state: a.state });
+      damage.push('no_zip');
+      if (cityTypo) damage.push('city_typo');
     } else if (geo < 0.7) {
       Object.assign(rec, { zip: a.zip, ...(r() < 0.5 ? { city: title(a.city), state: a.state } : {}) });
       t.zip = a.zip;
@@ -151,13 +163,15 @@ async function oracleUnique(wh: MatchWarehouse, g: string, truths: readonly Trut
   const out: number[] = [];
   for (let s = 0; s < truths.length; s += 2000) {
     const values = truths.slice(s, s + 2000).map((t) =>
-      `(${t.i}, ${sqlStr(t.first)}, ${sqlStr(t.last)}, ${sqlStr(t.dob)}, ${sqlStr(t.zip)}, ${sqlStr(t.a1)}, ${sqlStr(t.email)}, ${sqlStr(t.phone)})`);
+      `(${t.i}, ${sqlStr(t.first)}, ${sqlStr(t.last)}, ${sqlStr(t.dob)}, ${sqlStr(t.zip)}, ${sqlStr(t.a1)}, ${sqlStr(t.email)}, ${sqlStr(t.phone)}, ${sqlStr(t.city ?? null)}, ${sqlStr(t.state ?? null)})`);
     const rows = await wh.query(`
-      WITH t AS (SELECT * FROM (VALUES ${values.join(', ')}) v(i, first, last, dob, zip, a1, email, phone))
+      WITH t AS (SELECT * FROM (VALUES ${values.join(', ')}) v(i, first, last, dob, zip, a1, email, phone, city, state))
       SELECT t.i FROM t JOIN ${g}.persons p ON p.first_name = t.first AND p.last_name = t.last
       WHERE (t.dob IS NULL OR p.dob = t.dob::DATE)
         AND (t.zip IS NULL OR EXISTS (SELECT 1 FROM ${g}.addresses a WHERE a.person_key = p.person_key AND a.zip5 = t.zip
               AND (t.a1 IS NULL OR a.address_1 = t.a1)))
+        AND (t.city IS NULL OR EXISTS (SELECT 1 FROM ${g}.addresses a WHERE a.person_key = p.person_key AND a.city = t.city
+              AND a.state = t.state AND a.address_1 = t.a1))
         AND (t.email IS NULL OR EXISTS (SELECT 1 FROM ${g}.emails e WHERE e.person_key = p.person_key AND e.email = t.email))
         AND (t.phone IS NULL OR EXISTS (SELECT 1 FROM ${g}.phones f WHERE f.person_key = p.person_key AND f.phone = t.phone))
       GROUP BY t.i HAVING count(DISTINCT p.person_key) = 1`);

@@ -7,7 +7,7 @@
  * the whole graph) only adds a candidate, which scoring then rejects.
  */
 import { hash } from 'node:crypto';
-import { recordZips, type NormalizedRecord } from '../normalize/record.ts';
+import { localityZips, recordZips, type NormalizedRecord } from '../normalize/record.ts';
 
 export const KIND = {
   email: 1, phone: 2, address: 3, addressHistory: 4, nameZip: 5, dob: 6, street: 7, dobInitials: 8, fullName: 9,
@@ -28,6 +28,16 @@ export const EMAIL_LOCAL_MIN = 4;
  * would only flood the row with candidates (the "skip common blocks" rule of record linkers).
  */
 export const COMMON_BLOCK_MAX = 64;
+
+/**
+ * A record without a ZIP blocks on name + ZIP in each ZIP of its city (record.ts cityZip5s) only when the
+ * city has at most this many: the name + ZIP blocks are not capped, and a common surname across a city of
+ * a hundred ZIPs would flood the row with candidates. (Its street address is keyed in every ZIP of the city.)
+ */
+export const CITY_NAME_BLOCK_MAX_ZIPS = 20;
+
+/** Whether an address key is a real one (its locality a ZIP5), not a city-keyed one that no graph key can equal. */
+const zipKeyed = (a: { key: string } | null) => a !== null && /\|[0-9]{5}$/.test(a.key);
 
 /**
  * Spatial level: an input house number is "on" a graph street when it lies within the street's
@@ -123,7 +133,9 @@ export function rowKeySources(row: NormalizedRecord): KeySource[] {
   };
   for (const h of row.emailHashes) add(`e:${h}`, KIND.email);
   for (const h of row.phoneHashes) add(`p:${h}`, KIND.phone);
-  for (const a of row.addressKeys) if (a) add(`a:${a.key}`, KIND.address, a.unit);
+  // (An address without a ZIP is keyed by its city's ZIPs instead: the graph keys only ZIP5 localities.)
+  for (const a of row.addressKeys) if (zipKeyed(a)) add(`a:${a!.key}`, KIND.address, a!.unit);
+  for (const a of row.cityAddressKeys) add(`a:${a.key}`, KIND.address, a.unit);
   // Street in ZIP (spatial level only, never a candidate): the unit carries the house number.
   for (const a of row.addressKeys) {
     const st = a ? streetOfKey(a.key) : null;
@@ -143,8 +155,10 @@ export function rowKeySources(row: NormalizedRecord): KeySource[] {
     }
   }
   // Surname + ZIP5, both ways round so a swapped first/last still blocks.
-  // (The locality ZIP of a row without address_1 counts: name + ZIP blocks without a street.)
-  for (const zip of recordZips(row)) {
+  // (The locality ZIP of a row without address_1 counts: name + ZIP blocks without a street; so do the ZIPs
+  // of the city of a row without any ZIP, for a city of at most CITY_NAME_BLOCK_MAX_ZIPS ZIPs.)
+  const zips = recordZips(row).length || row.cityZip5s.length <= CITY_NAME_BLOCK_MAX_ZIPS ? localityZips(row) : [];
+  for (const zip of zips) {
     if (last) add(`n:${last}|${zip}`, KIND.nameZip);
     if (first && first.length > 1) add(`n:${first}|${zip}`, KIND.nameZip);
   }
@@ -169,7 +183,7 @@ export function rowKeySources(row: NormalizedRecord): KeySource[] {
       for (const i of initials) add(`di:${row.dob.iso}|${i}|${last[0]}`, KIND.dobInitials);
       add(`di:${row.dob.iso}|${last[0]}|${first[0]}`, KIND.dobInitials);
     }
-    const strong = row.emailHashes.length > 0 || row.phoneHashes.length > 0 || row.addressKeys.some((a) => a !== null);
+    const strong = row.emailHashes.length > 0 || row.phoneHashes.length > 0 || row.addressKeys.some(zipKeyed) || row.cityAddressKeys.length > 0;
     if (!strong) {
       for (const f of firsts) add(`fl:${f}|${last}`, KIND.fullName);
       if (first.length > 1) add(`fl:${last}|${first}`, KIND.fullName);

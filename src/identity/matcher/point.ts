@@ -12,7 +12,7 @@
  * (candidates.ts): email/phone/address agreement from which blocks hit, names and dob from the JS
  * twins of the SQL comparators; test/matching checks micro-batch/file-path parity.
  */
-import { recordZips, type NormalizedRecord } from '../normalize/record.ts';
+import { localityZips, recordZips, type NormalizedRecord } from '../normalize/record.ts';
 import { nameVariants } from '../normalize/nickname.ts';
 import { compareDob, compareNames, emailLocalNear } from './compare.ts';
 import { KIND, onStreet, rowKeys, type StagedKey } from './keys.ts';
@@ -49,7 +49,7 @@ export async function splitLookup<T>(query: Query, values: readonly T[], ways: n
   return (await Promise.all(parts.map((p) => query(sql(p))))).flat();
 }
 
-/** Distinct ZIP5s of a row's addresses, in address order (the staged `zips`; the first is the spatial ZIP). */
+/** Distinct ZIP5s the row gives, in address order (the first is its spatial ZIP; stage-lines.ts spatialZip). */
 export function rowZips(row: NormalizedRecord): string[] {
   return recordZips(row);
 }
@@ -137,7 +137,7 @@ export async function pointCandidates(query: Query, mx: string, rows: readonly N
   rows.forEach((row, r) => {
     const hits = perRow[r]!;
     if (hits.size === 0) return;
-    const zips = rowZips(row);
+    const zips = localityZips(row);
     const hasEmail = row.emailHashes.length > 0;
     const hasPhone = row.phoneHashes.length > 0;
     const hasAddr = zips.length > 0 || row.addresses.length > 0;

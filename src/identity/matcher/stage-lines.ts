@@ -4,7 +4,7 @@
  * with exactly the code the in-process writer uses.
  */
 import { nameVariants } from '../normalize/nickname.ts';
-import { recordZips, type NormalizedRecord } from '../normalize/record.ts';
+import { localityZips, recordZips, type NormalizedRecord } from '../normalize/record.ts';
 import { k64, rowKeySources, soundex } from './keys.ts';
 
 /** TSV cells cannot carry tabs, newlines, the list separator or backslashes. */
@@ -25,7 +25,10 @@ export interface RowFields {
   hasEmail: boolean;
   hasPhone: boolean;
   hasAddr: boolean;
+  /** Locality ZIP5s, '|'-separated: the record's own, or its city's (localityZips). */
   zips: string;
+  /** The spatial ZIP: the first ZIP5 the record itself gives (never one of its city's), or null. */
+  spatialZip: string | null;
 }
 
 export function rowFields(row: NormalizedRecord, varsOf: (first: string) => string): RowFields {
@@ -38,8 +41,9 @@ export function rowFields(row: NormalizedRecord, varsOf: (first: string) => stri
     dob: row.dob?.iso ?? null,
     hasEmail: row.emailHashes.length > 0,
     hasPhone: row.phoneHashes.length > 0,
-    hasAddr: row.addresses.length > 0 || row.localityZip5 !== null,
-    zips: recordZips(row).join('|'),
+    hasAddr: row.addresses.length > 0 || localityZips(row).length > 0,
+    zips: localityZips(row).join('|'),
+    spatialZip: recordZips(row)[0] ?? null,
   };
 }
 
@@ -77,7 +81,7 @@ export function stageLines(rows: readonly NormalizedRecord[], base: number, dire
         ? `${r}\t${k64(k.s)}\t${NULL}\t${k.kind}\t${n(clean(k.unit))}`
         : `${r}\t${NULL}\t${k.s}\t${k.kind}\t${n(clean(k.unit))}`);
     }
-    out.zips[i] = f.zips ? Number(f.zips.slice(0, 5)) : -1;
+    out.zips[i] = f.spatialZip ? Number(f.spatialZip) : -1;
   });
   return out;
 }

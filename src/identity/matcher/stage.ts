@@ -58,7 +58,7 @@ export function stageRows(rows: readonly NormalizedRecord[]): StagedFile {
   const keySrc = `(VALUES ${keyValues.join(', ') || `(-1, 0, NULL, 0, NULL)`}) t(r, k, s, kind, unit)`;
   return {
     rowSql: wrapRows(rowSrc), keySql: wrapKeys(keySrc), keyCount, rowCount: rows.length, directCount: 0,
-    firstZip: (r) => fields[r]?.zips.slice(0, 5) || null,
+    firstZip: (r) => fields[r]?.spatialZip ?? null,
     firstName: (r) => fields[r]?.first ?? null, lastName: (r) => fields[r]?.last ?? null, cleanup: () => {},
   };
 }

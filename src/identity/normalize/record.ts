@@ -5,7 +5,8 @@
  */
 import type { CountryCode } from 'libphonenumber-js';
 import type { RefDir } from '../reference-data.ts';
-import { addressKey, normalizeAddress, type AddressKey, type NormalizedAddress } from './address/address.ts';
+import { addressKey, normalizeAddress, normalizeCity, type AddressKey, type NormalizedAddress } from './address/address.ts';
+import { cityZip5s } from './address/city-zips.ts';
 import { addressesFromInput, scalarText } from './address/input.ts';
 import { parseDob, type Dob } from './dob.ts';
 import { emailMatchKey, emailSha256, normalizeEmail } from './email.ts';
@@ -14,6 +15,7 @@ import { normalizeSha256 } from './hash.ts';
 import { canonicalName } from './name.ts';
 import { canonicalGivenNames } from './nickname.ts';
 import { normalizePhone, phoneSha256 } from './phone.ts';
+import { normalizeState } from './state.ts';
 import type { FieldWarning, Normalized } from './types.ts';
 import { normalizeZip } from './zip.ts';
 
@@ -59,6 +61,13 @@ export interface NormalizedRecord {
    * address, but a locality the matcher blocks and scores on (name + ZIP, ZIP agreement).
    */
   localityZip5: string | null;
+  /**
+   * A record without any ZIP5 that names its city and state (an address's, or the top-level city and state):
+   * that city's ZIP5s (address/city-zips.ts), its locality instead of a ZIP. Empty when it has a ZIP.
+   */
+  cityZip5s: readonly string[];
+  /** Blocking keys of the record's ZIP-less street addresses, one per ZIP5 of their city (address keys need a ZIP). */
+  cityAddressKeys: AddressKey[];
   dob: Dob | null;
   /** The iag_person_id as given (trimmed); verify with decodeGraphPersonId before trusting it. */
   iagPersonId: string | null;
@@ -197,6 +206,8 @@ export function normalizeMatchInput(input: unknown, opts: NormalizeOptions = {})
     if (zipRaw) localityZip5 = take('zip', normalizeZip(zipRaw), warnings)?.zip5 ?? null;
   }
 
+  const city = cityLocality(rec, addresses, localityZip5, opts.referenceDir);
+
   const dobRaw = str(rec, 'dob');
   const dob = dobRaw ? take('dob', parseDob(dobRaw, opts.today), warnings) : null;
 
@@ -216,10 +227,42 @@ export function normalizeMatchInput(input: unknown, opts: NormalizeOptions = {})
     addresses,
     addressKeys: addresses.map(addressKey),
     localityZip5,
+    cityZip5s: city.zips,
+    cityAddressKeys: city.keys,
     dob,
     iagPersonId: iagPersonIdOf(rec),
     warnings,
   };
+}
+
+/**
+ * The city locality of a record that has no ZIP5 anywhere: the ZIPs of its addresses' cities (or of the
+ * top-level city and state when it has no address_1) and its street addresses keyed in each of them.
+ */
+function cityLocality(rec: Record<string, unknown>, addresses: readonly NormalizedAddress[], localityZip5: string | null, dir: RefDir | undefined) {
+  const zips = new Set<string>();
+  const keys: AddressKey[] = [];
+  if (localityZip5 !== null || addresses.some((a) => a.zip5 !== null)) return { zips: [...zips], keys };
+  for (const a of addresses) {
+    const cityZips = cityZip5s(a.city, a.state, dir);
+    for (const zip5 of cityZips) {
+      zips.add(zip5);
+      const k = addressKey({ ...a, zip5 });
+      if (k) keys.push(k);
+    }
+  }
+  if (addresses.length === 0) {
+    const state = str(rec, 'state');
+    const city = str(rec, 'city');
+    if (city && state) for (const zip5 of cityZip5s(normalizeCity(city), normalizeState(state).value, dir)) zips.add(zip5);
+  }
+  return { zips: [...zips], keys };
+}
+
+/** The record's locality ZIP5s: its own (recordZips), or without any, its city's (cityZip5s). */
+export function localityZips(row: Pick<NormalizedRecord, 'addresses' | 'localityZip5' | 'cityZip5s'>): readonly string[] {
+  const own = recordZips(row);
+  return own.length ? own : row.cityZip5s;
 }
 
 /** Distinct ZIP5s of a record: its addresses' in order, then its locality ZIP (the first is its spatial ZIP). */

@@ -48,7 +48,7 @@ export function addressesFromInput(record: Record<string, unknown>): {
     warnings.push({
       field: 'address_1',
       code: 'address_1_missing',
-      message: 'address fields were given without address_1; only the ZIP is used for matching',
+      message: 'address fields were given without address_1; only the ZIP (without a ZIP, the city and state) is used for matching',
     });
   }
 
