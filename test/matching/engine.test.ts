@@ -201,23 +201,25 @@ describe('engine internals', () => {
   });
 
 
-  it('a street with city and state but no ZIP is found through the city\'s ZIPs (name_address, both paths); a made-up street there is not', async () => {
+  it('a street with city and state but no ZIP, or a ZIP not of that city, is found through the city\'s ZIPs (name_address, both paths); a made-up street there is not', async () => {
     const city = { address_1: title(p.address_1), city: title(p.city), state: p.state };
     const typoCity = { ...city, city: title(p.city).length > 5 ? `${title(p.city).slice(0, -2)}${title(p.city).slice(-1)}` : title(p.city) };
     const recs = [
       { ...name(), ...city },
       { ...name(), ...typoCity },
       { ...name(), city: title(p.city), state: p.state, dob: p.dobs }, // city only: a locality agreement beside name + dob
+      { ...name(), ...city, zip: `${(Number(p.zip5[0]) + 5) % 10}${p.zip5.slice(1)}` }, // a ZIP that is not the city's
       { first_name: 'Nobody', last_name: 'Knownhere', address_1: '98765 Nowhere Rd', city: title(p.city), state: p.state },
     ];
     const point = await match(recs);
-    expect(point.slice(0, 3).map((r) => [r.matchLevel, r.matchType, r.personKey])).toEqual([
-      ['I', 'name_address', BigInt(p.person_key)], ['I', 'name_address', BigInt(p.person_key)], ['I', 'name_dob', BigInt(p.person_key)]]);
-    expect(point[3]!.matchLevel).toBeNull();
+    expect(point.slice(0, 4).map((r) => [r.matchLevel, r.matchType, r.personKey])).toEqual([
+      ['I', 'name_address', BigInt(p.person_key)], ['I', 'name_address', BigInt(p.person_key)], ['I', 'name_dob', BigInt(p.person_key)],
+      ['I', 'name_address', BigInt(p.person_key)]]);
+    expect(point[4]!.matchLevel).toBeNull();
     // without the city the street alone says nothing (no ZIP, no locality): not matched at I
     expect((await match([{ ...name(), address_1: title(p.address_1) }]))[0]!.matchLevel).not.toBe('I');
     const many = await match(Array.from({ length: 2001 }, (_, i) => recs[i % recs.length]!));
-    expect(many.slice(0, 4)).toEqual(point.map((r, i) => ({ ...r, rowId: String(i + 1) })));
+    expect(many.slice(0, 5)).toEqual(point.map((r, i) => ({ ...r, rowId: String(i + 1) })));
   });
   it('micro-batch and file path agree on the hardened set (one-typo emails, surname typos, rows without geography)', async () => {
     const set = await generateHardenedSet(g.warehouse, 'graph', 2100, 7);

@@ -6,7 +6,8 @@
  * true record: the row keeps both names plus at least one of dob / email / phone / street address,
  * and the true values of the fields it keeps belong to exactly one graph person.
  *
- * Rates (per row unless said): email 40%, phone 40%, dob 55%; geography: street + ZIP 35%, street +
+ * Rates (per row unless said): email 40%, phone 40%, dob 55%; geography: street + ZIP 35% (one of its
+ * last three digits mistyped in a tenth of them), street +
  * city + state without a ZIP 10% (the city misspelled in a fifth of them), ZIP only 25%, city + state
  * only 10%, none 20%. Damage: nickname 15% (when the name has one), first-name
  * typo 7%, surname typo 7%, first/last swapped 3%, middle initial inside first_name 4%, case and
@@ -20,10 +21,10 @@ import type { MatchWarehouse } from './matcher.ts';
 export type Damage =
   | 'nickname' | 'first_typo' | 'last_typo' | 'swap' | 'middle_initial' | 'case_noise'
   | 'dob_day_month' | 'dob_day_digit' | 'dob_year' | 'moved' | 'email_typo' | 'phone_typo'
-  | 'no_street' | 'no_zip' | 'city_typo' | 'city_only' | 'no_geography';
+  | 'zip_typo' | 'no_street' | 'no_zip' | 'city_typo' | 'city_only' | 'no_geography';
 
 export const DAMAGE_KINDS: readonly Damage[] = ['nickname', 'first_typo', 'last_typo', 'swap', 'middle_initial', 'case_noise',
-  'dob_day_month', 'dob_day_digit', 'dob_year', 'moved', 'email_typo', 'phone_typo', 'no_street', 'no_zip', 'city_typo', 'city_only', 'no_geography'];
+  'dob_day_month', 'dob_day_digit', 'dob_year', 'moved', 'email_typo', 'phone_typo', 'zip_typo', 'no_street', 'no_zip', 'city_typo', 'city_only', 'no_geography'];
 
 export interface HardenedRow {
   record: Record<string, unknown>;
@@ -65,6 +66,11 @@ function emailTypo(e: string, r: () => number): string {
 function phoneTypo(p: string, r: () => number): string {
   const i = 5 + Math.floor(r() * (p.length - 5));
   return p.slice(0, i) + String((Number(p[i]) + 1 + Math.floor(r() * 8)) % 10) + p.slice(i + 1);
+}
+
+function zipTypo(zip: string, r: () => number): string {
+  const i = 2 + Math.floor(r() * 3);
+  return zip.slice(0, i) + String((Number(zip[i]) + 1 + Math.floor(r() * 8)) % 10) + zip.slice(i + 1);
 }
 
 const noise = (s: string, r: () => number) => (r() < 0.5 ? s.toUpperCase() : ` ${s.toLowerCase()}  `);
@@ -129,9 +135,12 @@ export async function generateHardenedSet(wh: MatchWarehouse, g: string, n: numb
       : { a1: p.address_1, a2: p.address_2, city: p.city, state: p.state, zip: p.zip5 };
     if (moved) damage.push('moved');
     if (geo < 0.35) {
-      Object.assign(rec, { address_1: title(a.a1), address_2: a.a2, city: title(a.city), state: a.state, zip: a.zip });
+      // A tenth of these with one ZIP digit mistyped (the street and city right).
+      const zip = r() < 0.1 ? zipTypo(a.zip, r) : a.zip;
+      Object.assign(rec, { address_1: title(a.a1), address_2: a.a2, city: title(a.city), state: a.state, zip });
       t.a1 = a.a1;
       t.zip = a.zip;
+      if (zip !== a.zip) damage.push('zip_typo');
     } else if (geo < 0.45) {
       // A street address with city and state but no ZIP (a common CRM export), the city sometimes misspelled.
       const cityTypo = a.city.length > 4 && r() < 0.2;

@@ -30,7 +30,7 @@ export const EMAIL_LOCAL_MIN = 4;
 export const COMMON_BLOCK_MAX = 64;
 
 /**
- * A record without a ZIP blocks on name + ZIP in each ZIP of its city (record.ts cityZip5s) only when the
+ * A record without a ZIP (or with one that is not its city's) blocks on name + ZIP in each ZIP of its city (record.ts cityZip5s) only when the
  * city has at most this many: the name + ZIP blocks are not capped, and a common surname across a city of
  * a hundred ZIPs would flood the row with candidates. (Its street address is keyed in every ZIP of the city.)
  */
@@ -157,7 +157,7 @@ export function rowKeySources(row: NormalizedRecord): KeySource[] {
   // Surname + ZIP5, both ways round so a swapped first/last still blocks.
   // (The locality ZIP of a row without address_1 counts: name + ZIP blocks without a street; so do the ZIPs
   // of the city of a row without any ZIP, for a city of at most CITY_NAME_BLOCK_MAX_ZIPS ZIPs.)
-  const zips = recordZips(row).length || row.cityZip5s.length <= CITY_NAME_BLOCK_MAX_ZIPS ? localityZips(row) : [];
+  const zips = row.cityZip5s.length <= CITY_NAME_BLOCK_MAX_ZIPS ? localityZips(row) : recordZips(row);
   for (const zip of zips) {
     if (last) add(`n:${last}|${zip}`, KIND.nameZip);
     if (first && first.length > 1) add(`n:${first}|${zip}`, KIND.nameZip);

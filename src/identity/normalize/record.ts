@@ -62,11 +62,12 @@ export interface NormalizedRecord {
    */
   localityZip5: string | null;
   /**
-   * A record without any ZIP5 that names its city and state (an address's, or the top-level city and state):
-   * that city's ZIP5s (address/city-zips.ts), its locality instead of a ZIP. Empty when it has a ZIP.
+   * The ZIP5s of the city and state the record names (an address's, or the top-level city and state;
+   * address/city-zips.ts) when it gives no ZIP5, or a ZIP5 that is not one of that city's (a mistyped ZIP):
+   * its locality beside its own ZIPs, if any. Its own ZIPs are not repeated; empty when its ZIP fits its city.
    */
   cityZip5s: readonly string[];
-  /** Blocking keys of the record's ZIP-less street addresses, one per ZIP5 of their city (address keys need a ZIP). */
+  /** Blocking keys of those street addresses in each ZIP5 of their city but their own (address keys need a ZIP). */
   cityAddressKeys: AddressKey[];
   dob: Dob | null;
   /** The iag_person_id as given (trimmed); verify with decodeGraphPersonId before trusting it. */
@@ -242,31 +243,36 @@ export function normalizeMatchInput(input: unknown, opts: NormalizeOptions = {})
 function cityLocality(rec: Record<string, unknown>, addresses: readonly NormalizedAddress[], localityZip5: string | null, dir: RefDir | undefined) {
   const zips = new Set<string>();
   const keys: AddressKey[] = [];
-  if (localityZip5 !== null || addresses.some((a) => a.zip5 !== null)) return { zips: [...zips], keys };
-  for (const a of addresses) {
-    const cityZips = cityZip5s(a.city, a.state, dir);
+  const own = new Set(recordZips({ addresses, localityZip5 }));
+  const add = (cityZips: readonly string[], a: NormalizedAddress | null) => {
     for (const zip5 of cityZips) {
-      zips.add(zip5);
-      const k = addressKey({ ...a, zip5 });
+      if (!own.has(zip5)) zips.add(zip5);
+      const k = a && zip5 !== a.zip5 ? addressKey({ ...a, zip5 }) : null;
       if (k) keys.push(k);
     }
+  };
+  for (const a of addresses) {
+    const cityZips = cityZip5s(a.city, a.state, dir);
+    // No ZIP, or a ZIP that is not one of its city's (a mistyped ZIP, or a city the ZIP does not name).
+    if (a.zip5 === null || (cityZips.length && !cityZips.includes(a.zip5))) add(cityZips, a);
   }
   if (addresses.length === 0) {
     const state = str(rec, 'state');
     const city = str(rec, 'city');
-    if (city && state) for (const zip5 of cityZip5s(normalizeCity(city), normalizeState(state).value, dir)) zips.add(zip5);
+    const cityZips = city && state ? cityZip5s(normalizeCity(city), normalizeState(state).value, dir) : [];
+    if (localityZip5 === null || !cityZips.includes(localityZip5)) add(cityZips, null);
   }
   return { zips: [...zips], keys };
 }
 
-/** The record's locality ZIP5s: its own (recordZips), or without any, its city's (cityZip5s). */
+/** The record's locality ZIP5s: its own (recordZips), then its city's where they differ (cityZip5s). */
 export function localityZips(row: Pick<NormalizedRecord, 'addresses' | 'localityZip5' | 'cityZip5s'>): readonly string[] {
   const own = recordZips(row);
-  return own.length ? own : row.cityZip5s;
+  return row.cityZip5s.length ? [...own, ...row.cityZip5s] : own;
 }
 
 /** Distinct ZIP5s of a record: its addresses' in order, then its locality ZIP (the first is its spatial ZIP). */
-export function recordZips(row: Pick<NormalizedRecord, 'addresses' | 'localityZip5'>): string[] {
+export function recordZips(row: { readonly addresses: readonly NormalizedAddress[]; readonly localityZip5: string | null }): string[] {
   const out = new Set<string>();
   for (const a of row.addresses) if (a.zip5) out.add(a.zip5);
   if (row.localityZip5) out.add(row.localityZip5);

@@ -44,12 +44,24 @@ describe('a record without a ZIP gets its city as its locality', () => {
     expect(localityZips(r)).toHaveLength(r.cityZip5s.length);
   });
 
-  it('a record with a ZIP keeps its ZIP; an unknown city adds nothing', () => {
-    const withZip = normalizeMatchInput({ first_name: 'Ann', last_name: 'Lee', address_1: '12 Main St', city: 'Bozeman', state: 'MT', zip: '59714' });
-    expect([withZip.cityZip5s, withZip.cityAddressKeys, localityZips(withZip)]).toEqual([[], [], ['59714']]);
-    const zipOnly = normalizeMatchInput({ first_name: 'Ann', last_name: 'Lee', city: 'Bozeman', state: 'MT', zip: '59714' });
-    expect(localityZips(zipOnly)).toEqual(['59714']);
+  it('a record whose ZIP is its city\'s keeps its ZIP alone; an unknown city adds nothing', () => {
+    const withZip = normalizeMatchInput({ first_name: 'Ann', last_name: 'Lee', address_1: '12 Main St', city: 'Bozeman', state: 'MT', zip: '59718' });
+    expect([withZip.cityZip5s, withZip.cityAddressKeys, localityZips(withZip)]).toEqual([[], [], ['59718']]);
+    const zipOnly = normalizeMatchInput({ first_name: 'Ann', last_name: 'Lee', zip: '59718' });
+    expect(localityZips(zipOnly)).toEqual(['59718']);
     const unknown = normalizeMatchInput({ first_name: 'Ann', last_name: 'Lee', address_1: '12 Main St', city: 'Nowhereville', state: 'MT' });
     expect([unknown.cityZip5s, unknown.cityAddressKeys]).toEqual([[], []]);
+  });
+
+  it('a ZIP that is not its city\'s (a mistyped ZIP) adds the city\'s ZIPs after its own, the street keyed in them too', () => {
+    const r = normalizeMatchInput({ first_name: 'Ann', last_name: 'Lee', address_1: '12 Main St', city: 'Bozeman', state: 'MT', zip: '59714' });
+    expect(r.cityZip5s).toEqual(['59715', '59718']);
+    expect(r.cityAddressKeys).toEqual([{ key: '12|MAIN|59715', unit: null }, { key: '12|MAIN|59718', unit: null }]);
+    expect(localityZips(r)).toEqual(['59714', '59715', '59718']);
+    expect(rowKeySources(r).filter((k) => k.kind === KIND.address).map((k) => k.s)).toEqual(['a:12|MAIN|59714', 'a:12|MAIN|59715', 'a:12|MAIN|59718']);
+    // the spatial street keys stay in the ZIP the row gave
+    expect(rowKeySources(r).filter((k) => k.kind === KIND.street).map((k) => k.s)).toEqual(['st:MAIN|59714']);
+    const locality = normalizeMatchInput({ first_name: 'Ann', last_name: 'Lee', city: 'Bozeman', state: 'MT', zip: '59714' });
+    expect([locality.cityZip5s, localityZips(locality)]).toEqual([['59715', '59718'], ['59714', '59715', '59718']]);
   });
 });
