@@ -155,14 +155,14 @@ describe('matchBatch levels and types', () => {
     const warmed = createMatcher({ warehouse: g.warehouse, indexPath: g.indexPath });
     const w = await warmed.warm({ keys: 1000, persons: 500 });
     const [{ n }] = await q(`SELECT count(*) AS n FROM graph.persons`);
-    expect(w.residentPersons).toMatchObject({ persons: Number(n), bytes: Number(n) * 44 });
+    expect(w.residentPersons).toMatchObject({ persons: Number(n), bytes: Number(n) * 48 });
     for (let i = 0; i < rows.length; i += 100) {
       const batch = rows.slice(i, i + 100);
       expect(await warmed.matchBatch(batch, ALL)).toEqual(await cold.matchBatch(batch, ALL));
     }
     // without it (residentPersons: false), or when it would not fit the allowance, nothing is loaded
     expect((await createMatcher({ warehouse: g.warehouse, indexPath: g.indexPath }).warm({ keys: 10, persons: 10, residentPersons: false })).residentPersons).toBeUndefined();
-    const small = await createMatcher({ warehouse: g.warehouse, indexPath: g.indexPath }).warm({ keys: 10, persons: 10, residentMaxBytes: Number(n) * 44 - 1 });
+    const small = await createMatcher({ warehouse: g.warehouse, indexPath: g.indexPath }).warm({ keys: 10, persons: 10, residentMaxBytes: Number(n) * 48 - 1 });
     expect([small.keys, small.residentPersons]).toEqual([10, undefined]);
   });
 
@@ -221,6 +221,24 @@ describe('engine internals', () => {
     const many = await match(Array.from({ length: 2001 }, (_, i) => recs[i % recs.length]!));
     expect(many.slice(0, 5)).toEqual(point.map((r, i) => ({ ...r, rowId: String(i + 1) })));
   });
+  it('a misspelled street with the right house number and ZIP is the address beside the full name (house level), never alone', async () => {
+    const words = String(p.address_1).split(' ');
+    let at = 1;
+    for (let i = 2; i < words.length; i++) if (words[i]!.length > words[at]!.length) at = i;
+    words[at] = `${words[at]}X`;
+    const misspelled = { address_1: title(words.join(' ')), zip: p.zip5 };
+    const recs = [
+      { ...name(), ...misspelled },
+      { first_name: 'Nobody', last_name: title(p.last_name), ...misspelled }, // surname only: not the person
+      { ...name(), ...misspelled, address_1: `${Number(String(p.address_1).split(' ')[0]) + 2} ${words.slice(1).join(' ')}` }, // another number
+    ];
+    const point = await match(recs);
+    expect(point.map((r) => [r.matchLevel, r.matchType])).toEqual([['I', 'name_address'], [null, null], [null, null]]);
+    expect(point[0]!.personKey).toBe(BigInt(p.person_key));
+    const many = await match(Array.from({ length: 2001 }, (_, i) => recs[i % recs.length]!));
+    expect(many.slice(0, 3)).toEqual(point.map((r, i) => ({ ...r, rowId: String(i + 1) })));
+  });
+
   it('micro-batch and file path agree on the hardened set (one-typo emails, surname typos, rows without geography)', async () => {
     const set = await generateHardenedSet(g.warehouse, 'graph', 2100, 7);
     const rows = set.map((s, i) => normalizeMatchInput(s.record, { position: i + 1 }));

@@ -70,7 +70,8 @@ export function candidateSql(p: CandidateSqlParts): string {
       CASE WHEN c.email_hit THEN ${ID.agree} WHEN c.email_near THEN ${EMAIL.near} WHEN i.has_email THEN ${ID.disagree} ELSE ${ID.missing} END AS f_email,
       CASE WHEN c.phone_hit THEN ${ID.agree} WHEN i.has_phone THEN ${ID.disagree} ELSE ${ID.missing} END AS f_phone,
       CASE c.addr_hit WHEN 3 THEN ${ADDR.unit} WHEN 2 THEN ${ADDR.street} WHEN 1 THEN ${ADDR.history}
-        ELSE CASE WHEN list_contains(i.zip5s, p.zip5) THEN ${ADDR.zip} WHEN i.has_addr THEN ${ADDR.disagree} ELSE ${ADDR.missing} END END AS f_address,
+        ELSE CASE WHEN list_contains(i.house_zips, p.zip5 || ':' || p.house) THEN ${ADDR.house}
+          WHEN list_contains(i.zip5s, p.zip5) THEN ${ADDR.zip} WHEN i.has_addr THEN ${ADDR.disagree} ELSE ${ADDR.missing} END END AS f_address,
       ${dobSql('i.dob', 'p.dob')} AS f_dob,
       ${firstSql('i.first', 'p.first_name', 'i.first_vars', 'p.nickname')} AS fs1,
       ${lastSql('i.last', 'p.last_name', 'i.last_sx', 'p.last_sx')} AS ls1,

@@ -7,7 +7,7 @@
 import { nameVariants } from '../normalize/nickname.ts';
 import { jaroWinkler } from '../normalize/similarity.ts';
 import { localityZips, type NormalizedRecord } from '../normalize/record.ts';
-import { EMAIL_LOCAL_MIN, soundex } from './keys.ts';
+import { EMAIL_LOCAL_MIN, houseZipOf, rowHouseZips, soundex } from './keys.ts';
 import { nameWeight } from './model.ts';
 import { ADDR, DOB, EMAIL, FIRST, ID, LAST, type CandidateAttributes, type Features } from './types.ts';
 
@@ -111,6 +111,15 @@ function emailNear(row: NormalizedRecord, c: CandidateAttributes): boolean {
   });
 }
 
+/**
+ * m_person.house of a candidate, as match-index.ts computes it: the lexicographically least house number of its
+ * current addresses in its ZIP, as "<zip5>:<house>" (houseZipOf), or null.
+ */
+function currentHouseZip(c: CandidateAttributes): string | null {
+  const houses = c.addresses.filter((a) => a.isCurrent).map((a) => houseZipOf(a.key)).filter((h) => h !== null && h.startsWith(`${c.zip5}:`));
+  return houses.length ? houses.sort()[0]! : null;
+}
+
 export function compareRecord(row: NormalizedRecord, c: CandidateAttributes): Features {
   const emails = new Set(c.emailHashes);
   const phones = new Set(c.phoneHashes);
@@ -128,7 +137,11 @@ export function compareRecord(row: NormalizedRecord, c: CandidateAttributes): Fe
       better(!a.isCurrent ? ADDR.history : (a.unit ?? '') === (k.unit ?? '') ? ADDR.unit : ADDR.street);
     }
   }
-  if (address === ADDR.disagree && c.zip5 && zips.includes(c.zip5)) address = ADDR.zip;
+  if (address === ADDR.disagree && c.zip5) {
+    const house = currentHouseZip(c);
+    if (house !== null && rowHouseZips(row).includes(house)) address = ADDR.house;
+    else if (zips.includes(c.zip5)) address = ADDR.zip;
+  }
   return { email, phone, ...compareNames(row, variants, c), dob: compareDob(row.dob?.iso ?? null, c.dob), address };
 }
 

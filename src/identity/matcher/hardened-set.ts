@@ -7,7 +7,7 @@
  * and the true values of the fields it keeps belong to exactly one graph person.
  *
  * Rates (per row unless said): email 40%, phone 40%, dob 55%; geography: street + ZIP 35% (one of its
- * last three digits mistyped in a tenth of them), street +
+ * last three ZIP digits mistyped in a tenth of them, the street name misspelled in a tenth), street +
  * city + state without a ZIP 10% (the city misspelled in a fifth of them), ZIP only 25%, city + state
  * only 10%, none 20%. Damage: nickname 15% (when the name has one), first-name
  * typo 7%, surname typo 7%, first/last swapped 3%, middle initial inside first_name 4%, case and
@@ -21,10 +21,10 @@ import type { MatchWarehouse } from './matcher.ts';
 export type Damage =
   | 'nickname' | 'first_typo' | 'last_typo' | 'swap' | 'middle_initial' | 'case_noise'
   | 'dob_day_month' | 'dob_day_digit' | 'dob_year' | 'moved' | 'email_typo' | 'phone_typo'
-  | 'zip_typo' | 'no_street' | 'no_zip' | 'city_typo' | 'city_only' | 'no_geography';
+  | 'zip_typo' | 'street_typo' | 'no_street' | 'no_zip' | 'city_typo' | 'city_only' | 'no_geography';
 
 export const DAMAGE_KINDS: readonly Damage[] = ['nickname', 'first_typo', 'last_typo', 'swap', 'middle_initial', 'case_noise',
-  'dob_day_month', 'dob_day_digit', 'dob_year', 'moved', 'email_typo', 'phone_typo', 'zip_typo', 'no_street', 'no_zip', 'city_typo', 'city_only', 'no_geography'];
+  'dob_day_month', 'dob_day_digit', 'dob_year', 'moved', 'email_typo', 'phone_typo', 'zip_typo', 'street_typo', 'no_street', 'no_zip', 'city_typo', 'city_only', 'no_geography'];
 
 export interface HardenedRow {
   record: Record<string, unknown>;
@@ -71,6 +71,17 @@ function phoneTypo(p: string, r: () => number): string {
 function zipTypo(zip: string, r: () => number): string {
   const i = 2 + Math.floor(r() * 3);
   return zip.slice(0, i) + String((Number(zip[i]) + 1 + Math.floor(r() * 8)) % 10) + zip.slice(i + 1);
+}
+
+/** A typo in the longest word of the street name ("12 MAPLE AVE" -> "12 MAPEL AVE"); a PO box or a one-word line stays. */
+function streetTypo(a1: string, r: () => number): string {
+  const words = a1.split(' ');
+  if (words.length < 2 || !/^[0-9]/.test(words[0]!) || words[0] === 'PO') return a1;
+  let at = 1;
+  for (let i = 2; i < words.length; i++) if (words[i]!.length > words[at]!.length) at = i;
+  if (words[at]!.length < 4) return a1;
+  words[at] = typo(words[at]!, r).toUpperCase();
+  return words.join(' ');
 }
 
 const noise = (s: string, r: () => number) => (r() < 0.5 ? s.toUpperCase() : ` ${s.toLowerCase()}  `);
@@ -135,12 +146,14 @@ export async function generateHardenedSet(wh: MatchWarehouse, g: string, n: numb
       : { a1: p.address_1, a2: p.address_2, city: p.city, state: p.state, zip: p.zip5 };
     if (moved) damage.push('moved');
     if (geo < 0.35) {
-      // A tenth of these with one ZIP digit mistyped (the street and city right).
+      // A tenth of these with one ZIP digit mistyped (the street and city right), a tenth with the street misspelled.
       const zip = r() < 0.1 ? zipTypo(a.zip, r) : a.zip;
-      Object.assign(rec, { address_1: title(a.a1), address_2: a.a2, city: title(a.city), state: a.state, zip });
+      const a1 = r() < 0.1 ? streetTypo(a.a1, r) : a.a1;
+      Object.assign(rec, { address_1: title(a1), address_2: a.a2, city: title(a.city), state: a.state, zip });
       t.a1 = a.a1;
       t.zip = a.zip;
       if (zip !== a.zip) damage.push('zip_typo');
+      if (a1 !== a.a1) damage.push('street_typo');
     } else if (geo < 0.45) {
       // A street address with city and state but no ZIP (a common CRM export), the city sometimes misspelled.
       const cityTypo = a.city.length > 4 && r() < 0.2;

@@ -40,6 +40,28 @@ export const CITY_NAME_BLOCK_MAX_ZIPS = 20;
 const zipKeyed = (a: { key: string } | null) => a !== null && /\|[0-9]{5}$/.test(a.key);
 
 /**
+ * The `house` address level's value of an address key: "<zip5>:<house number>" (the leading digits of its
+ * house part), or null for a PO box, a key without a ZIP5 or without a number. m_person.house is the same
+ * number of the person's current address (match-index.ts).
+ */
+export function houseZipOf(key: string): string | null {
+  const [house, , locality] = key.split('|') as [string, string | undefined, string | undefined];
+  if (house === 'POBOX' || !locality || !/^[0-9]{5}$/.test(locality)) return null;
+  const m = /^[0-9]+/.exec(house);
+  return m ? `${locality}:${m[0]}` : null;
+}
+
+/** The row's "<zip5>:<house>" values (houseZipOf of its address keys, the city-keyed ones too), distinct. */
+export function rowHouseZips(row: NormalizedRecord): string[] {
+  const out = new Set<string>();
+  for (const a of [...row.addressKeys, ...row.cityAddressKeys]) {
+    const h = a ? houseZipOf(a.key) : null;
+    if (h) out.add(h);
+  }
+  return [...out];
+}
+
+/**
  * Spatial level: an input house number is "on" a graph street when it lies within the street's
  * numbered range (lowest to highest current residence in that ZIP) widened by this much each way.
  */

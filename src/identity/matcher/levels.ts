@@ -82,12 +82,14 @@ export function individualType(c: Pick<ScoredCandidate, 'features' | 'probabilit
   // near is high (a shared local part is rare between random persons), so the name is what keeps a stranger whose
   // local part another person also uses (JOHN SMITH's jsmith1987 vs JON SMYTH's) from I.
   const near = f.email === EMAIL.near && (f.first === FIRST.exact || f.first === FIRST.nickname) && f.last === LAST.exact;
-  const others = Number(digital(f) || near) + Number(addrCurrent(f) || hist) + Number(dob);
+  // The house number + ZIP of the current address with the street spelled otherwise: the address, beside the name.
+  const house = f.address === ADDR.house && firstAgrees(f) && lastAgrees(f);
+  const others = Number(digital(f) || near) + Number(addrCurrent(f) || hist || house) + Number(dob);
   if (name || partialName) {
     if (others < (name ? 1 : 2)) return null;
     if (email || (near && !phone)) return 'email+name';
     if (phone) return 'phone+name';
-    if (addrCurrent(f)) return 'name_address';
+    if (addrCurrent(f) || house) return 'name_address';
     if (hist) return 'address_history';
     return 'name_dob';
   }

@@ -31,9 +31,10 @@ import { createPackedAttrs } from './attr-pack.ts';
  * 9: m_attr packed (attr-pack.ts): dictionary codes in 64-bit words, m_attr_layout, m_attr_dict_<column>.
  * 10: blocks el: (email local part), ed: (email domain + full name, local part as unit), dp: (dob + surname
  * Soundex); m_person.last_sx (the surname's Soundex, for the phonetic level).
+ * 11: m_person.house (the house number of the current address: the `house` address level, a misspelled street).
  * (7 and 8 named unreleased block-key attempts of decision 045; skipped so no stray file of theirs is read.)
  */
-export const MATCH_INDEX_VERSION = 10;
+export const MATCH_INDEX_VERSION = 11;
 
 export function matchIndexPath(releaseFile: string): string {
   return releaseFile.replace(/\.duckdb$/, '') + `.match-v${MATCH_INDEX_VERSION}.duckdb`;
@@ -170,10 +171,16 @@ export async function buildMatchIndex(releaseFile: string, o: BuildMatchIndexOpt
     // The street keys again, alone: the file path joins a file's street keys against this small table
     // instead of scanning m_key a second time.
     await run(`CREATE TABLE m_street AS SELECT ${K64_SQL(`'st:' || street`)} AS k, person_key, unit FROM street_anchor ORDER BY k`);
+    // house: the leading number of the current address in the person's ZIP (keys.ts houseNumberOf), for the `house`
+    // address level (the row's house number and ZIP agree, its street is spelled otherwise).
     await createPointFetchTable('m_person', `
       SELECT p.person_key, p.household_key, min(p.person_key) OVER (PARTITION BY p.household_key) AS hh_ref,
-        p.first_name, p.middle_name, p.last_name, s.sx AS last_sx, p.nickname, p.dob, p.zip5, p.work_zip5
-      FROM g.persons p LEFT JOIN surname_sx s USING (last_name) ORDER BY p.person_key`);
+        p.first_name, p.middle_name, p.last_name, s.sx AS last_sx, p.nickname, p.dob, p.zip5, p.work_zip5, h.house
+      FROM g.persons p LEFT JOIN surname_sx s USING (last_name)
+      LEFT JOIN (SELECT person_key, zip5, min(nullif(regexp_extract(split_part(akey, '|', 1), '^[0-9]+'), '')) AS house FROM addr
+                 WHERE is_current AND akey IS NOT NULL AND NOT starts_with(akey, 'POBOX|') GROUP BY person_key, zip5) h
+        ON h.person_key = p.person_key AND h.zip5 = p.zip5
+      ORDER BY p.person_key`);
     // Enrichment attributes of matched persons (POST /v1/match): every persons column in key order with an
     // ART on person_key (an index scan), low-cardinality columns dictionary-coded and packed into 64-bit
     // words, so a read fetches a few words instead of 26 columns (attr-pack.ts).

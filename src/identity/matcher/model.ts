@@ -27,7 +27,8 @@ export const WEIGHTS = {
   last: [0, 3.5, 3.0, -4.0, 1.5],
   // exact, one digit off, day-month swapped, same year and month (each the former "partial" 3.0), disagree
   dob: [0, 9.0, 3.0, 3.0, 3.0, -4.0],
-  address: [0, 6.5, 5.5, 6.0, 0.5, -1.0],
+  // unit, street, history, ZIP, disagree, house number + ZIP (the street spelled otherwise)
+  address: [0, 6.5, 5.5, 6.0, 0.5, -1.0, 5.0],
 };
 /** Subtracted when the names only agree crosswise (first <-> last). */
 export const SWAP_PENALTY = 0.5;

@@ -15,7 +15,7 @@
 import { localityZips, recordZips, type NormalizedRecord } from '../normalize/record.ts';
 import { nameVariants } from '../normalize/nickname.ts';
 import { compareDob, compareNames, emailLocalNear } from './compare.ts';
-import { KIND, onStreet, rowKeys, type StagedKey } from './keys.ts';
+import { KIND, onStreet, rowHouseZips, rowKeys, type StagedKey } from './keys.ts';
 import type { ScoredCandidate, SpatialAnchor } from './levels.ts';
 import { PRIOR_SCORING, type Scoring } from './params.ts';
 import { PERSON_COLUMNS, type ResidentPersons } from './resident-persons.ts';
@@ -138,6 +138,7 @@ export async function pointCandidates(query: Query, mx: string, rows: readonly N
     const hits = perRow[r]!;
     if (hits.size === 0) return;
     const zips = localityZips(row);
+    const houseZips = rowHouseZips(row);
     const hasEmail = row.emailHashes.length > 0;
     const hasPhone = row.phoneHashes.length > 0;
     const hasAddr = zips.length > 0 || row.addresses.length > 0;
@@ -149,6 +150,7 @@ export async function pointCandidates(query: Query, mx: string, rows: readonly N
       if (!p) continue;
       const zip5 = strOrNull(p.zip5);
       const address = h.addr === 3 ? ADDR.unit : h.addr === 2 ? ADDR.street : h.addr === 1 ? ADDR.history
+        : zip5 !== null && p.house !== null && houseZips.includes(`${zip5}:${String(p.house)}`) ? ADDR.house
         : zip5 !== null && zips.includes(zip5) ? ADDR.zip : hasAddr ? ADDR.disagree : ADDR.missing;
       const features: Features = {
         email: h.email ? ID.agree : h.near ? EMAIL.near : hasEmail ? ID.disagree : ID.missing,

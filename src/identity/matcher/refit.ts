@@ -114,8 +114,13 @@ export async function estimateU(wh: MatchWarehouse, pairs: number, seed: number)
   u.phone = id(2);
   const street = Math.max(floor, share(3) - unit);
   const zip = u.address[ADDR.zip]!;
+  // The house level: two persons whose current house number and ZIP agree on different streets (the pairs at one
+  // street address are the street level's).
+  const sameHouse = Number((await wh.query(`SELECT coalesce(sum(c * (c - 1)), 0)::DOUBLE AS s FROM
+    (SELECT zip5, house, count(*) AS c FROM mx.m_person WHERE house IS NOT NULL GROUP BY zip5, house)`))[0]!.s) / pairsAll;
+  const house = Math.max(floor, sameHouse - share(3));
   const addr = [1, Math.max(floor, unit), street, Math.max(floor, hist), zip];
-  u.address = [...addr, 1 - addr.slice(1).reduce((a, b) => a + b, 0)];
+  u.address = [...addr, 1 - addr.slice(1).reduce((a, b) => a + b, 0) - house, house];
   return { u, n, sampled: rows.length };
 }
 

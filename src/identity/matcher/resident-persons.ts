@@ -2,7 +2,7 @@
  * m_person held in the process: the micro-batch path's person lookup (point.ts step 2) as a binary search
  * over typed arrays instead of an ART index scan. At 10M persons the scan took about 11 ms for the ~500
  * candidate persons of a 100-record batch (each selected column of each row fetched on its own); the
- * table costs about 45 bytes a person (450 MB at 10M) and is loaded once by `matcher.warm()`, so only
+ * table costs 48 bytes a person (480 MB at 10M) and is loaded once by `matcher.warm()`, so only
  * long-running processes (`ads serve` with MATCH_WARMUP) pay for it. Rows come back exactly as
  * personLookupSql returns them, so the scoring cannot tell the two sources apart (test/matching).
  */
@@ -11,10 +11,10 @@ type Row = Record<string, unknown>;
 type Stream = (sql: string, onChunk: (columns: unknown[][], rowCount: number) => void | Promise<void>) => Promise<void>;
 
 /** The m_person attributes the point path scores with (point.ts personLookupSql reads the same from the index). */
-export const PERSON_COLUMNS = `person_key, household_key, hh_ref, first_name, last_name, nickname, strftime(dob, '%Y-%m-%d') AS dob, zip5`;
+export const PERSON_COLUMNS = `person_key, household_key, hh_ref, first_name, last_name, nickname, strftime(dob, '%Y-%m-%d') AS dob, zip5, house`;
 
 /** The person columns of PERSON_COLUMNS, in its order; the string ones are dictionary-coded here. */
-const STRING_COLUMNS = ['first_name', 'last_name', 'nickname', 'dob', 'zip5'] as const;
+const STRING_COLUMNS = ['first_name', 'last_name', 'nickname', 'dob', 'zip5', 'house'] as const;
 
 export interface ResidentPersons {
   readonly count: number;

@@ -5,7 +5,7 @@
  */
 import { nameVariants } from '../normalize/nickname.ts';
 import { localityZips, recordZips, type NormalizedRecord } from '../normalize/record.ts';
-import { k64, rowKeySources, soundex } from './keys.ts';
+import { k64, rowHouseZips, rowKeySources, soundex } from './keys.ts';
 
 /** TSV cells cannot carry tabs, newlines, the list separator or backslashes. */
 export const clean = (s: string | null) => (s === null ? null : s.replace(/[\t\n\r|\\]/g, ' '));
@@ -29,6 +29,8 @@ export interface RowFields {
   zips: string;
   /** The spatial ZIP: the first ZIP5 the record itself gives (never one of its city's), or null. */
   spatialZip: string | null;
+  /** The `house` address level's "<zip5>:<house>" values (keys.ts rowHouseZips), '|'-separated. */
+  houseZips: string;
 }
 
 export function rowFields(row: NormalizedRecord, varsOf: (first: string) => string): RowFields {
@@ -44,6 +46,7 @@ export function rowFields(row: NormalizedRecord, varsOf: (first: string) => stri
     hasAddr: row.addresses.length > 0 || localityZips(row).length > 0,
     zips: localityZips(row).join('|'),
     spatialZip: recordZips(row)[0] ?? null,
+    houseZips: rowHouseZips(row).join('|'),
   };
 }
 
@@ -75,7 +78,7 @@ export function stageLines(rows: readonly NormalizedRecord[], base: number, dire
     const f = rowFields(row, varsOf);
     const d = direct?.[i] ?? null;
     if (d !== null) out.directCount++;
-    out.rows.push(`${r}\t${n(f.first)}\t${n(f.last)}\t${f.vars}\t${n(f.dob)}\t${f.hasEmail}\t${f.hasPhone}\t${f.hasAddr}\t${f.zips}\t${d ?? NULL}\t${n(f.firstSx)}\t${n(f.lastSx)}`);
+    out.rows.push(`${r}\t${n(f.first)}\t${n(f.last)}\t${f.vars}\t${n(f.dob)}\t${f.hasEmail}\t${f.hasPhone}\t${f.hasAddr}\t${f.zips}\t${d ?? NULL}\t${n(f.firstSx)}\t${n(f.lastSx)}\t${f.houseZips}`);
     for (const k of rowKeySources(row)) {
       out.keys.push(UNSAFE.test(k.s)
         ? `${r}\t${k64(k.s)}\t${NULL}\t${k.kind}\t${n(clean(k.unit))}`

@@ -1,6 +1,6 @@
 /**
  * Staging: normalized rows become two relations the candidate SQL joins against the match index,
- *   in_row (r, first, last, first_sx, last_sx, vars, dob, has_email, has_phone, has_addr, zips, direct)  one per input row
+ *   in_row (r, first, last, first_sx, last_sx, vars, dob, has_email, has_phone, has_addr, zips, direct, house_zips)  one per input row
  *     (first_sx / last_sx: the names' Soundex, computed in JS while staging: in SQL it cost ~5 us a value)
  *   in_key (r, k, kind, unit)                                                       one per blocking key
  * Small batches are inlined as VALUES (no files, no DDL, nothing shared between concurrent
@@ -31,11 +31,12 @@ export interface Staged {
 }
 
 // The wrappers turn the flat staged columns into typed ones; the same for VALUES and files.
-const ROW_COLS = 'r, first, last, vars, dob, has_email, has_phone, has_addr, zips, direct, first_sx, last_sx';
+const ROW_COLS = 'r, first, last, vars, dob, has_email, has_phone, has_addr, zips, direct, first_sx, last_sx, house_zips';
 const wrapRows = (src: string) => `SELECT r::INTEGER AS r, first, last, first_sx, last_sx,
   CASE WHEN coalesce(vars, '') = '' THEN []::VARCHAR[] ELSE string_split(vars, '|') END AS first_vars,
   dob::DATE AS dob, has_email::BOOLEAN AS has_email, has_phone::BOOLEAN AS has_phone, has_addr::BOOLEAN AS has_addr,
-  CASE WHEN coalesce(zips, '') = '' THEN []::VARCHAR[] ELSE string_split(zips, '|') END AS zip5s, direct::UBIGINT AS direct FROM ${src}`;
+  CASE WHEN coalesce(zips, '') = '' THEN []::VARCHAR[] ELSE string_split(zips, '|') END AS zip5s, direct::UBIGINT AS direct,
+  CASE WHEN coalesce(house_zips, '') = '' THEN []::VARCHAR[] ELSE string_split(house_zips, '|') END AS house_zips FROM ${src}`;
 const wrapKeys = (src: string) => `SELECT r::INTEGER AS r, coalesce(k::UBIGINT, ${K64_SQL('s')}) AS k, kind::UTINYINT AS kind, unit FROM ${src}`;
 const sqlStr = (s: string | null) => (s === null ? 'NULL' : lit(s));
 
@@ -51,10 +52,10 @@ export function stageRows(rows: readonly NormalizedRecord[]): StagedFile {
   let keyCount = 0;
   for (const ks of keys) keyCount += ks.length;
   const rowValues = fields.map((f, r) =>
-    `(${r}, ${sqlStr(f.first)}, ${sqlStr(f.last)}, ${lit(f.vars)}, ${sqlStr(f.dob)}, ${f.hasEmail}, ${f.hasPhone}, ${f.hasAddr}, ${lit(f.zips)}, NULL, ${sqlStr(f.firstSx)}, ${sqlStr(f.lastSx)})`);
+    `(${r}, ${sqlStr(f.first)}, ${sqlStr(f.last)}, ${lit(f.vars)}, ${sqlStr(f.dob)}, ${f.hasEmail}, ${f.hasPhone}, ${f.hasAddr}, ${lit(f.zips)}, NULL, ${sqlStr(f.firstSx)}, ${sqlStr(f.lastSx)}, ${lit(f.houseZips)})`);
   const keyValues = keys.flatMap((ks, r) => ks.map((k) => `(${r}, NULL, ${lit(k.s)}, ${k.kind}, ${sqlStr(k.unit)})`));
   // An empty VALUES list is not SQL: a typed row that filters itself out keeps the shape.
-  const rowSrc = `(VALUES ${rowValues.join(', ') || `(-1, NULL, NULL, '', NULL, false, false, false, '', NULL, NULL, NULL)`}) t(${ROW_COLS})`;
+  const rowSrc = `(VALUES ${rowValues.join(', ') || `(-1, NULL, NULL, '', NULL, false, false, false, '', NULL, NULL, NULL, '')`}) t(${ROW_COLS})`;
   const keySrc = `(VALUES ${keyValues.join(', ') || `(-1, 0, NULL, 0, NULL)`}) t(r, k, s, kind, unit)`;
   return {
     rowSql: wrapRows(rowSrc), keySql: wrapKeys(keySrc), keyCount, rowCount: rows.length, directCount: 0,
@@ -188,7 +189,7 @@ export function createStageWriter(dir: string, opts: { removeDir?: boolean } = {
       return {
         rowSql: wrapRows(csv(rowFile, `'r': 'INTEGER', 'first': 'VARCHAR', 'last': 'VARCHAR', 'vars': 'VARCHAR', 'dob': 'VARCHAR',
       'has_email': 'BOOLEAN', 'has_phone': 'BOOLEAN', 'has_addr': 'BOOLEAN', 'zips': 'VARCHAR', 'direct': 'UBIGINT',
-      'first_sx': 'VARCHAR', 'last_sx': 'VARCHAR'`)),
+      'first_sx': 'VARCHAR', 'last_sx': 'VARCHAR', 'house_zips': 'VARCHAR'`)),
         keySql: wrapKeys(csv(keyFile, `'r': 'INTEGER', 'k': 'UBIGINT', 's': 'VARCHAR', 'kind': 'UTINYINT', 'unit': 'VARCHAR'`)),
         keyCount,
         rowCount,

@@ -69,7 +69,12 @@ export const LAST = { missing: 0, exact: 1, fuzzy: 2, disagree: 3, phonetic: 4 }
 export const DOB = { missing: 0, exact: 1, digit: 2, swap: 3, yearMonth: 4, disagree: 5 } as const;
 /** A damaged but close dob: any of the three near levels (where the level rules used to say "partial"). */
 export const dobNear = (level: number): boolean => level === DOB.digit || level === DOB.swap || level === DOB.yearMonth;
-export const ADDR = { missing: 0, unit: 1, street: 2, history: 3, zip: 4, disagree: 5 } as const;
+/**
+ * `house`: the house number and ZIP5 of the person's current address agree with an address of the row whose
+ * street is spelled otherwise (a misspelled or renamed street; the index has no key for it). Appended, so
+ * older params files load (params.ts appendNewLevels).
+ */
+export const ADDR = { missing: 0, unit: 1, street: 2, history: 3, zip: 4, disagree: 5, house: 6 } as const;
 
 /** One candidate's comparison vector. */
 export interface Features {

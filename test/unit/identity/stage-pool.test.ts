@@ -29,7 +29,8 @@ describe('staging pool', () => {
       expect(parts.flatMap((p) => p.keys)).toEqual(expected.keys);
       expect(parts.flatMap((p) => [...p.zips])).toEqual([...expected.zips]);
       expect(parts.reduce((n, p) => n + p.directCount, 0)).toBe(1);
-      expect(expected.rows[5]).toMatch(/\t12345\tR163\tO550$/); // direct person key, then the names' Soundex
+      expect(expected.rows[5]).toMatch(/\t12345\tR163\tO550\t$/); // direct person key, the names' Soundex, no house
+      expect(expected.rows[3]).toMatch(/\t02134:103$/); // "<zip5>:<house>" of 103 N Main Street
       expect(expected.keys.length).toBeGreaterThan(300);
     });
   }
