@@ -239,6 +239,22 @@ describe('engine internals', () => {
     expect(many.slice(0, 3)).toEqual(point.map((r, i) => ({ ...r, rowId: String(i + 1) })));
   });
 
+  it('a dob without its day agrees by year and month: the exact name + ZIP + that month is I (both paths); another month is not', async () => {
+    const [y, m] = String(p.dobs).split('-') as [string, string];
+    const other = String((Number(m) % 12) + 1).padStart(2, '0');
+    const recs = [
+      { ...name(), zip: p.zip5, dob: `${m}/${y}` },
+      { ...name(), zip: p.zip5, dob: `${other}/${y}` },
+      { ...name(), zip: p.zip5, dob: y }, // a year alone: weight, never the dob of an I type
+    ];
+    const point = await match(recs);
+    expect(point.map((r) => [r.matchLevel, r.matchType])).toEqual([['I', 'name_partial_dob_zip'], [null, null], [null, null]]);
+    expect(point[0]!.personKey).toBe(BigInt(p.person_key));
+    expect(point[0]!.warnings.map((w) => w.code)).toEqual(['address_1_missing', 'dob_partial']);
+    const many = await match(Array.from({ length: 2001 }, (_, i) => recs[i % recs.length]!));
+    expect(many.slice(0, 3)).toEqual(point.map((r, i) => ({ ...r, rowId: String(i + 1) })));
+  });
+
   it('micro-batch and file path agree on the hardened set (one-typo emails, surname typos, rows without geography)', async () => {
     const set = await generateHardenedSet(g.warehouse, 'graph', 2100, 7);
     const rows = set.map((s, i) => normalizeMatchInput(s.record, { position: i + 1 }));

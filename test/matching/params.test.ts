@@ -69,7 +69,7 @@ describe('refitMatchParams', () => {
     expect(params.logistic.a).toBeGreaterThan(0);
     // refit with tf: the fitted scorer applies the name TF adjustment (its logistic and threshold were fitted with it)
     expect(params.tf_applied).toBe(true);
-    expect(params.weights.dob).toHaveLength(6);
+    expect(params.weights.dob).toHaveLength(8);
   });
 });
 

@@ -16,7 +16,7 @@
  *   (unpackFeatures), no weight; it computes weights and that shortlist in JS (point.ts), which is
  *   cheaper than three window functions over all candidates and than reading twelve columns back.
  */
-import { dobSql, EMAIL_NEAR_MAX_EDITS, firstSql, lastSql } from './compare.ts';
+import { dobPartSql, dobSql, EMAIL_NEAR_MAX_EDITS, firstSql, lastSql } from './compare.ts';
 import { KIND, STREET_RANGE_SLACK } from './keys.ts';
 import { matchWeightSql, nameWeightSql } from './model.ts';
 import { ADDR, EMAIL, ID, type Features } from './types.ts';
@@ -72,7 +72,7 @@ export function candidateSql(p: CandidateSqlParts): string {
       CASE c.addr_hit WHEN 3 THEN ${ADDR.unit} WHEN 2 THEN ${ADDR.street} WHEN 1 THEN ${ADDR.history}
         ELSE CASE WHEN list_contains(i.house_zips, p.zip5 || ':' || p.house) THEN ${ADDR.house}
           WHEN list_contains(i.zip5s, p.zip5) THEN ${ADDR.zip} WHEN i.has_addr THEN ${ADDR.disagree} ELSE ${ADDR.missing} END END AS f_address,
-      ${dobSql('i.dob', 'p.dob')} AS f_dob,
+      CASE WHEN i.dob_part IS NOT NULL THEN ${dobPartSql('i.dob_part', 'p.dob')} ELSE ${dobSql('i.dob', 'p.dob')} END AS f_dob,
       ${firstSql('i.first', 'p.first_name', 'i.first_vars', 'p.nickname')} AS fs1,
       ${lastSql('i.last', 'p.last_name', 'i.last_sx', 'p.last_sx')} AS ls1,
       ${firstSql('i.last', 'p.first_name', null, null)} AS fs2,

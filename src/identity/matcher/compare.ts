@@ -73,6 +73,9 @@ function digitsOff(a: number, b: number, n: number): number {
  */
 export function compareDob(input: string | null, graph: string | null): number {
   if (!input || !graph) return DOB.missing;
+  // A partial dob ("1985-03" or "1985", record.ts dobPartial): agrees by what it gives, or disagrees.
+  if (input.length === 7) return graph.startsWith(`${input}-`) ? DOB.month : DOB.disagree;
+  if (input.length === 4) return graph.startsWith(`${input}-`) ? DOB.year : DOB.disagree;
   if (input === graph) return DOB.exact;
   const [iy, im, id] = input.split('-').map(Number) as [number, number, number];
   const [gy, gm, gd] = graph.split('-').map(Number) as [number, number, number];
@@ -142,7 +145,7 @@ export function compareRecord(row: NormalizedRecord, c: CandidateAttributes): Fe
     if (house !== null && rowHouseZips(row).includes(house)) address = ADDR.house;
     else if (zips.includes(c.zip5)) address = ADDR.zip;
   }
-  return { email, phone, ...compareNames(row, variants, c), dob: compareDob(row.dob?.iso ?? null, c.dob), address };
+  return { email, phone, ...compareNames(row, variants, c), dob: compareDob(row.dob?.iso ?? row.dobPartial, c.dob), address };
 }
 
 // ---- SQL twins -----------------------------------------------------------------------------
@@ -170,6 +173,13 @@ function digitsOffSql(a: string, b: string, n: number): string {
 }
 
 /** SQL twin of compareDob over two DATE expressions. */
+/** compareDob of a partial input dob (VARCHAR "YYYY-MM" or "YYYY") against a DATE. */
+export function dobPartSql(part: string, g: string): string {
+  return `CASE WHEN ${g} IS NULL THEN ${DOB.missing}
+    WHEN length(${part}) = 7 THEN CASE WHEN strftime(${g}, '%Y-%m') = ${part} THEN ${DOB.month} ELSE ${DOB.disagree} END
+    WHEN strftime(${g}, '%Y') = ${part} THEN ${DOB.year} ELSE ${DOB.disagree} END`;
+}
+
 export function dobSql(i: string, g: string): string {
   const [iy, im, id, gy, gm, gd] = [`year(${i})`, `month(${i})`, `day(${i})`, `year(${g})`, `month(${g})`, `day(${g})`];
   return `CASE WHEN ${i} IS NULL OR ${g} IS NULL THEN ${DOB.missing} WHEN ${i} = ${g} THEN ${DOB.exact}

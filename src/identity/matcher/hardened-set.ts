@@ -11,7 +11,8 @@
  * city + state without a ZIP 10% (the city misspelled in a fifth of them), ZIP only 25%, city + state
  * only 10%, none 20%. Damage: nickname 15% (when the name has one), first-name
  * typo 7%, surname typo 7%, first/last swapped 3%, middle initial inside first_name 4%, case and
- * spacing noise 30%, dob damaged 12% of dobs (day/month swapped, day digit off, year off by one),
+ * spacing noise 30%, dob damaged 12% of dobs (day/month swapped, day digit off, year off by one) and 8% of the
+ * others given without the day ("03/1985", a quarter of them the year alone),
  * old address or old ZIP 12% of rows with geography, email typo 8% of emails, phone digit typo 4%
  * of phones; absent people 8%.
  */
@@ -20,11 +21,11 @@ import type { MatchWarehouse } from './matcher.ts';
 
 export type Damage =
   | 'nickname' | 'first_typo' | 'last_typo' | 'swap' | 'middle_initial' | 'case_noise'
-  | 'dob_day_month' | 'dob_day_digit' | 'dob_year' | 'moved' | 'email_typo' | 'phone_typo'
+  | 'dob_day_month' | 'dob_day_digit' | 'dob_year' | 'dob_partial' | 'moved' | 'email_typo' | 'phone_typo'
   | 'zip_typo' | 'street_typo' | 'no_street' | 'no_zip' | 'city_typo' | 'city_only' | 'no_geography';
 
 export const DAMAGE_KINDS: readonly Damage[] = ['nickname', 'first_typo', 'last_typo', 'swap', 'middle_initial', 'case_noise',
-  'dob_day_month', 'dob_day_digit', 'dob_year', 'moved', 'email_typo', 'phone_typo', 'zip_typo', 'street_typo', 'no_street', 'no_zip', 'city_typo', 'city_only', 'no_geography'];
+  'dob_day_month', 'dob_day_digit', 'dob_year', 'dob_partial', 'moved', 'email_typo', 'phone_typo', 'zip_typo', 'street_typo', 'no_street', 'no_zip', 'city_typo', 'city_only', 'no_geography'];
 
 export interface HardenedRow {
   record: Record<string, unknown>;
@@ -126,6 +127,13 @@ export async function generateHardenedSet(wh: MatchWarehouse, g: string, n: numb
       const bad = r() < 0.12 ? damageDob(p.dob, r) : null;
       rec.dob = bad ? bad.dob : p.dob;
       if (bad) damage.push(bad.kind);
+      // A twelfth of the rest without the day ("03/1985", or the year alone): not a whole dob for the oracle.
+      else if (r() < 0.08) {
+        const [y, m] = p.dob.split('-') as [string, string];
+        rec.dob = r() < 0.75 ? `${m}/${y}` : y;
+        t.dob = null;
+        damage.push('dob_partial');
+      }
     }
     const emails = p.emails ?? [];
     if (emails.length && r() < 0.4) {

@@ -25,8 +25,9 @@ export const WEIGHTS = {
   first: [0, 4.5, 4.0, 3.5, 0.5, -4.5, 0.5],
   // exact, fuzzy, disagree, phonetic (same Soundex, not fuzzy)
   last: [0, 3.5, 3.0, -4.0, 1.5],
-  // exact, one digit off, day-month swapped, same year and month (each the former "partial" 3.0), disagree
-  dob: [0, 9.0, 3.0, 3.0, 3.0, -4.0],
+  // exact, one digit off, day-month swapped, same year and month (each the former "partial" 3.0), disagree,
+  // only year and month given and agreeing, only the year given and agreeing
+  dob: [0, 9.0, 3.0, 3.0, 3.0, -4.0, 5.0, 2.0],
   // unit, street, history, ZIP, disagree, house number + ZIP (the street spelled otherwise)
   address: [0, 6.5, 5.5, 6.0, 0.5, -1.0, 5.0],
 };

@@ -82,13 +82,13 @@ export function upgradeDobWeights(weights: LevelTable): LevelTable {
 }
 
 /**
- * Levels appended since a file was written (email `near`, first name `fuzzyLow`, surname `phonetic`, address `house`) take the
+ * Levels appended since a file was written (email `near`, first name `fuzzyLow`, surname `phonetic`, dob `month` and `year`, address `house`) take the
  * prior weight of model.ts, so a release refitted before them scores as recorded plus the new levels' priors.
  */
 export function appendNewLevels(weights: LevelTable): LevelTable {
   if (!weights || typeof weights !== 'object') return weights;
   const out = { ...weights };
-  for (const f of ['email', 'first', 'last', 'address'] as const) {
+  for (const f of ['email', 'first', 'last', 'dob', 'address'] as const) {
     const w = out[f];
     if (Array.isArray(w) && w.length < WEIGHTS[f].length) out[f] = [...w, ...WEIGHTS[f].slice(w.length)];
   }

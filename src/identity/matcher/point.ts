@@ -143,7 +143,7 @@ export async function pointCandidates(query: Query, mx: string, rows: readonly N
     const hasPhone = row.phoneHashes.length > 0;
     const hasAddr = zips.length > 0 || row.addresses.length > 0;
     const variants = row.name.first ? nameVariants(row.name.first) : [];
-    const dob = row.dob?.iso ?? null;
+    const dob = row.dob?.iso ?? row.dobPartial;
     const cands: ScoredCandidate[] = [];
     for (const [personKey, h] of hits) {
       const p = attrs.get(personKey);

@@ -93,6 +93,15 @@ export async function estimateU(wh: MatchWarehouse, pairs: number, seed: number)
   counts.first[FIRST.initial] = initialAgree * (counts.first.slice(1).reduce((a, b) => a + b, 0) / Math.max(1, rows.length));
   counts.first[FIRST.disagree] = Math.max(0, counts.first[FIRST.disagree]! - counts.first[FIRST.initial]!);
   const u = uFromCounts(counts);
+  // A partial input dob (record.ts dobPartial) is an input-side level, like an initial: the chance that a random
+  // person was born in the same year and month, or the same year.
+  const dobs = rows.map((r) => [str(r.dob), str(r.b_dob)] as const).filter(([a, b]) => a && b) as [string, string][];
+  const shareOf = (n: number) => Math.max(1, dobs.filter(([a, b]) => a.slice(0, n) === b.slice(0, n)).length) / Math.max(1, dobs.length);
+  // (Taken out of disagree, as the initial is out of the first name's, so u stays a distribution.)
+  const counted = u.dob[DOB.month]! + u.dob[DOB.year]!;
+  u.dob[DOB.month] = shareOf(7);
+  u.dob[DOB.year] = shareOf(4);
+  u.dob[DOB.disagree] = u.dob[DOB.disagree]! + counted - u.dob[DOB.month]! - u.dob[DOB.year]!;
   // Key collisions over all persons (email, phone, address, email local part; address history below).
   const pairsAll = n * (n - 1);
   const coll = await wh.query(`WITH c AS (SELECT k, kind, count(DISTINCT person_key) AS c FROM mx.m_key

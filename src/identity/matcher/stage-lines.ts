@@ -40,7 +40,8 @@ export function rowFields(row: NormalizedRecord, varsOf: (first: string) => stri
     firstSx: soundex(row.name.first),
     lastSx: soundex(row.name.last),
     vars: row.name.first ? varsOf(row.name.first) : '',
-    dob: row.dob?.iso ?? null,
+    // A whole date, or a partial one ("YYYY-MM", "YYYY"): stage.ts splits them by length.
+    dob: row.dob?.iso ?? row.dobPartial,
     hasEmail: row.emailHashes.length > 0,
     hasPhone: row.phoneHashes.length > 0,
     hasAddr: row.addresses.length > 0 || localityZips(row).length > 0,

@@ -66,9 +66,13 @@ export const LAST = { missing: 0, exact: 1, fuzzy: 2, disagree: 3, phonetic: 4 }
  * day the same), `swap` = day and month swapped (same year), `yearMonth` = same year and month, another day.
  * The three together are the former single "partial" level (plus one-digit month/year typos); see dobNear.
  */
-export const DOB = { missing: 0, exact: 1, digit: 2, swap: 3, yearMonth: 4, disagree: 5 } as const;
-/** A damaged but close dob: any of the three near levels (where the level rules used to say "partial"). */
-export const dobNear = (level: number): boolean => level === DOB.digit || level === DOB.swap || level === DOB.yearMonth;
+export const DOB = { missing: 0, exact: 1, digit: 2, swap: 3, yearMonth: 4, disagree: 5, month: 6, year: 7 } as const;
+/*
+ * `month`: the row gives only year and month (record.ts dobPartial, "03/1985") and both agree; `year`: it gives
+ * only the year and it agrees. A partial dob that does not agree is `disagree`. Appended, so older params load.
+ */
+/** A damaged but close dob, or one given without its day that agrees (where the level rules used to say "partial"). */
+export const dobNear = (level: number): boolean => level === DOB.digit || level === DOB.swap || level === DOB.yearMonth || level === DOB.month;
 /**
  * `house`: the house number and ZIP5 of the person's current address agree with an address of the row whose
  * street is spelled otherwise (a misspelled or renamed street; the index has no key for it). Appended, so

@@ -89,3 +89,25 @@ export function parseDob(raw: string, today: Date = new Date()): Normalized<Dob>
   const iso = `${String(year).padStart(4, '0')}-${String(month).padStart(2, '0')}-${String(day).padStart(2, '0')}`;
   return ok({ iso, year, month, day });
 }
+
+/**
+ * A dob without its day, as CRM exports often carry it: "1985-03", "1985/3", "03/1985", "3-1985", "Mar 1985",
+ * "March, 1985" -> "1985-03"; a year alone "1985" -> "1985". Null when it is not one of those, or is in the
+ * future or over 120 years ago. Only tried where parseDob finds no whole date (record.ts: `dobPartial`).
+ */
+export function parsePartialDob(raw: string, today: Date = new Date()): string | null {
+  const s = raw.normalize('NFKC').trim().replace(/,/g, ' ').replace(/\s+/g, ' ');
+  let year: number;
+  let month: number | null = null;
+  let m = /^(\d{4})$/.exec(s);
+  if (m) year = Number(m[1]);
+  else if ((m = /^(\d{4})[-/.](\d{1,2})$/.exec(s))) [year, month] = [Number(m[1]), Number(m[2])];
+  else if ((m = /^(\d{1,2})[-/.](\d{4})$/.exec(s))) [year, month] = [Number(m[2]), Number(m[1])];
+  else if ((m = /^([A-Za-z]+)\.? (\d{4})$/.exec(s)) && monthNumber(m[1]!) && m[1]!.length >= 3) [year, month] = [Number(m[2]), monthNumber(m[1]!)!];
+  else return null;
+  if (month !== null && (month < 1 || month > 12)) return null;
+  const nowYear = today.getUTCFullYear();
+  const nowMonth = today.getUTCMonth() + 1;
+  if (year > nowYear || (year === nowYear && month !== null && month > nowMonth) || year < nowYear - 120) return null;
+  return month === null ? String(year) : `${year}-${String(month).padStart(2, '0')}`;
+}

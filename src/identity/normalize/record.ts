@@ -8,7 +8,7 @@ import type { RefDir } from '../reference-data.ts';
 import { addressKey, normalizeAddress, normalizeCity, type AddressKey, type NormalizedAddress } from './address/address.ts';
 import { cityZip5s } from './address/city-zips.ts';
 import { addressesFromInput, scalarText } from './address/input.ts';
-import { parseDob, type Dob } from './dob.ts';
+import { parseDob, parsePartialDob, type Dob } from './dob.ts';
 import { emailMatchKey, emailSha256, normalizeEmail } from './email.ts';
 import { normalizeNameSuffix, parseFullName } from './full-name.ts';
 import { normalizeSha256 } from './hash.ts';
@@ -70,6 +70,11 @@ export interface NormalizedRecord {
   /** Blocking keys of those street addresses in each ZIP5 of their city but their own (address keys need a ZIP). */
   cityAddressKeys: AddressKey[];
   dob: Dob | null;
+  /**
+   * A dob given without its day ("03/1985" -> "1985-03") or as a year alone ("1985"), when `dob` could not be read
+   * as a whole date: compared by year and month (or year) only, never a blocking key. Null otherwise.
+   */
+  dobPartial: string | null;
   /** The iag_person_id as given (trimmed); verify with decodeGraphPersonId before trusting it. */
   iagPersonId: string | null;
   warnings: FieldWarning[];
@@ -210,7 +215,12 @@ export function normalizeMatchInput(input: unknown, opts: NormalizeOptions = {})
   const city = cityLocality(rec, addresses, localityZip5, opts.referenceDir);
 
   const dobRaw = str(rec, 'dob');
-  const dob = dobRaw ? take('dob', parseDob(dobRaw, opts.today), warnings) : null;
+  const parsed = dobRaw ? parseDob(dobRaw, opts.today) : null;
+  const dobPartial = dobRaw && parsed?.warning?.code === 'dob_unparseable' ? parsePartialDob(dobRaw, opts.today) : null;
+  const dob = parsed && !dobPartial ? take('dob', parsed, warnings) : null;
+  if (dobPartial) {
+    warnings.push({ field: 'dob', code: 'dob_partial', message: `dob "${dobRaw!.trim()}" has no ${dobPartial.length === 4 ? 'month or day' : 'day'}; it is compared by ${dobPartial.length === 4 ? 'year' : 'year and month'} only` });
+  }
 
   const emailList = [...emails.values()];
   const phoneList = [...phones.values()];
@@ -231,6 +241,7 @@ export function normalizeMatchInput(input: unknown, opts: NormalizeOptions = {})
     cityZip5s: city.zips,
     cityAddressKeys: city.keys,
     dob,
+    dobPartial,
     iagPersonId: iagPersonIdOf(rec),
     warnings,
   };

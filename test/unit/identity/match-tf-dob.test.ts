@@ -171,7 +171,7 @@ describe('term-frequency adjustment in the fitted scorer', () => {
     const { tf_applied: _, ...old } = params();
     writeMatchParams(file, { ...old, weights: { ...old.weights, dob: [0, 14, 6, -12] } } as MatchParams);
     const p = readMatchParams(file)!;
-    expect(p.weights.dob).toEqual([0, 14, 6, 6, 6, -12]);
+    expect(p.weights.dob).toEqual([0, 14, 6, 6, 6, -12, 5, 2]); // the split, then the partial-dob levels at their priors
     expect(p.tf_applied).toBeUndefined();
     expect(scoringOf(p).weight(f({ first: FIRST.exact, last: LAST.exact, dob: DOB.swap }), 'JOHN', 'SMITH')).toBe(8 + 9 + 6);
   });
