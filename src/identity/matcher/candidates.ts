@@ -19,7 +19,7 @@
 import { dobPartSql, dobSql, EMAIL_NEAR_MAX_EDITS, firstSql, lastSql } from './compare.ts';
 import { KIND, STREET_RANGE_SLACK } from './keys.ts';
 import { matchWeightSql, nameWeightSql } from './model.ts';
-import { ADDR, EMAIL, ID, type Features } from './types.ts';
+import { ADDR, EMAIL, FIRST, ID, LAST, type Features } from './types.ts';
 
 export interface CandidateSqlParts {
   rowSql: string;
@@ -65,25 +65,36 @@ export function candidateSql(p: CandidateSqlParts): string {
       max(CASE WHEN kind = ${KIND.address} AND coalesce(iu, '') = coalesce(gu, '') THEN 3 WHEN kind = ${KIND.address} THEN 2
                WHEN kind = ${KIND.addressHistory} THEN 1 ELSE 0 END) AS addr_hit
     FROM hits GROUP BY r, person_key),
+  -- The candidates' person attributes first: cand is narrow, so it is the hash table's side and m_person streams
+  -- past it (joined after in_row, the wide row-and-candidate rows were the build side: about twice the CPU).
+  cp AS (
+    SELECT c.*, p.household_key, p.hh_ref, p.zip5 AS g_zip5, p.house AS g_house, p.dob AS g_dob, p.first_name AS g_first,
+      p.last_name AS g_last, p.nickname AS g_nick, p.last_sx AS g_last_sx
+    FROM cand c JOIN ${p.mx}.m_person p ON p.person_key = c.person_key),
   f0 AS (
-    SELECT c.r, c.person_key, p.household_key, p.hh_ref,
+    SELECT c.r, c.person_key, c.household_key, c.hh_ref,
       CASE WHEN c.email_hit THEN ${ID.agree} WHEN c.email_near THEN ${EMAIL.near} WHEN i.has_email THEN ${ID.disagree} ELSE ${ID.missing} END AS f_email,
       CASE WHEN c.phone_hit THEN ${ID.agree} WHEN i.has_phone THEN ${ID.disagree} ELSE ${ID.missing} END AS f_phone,
       CASE c.addr_hit WHEN 3 THEN ${ADDR.unit} WHEN 2 THEN ${ADDR.street} WHEN 1 THEN ${ADDR.history}
-        ELSE CASE WHEN list_contains(i.house_zips, p.zip5 || ':' || p.house) THEN ${ADDR.house}
-          WHEN list_contains(i.zip5s, p.zip5) THEN ${ADDR.zip} WHEN i.has_addr THEN ${ADDR.disagree} ELSE ${ADDR.missing} END END AS f_address,
-      CASE WHEN i.dob_part IS NOT NULL THEN ${dobPartSql('i.dob_part', 'p.dob')} ELSE ${dobSql('i.dob', 'p.dob')} END AS f_dob,
-      ${firstSql('i.first', 'p.first_name', 'i.first_vars', 'p.nickname')} AS fs1,
-      ${lastSql('i.last', 'p.last_name', 'i.last_sx', 'p.last_sx')} AS ls1,
-      ${firstSql('i.last', 'p.first_name', null, null)} AS fs2,
-      ${lastSql('i.first', 'p.last_name', 'i.first_sx', 'p.last_sx')} AS ls2
-    FROM cand c JOIN in_row i ON i.r = c.r
-    JOIN ${p.mx}.m_person p ON p.person_key = c.person_key),
-  f1 AS (SELECT *, ${nameWeightSql('fs2', 'ls2', true)} > ${nameWeightSql('fs1', 'ls1', false)} AS f_swapped FROM f0),
+        ELSE CASE WHEN list_contains(i.house_zips, c.g_zip5 || ':' || c.g_house) THEN ${ADDR.house}
+          WHEN list_contains(i.zip5s, c.g_zip5) THEN ${ADDR.zip} WHEN i.has_addr THEN ${ADDR.disagree} ELSE ${ADDR.missing} END END AS f_address,
+      CASE WHEN i.dob_part IS NOT NULL THEN ${dobPartSql('i.dob_part', 'c.g_dob')} ELSE ${dobSql('i.dob', 'c.g_dob')} END AS f_dob,
+      ${firstSql('i.first', 'c.g_first', 'i.first_vars', 'c.g_nick')} AS fs1,
+      ${lastSql('i.last', 'c.g_last', 'i.last_sx', 'c.g_last_sx')} AS ls1,
+      i.first AS i_first, i.last AS i_last, i.first_sx AS i_first_sx, c.g_first, c.g_last, c.g_last_sx
+    FROM cp c JOIN in_row i ON i.r = c.r),
+  -- Names crosswise, only where they can win: with both names exact straight, no crosswise pair weighs more
+  -- (exact is the highest weight of each name, and a swap pays SWAP_PENALTY), so the two comparators are skipped.
+  f1 AS (
+    SELECT *,
+      CASE WHEN fs1 = ${FIRST.exact} AND ls1 = ${LAST.exact} THEN ${FIRST.missing} ELSE ${firstSql('i_last', 'g_first', null, null)} END AS fs2,
+      CASE WHEN fs1 = ${FIRST.exact} AND ls1 = ${LAST.exact} THEN ${LAST.missing} ELSE ${lastSql('i_first', 'g_last', 'i_first_sx', 'g_last_sx')} END AS ls2
+    FROM f0),
+  f1s AS (SELECT *, ${nameWeightSql('fs2', 'ls2', true)} > ${nameWeightSql('fs1', 'ls1', false)} AS f_swapped FROM f1),
   f2 AS (
     SELECT r, person_key, household_key, hh_ref, f_email, f_phone, f_address, f_dob, f_swapped,
       CASE WHEN f_swapped THEN fs2 ELSE fs1 END AS f_first, CASE WHEN f_swapped THEN ls2 ELSE ls1 END AS f_last
-    FROM f1),
+    FROM f1s),
   f3 AS (SELECT *, ${matchWeightSql()} AS w FROM f2)
   ${output}`;
 }
