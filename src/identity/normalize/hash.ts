@@ -3,11 +3,12 @@
  * `phone_sha256`); those are passed through untouched so both sides hash the same normalized
  * string once, never a hash of a hash.
  */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { fail, ok, type Normalized } from './types.ts';
 
+/** One-shot crypto.hash: the same digest as createHash(...).update(value, 'utf8'), about four times faster for short values. */
 export function sha256Hex(value: string): string {
-  return createHash('sha256').update(value, 'utf8').digest('hex');
+  return hash('sha256', value, 'hex');
 }
 
 const HEX64 = /^[0-9a-f]{64}$/;

@@ -252,28 +252,32 @@ export function normalizeMatchInput(input: unknown, opts: NormalizeOptions = {})
  * top-level city and state when it has no address_1) and its street addresses keyed in each of them.
  */
 function cityLocality(rec: Record<string, unknown>, addresses: readonly NormalizedAddress[], localityZip5: string | null, dir: RefDir | undefined) {
-  const zips = new Set<string>();
+  const zips: string[] = [];
   const keys: AddressKey[] = [];
-  const own = new Set(recordZips({ addresses, localityZip5 }));
-  const add = (cityZips: readonly string[], a: NormalizedAddress | null) => {
-    for (const zip5 of cityZips) {
-      if (!own.has(zip5)) zips.add(zip5);
-      const k = a && zip5 !== a.zip5 ? addressKey({ ...a, zip5 }) : null;
-      if (k) keys.push(k);
-    }
-  };
   for (const a of addresses) {
+    if (!a.city || !a.state) continue;
     const cityZips = cityZip5s(a.city, a.state, dir);
     // No ZIP, or a ZIP that is not one of its city's (a mistyped ZIP, or a city the ZIP does not name).
-    if (a.zip5 === null || (cityZips.length && !cityZips.includes(a.zip5))) add(cityZips, a);
+    if (a.zip5 === null || (cityZips.length && !cityZips.includes(a.zip5))) addCityZips(zips, keys, cityZips, a, addresses, localityZip5);
   }
   if (addresses.length === 0) {
-    const state = str(rec, 'state');
     const city = str(rec, 'city');
+    const state = city ? str(rec, 'state') : null;
     const cityZips = city && state ? cityZip5s(normalizeCity(city), normalizeState(state).value, dir) : [];
-    if (localityZip5 === null || !cityZips.includes(localityZip5)) add(cityZips, null);
+    if (cityZips.length && (localityZip5 === null || !cityZips.includes(localityZip5))) addCityZips(zips, keys, cityZips, null, addresses, localityZip5);
   }
-  return { zips: [...zips], keys };
+  return { zips, keys };
+}
+
+/** Adds a city's ZIPs the record does not give itself, and its street keyed in each of them but its own. */
+function addCityZips(zips: string[], keys: AddressKey[], cityZips: readonly string[], a: NormalizedAddress | null,
+  addresses: readonly NormalizedAddress[], localityZip5: string | null) {
+  const own = recordZips({ addresses, localityZip5 });
+  for (const zip5 of cityZips) {
+    if (!own.includes(zip5) && !zips.includes(zip5)) zips.push(zip5);
+    const k = a && zip5 !== a.zip5 ? addressKey({ ...a, zip5 }) : null;
+    if (k) keys.push(k);
+  }
 }
 
 /** The record's locality ZIP5s: its own (recordZips), then its city's where they differ (cityZip5s). */
