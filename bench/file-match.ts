@@ -7,7 +7,7 @@
  *
  * --quality: the input is the identity issue's labelled set (labelled-set.ts; seed 11 as
  * bench/match-quality.ts) and the report adds its quality figures, measured on rows.parquet.
- * --mixed: issue #15's file: graph persons with mixed fields (name always; email half the rows, phone
+ * --mixed: issue #15's file (lib/mixed-file.ts, a seeded sample since 2026-11-24): graph persons with mixed fields (name always; email half the rows, phone
  * 40%; a third with street address + ZIP, a third ZIP only, a third no geography; dob half), 10% strangers.
  *
  * The graph dir's warehouse is linked into a scratch data dir, so uploads and results never land in it.
@@ -28,6 +28,7 @@ import { createJobQueue } from '../src/jobs/queue.ts';
 import { startJobs } from '../src/jobs/worker.ts';
 import { generateLabelledSet, type LabelledRow } from '../src/identity/matcher/labelled-set.ts';
 import { stringify } from 'csv-stringify/sync';
+import { mixedFileSql } from './lib/mixed-file.ts';
 import { reportQuality } from './lib/quality.ts';
 
 const argv = process.argv;
@@ -58,23 +59,7 @@ let labelled: LabelledRow[] = [];
     const cols = ['row_id', ...new Set(labelled.flatMap((l) => Object.keys(l.record)))];
     fs.writeFileSync(csv, stringify(labelled.map((l, i) => ({ ...l.record, row_id: `r${i}` })), { header: true, columns: cols }));
   } else if (mixed) {
-    // Each field on or off by an independent hash of the row number; strangers get a made-up surname and email.
-    const on = (salt: number, mod: number, lt: number) => `hash(i, ${salt}) % ${mod} < ${lt}`;
-    await c.run(`COPY (
-      WITH p AS (SELECT p.first_name, p.last_name, p.address_1, p.address_2, p.city, p.state, p.zip5, strftime(p.dob, '%Y-%m-%d') AS dob,
-                        (SELECT min(email) FROM g.emails e WHERE e.person_key = p.person_key) AS email,
-                        (SELECT min(phone) FROM g.phones f WHERE f.person_key = p.person_key) AS phone,
-                        row_number() OVER () AS k FROM g.persons p USING SAMPLE ${Math.ceil(rows * 0.9)} ROWS),
-           n AS (SELECT count(*) AS c FROM p)
-      SELECT 'r' || i AS row_id, p.first_name, CASE WHEN i % 10 = 0 THEN 'Qqzx' || i ELSE p.last_name END AS last_name,
-        CASE WHEN NOT ${on(1, 2, 1)} THEN NULL WHEN i % 10 = 0 THEN 'nobody' || i || '@example.invalid' ELSE p.email END AS email,
-        CASE WHEN ${on(2, 5, 2)} THEN p.phone END AS phone,
-        CASE WHEN ${on(3, 3, 1)} THEN p.address_1 END AS address_1, CASE WHEN ${on(3, 3, 1)} THEN p.address_2 END AS address_2,
-        CASE WHEN ${on(3, 3, 1)} THEN p.city END AS city, CASE WHEN ${on(3, 3, 1)} THEN p.state END AS state,
-        CASE WHEN ${on(3, 3, 2)} THEN p.zip5 END AS zip,
-        CASE WHEN ${on(4, 2, 1)} THEN p.dob END AS dob
-      FROM range(${rows}) r(i), n JOIN p ON p.k = (i % n.c) + 1
-    ) TO '${csv}' (HEADER)`);
+    await c.run(mixedFileSql('g', rows, csv));
   } else {
     // Graph persons (email + name + ZIP) repeated with fresh row ids, plus 10% strangers.
     await c.run(`COPY (

@@ -12,6 +12,8 @@ const ALL: [name: string, args: string[]][] = [
   ['match-http', []], ['match-throughput', []], ['match-hardened', ['--persons', '200000', '--rows', '40000']],
   // Issue #15: the match index of the 10M graph rebuilt (time, peak RSS, keys per block kind).
   ['match-index-build', ['--rebuild']],
+  // Issue #15: the file path's read pass and candidate statement alone, on the mixed 1M-row file at 10M.
+  ['match-candidates', ['--profile']],
   // Issue #7: 1M rows against the 10M graph (graph-generate's), as CSV and gzip; quality through the
   // file path on match-quality's 200k graph.
   ['file-match', []], ['file-match', ['--gzip']], ['file-match', ['--graph-dir', '.bench/match-data', '--rows', '40000', '--quality']],
