@@ -248,8 +248,9 @@ export function normalizeMatchInput(input: unknown, opts: NormalizeOptions = {})
 }
 
 /**
- * The city locality of a record that has no ZIP5 anywhere: the ZIPs of its addresses' cities (or of the
- * top-level city and state when it has no address_1) and its street addresses keyed in each of them.
+ * The city locality of a record: for each address (or, without address_1, the top-level city and state) that
+ * names a city and gives no ZIP5, or a ZIP5 that is not one of that city's, the city's other ZIPs and the
+ * street keyed in each of them.
  */
 function cityLocality(rec: Record<string, unknown>, addresses: readonly NormalizedAddress[], localityZip5: string | null, dir: RefDir | undefined) {
   const zips: string[] = [];
