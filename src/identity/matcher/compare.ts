@@ -6,7 +6,7 @@
  */
 import { nameVariants } from '../normalize/nickname.ts';
 import { jaroWinkler } from '../normalize/similarity.ts';
-import { localityZips, type NormalizedRecord } from '../normalize/record.ts';
+import { comparedDob, localityZips, type NormalizedRecord } from '../normalize/record.ts';
 import { EMAIL_LOCAL_MIN, houseZipOf, rowHouseZips, soundex } from './keys.ts';
 import { nameWeight } from './model.ts';
 import { ADDR, DOB, EMAIL, FIRST, ID, LAST, type CandidateAttributes, type Features } from './types.ts';
@@ -145,7 +145,7 @@ export function compareRecord(row: NormalizedRecord, c: CandidateAttributes): Fe
     if (house !== null && rowHouseZips(row).includes(house)) address = ADDR.house;
     else if (zips.includes(c.zip5)) address = ADDR.zip;
   }
-  return { email, phone, ...compareNames(row, variants, c), dob: compareDob(row.dob?.iso ?? row.dobPartial, c.dob), address };
+  return { email, phone, ...compareNames(row, variants, c), dob: compareDob(comparedDob(row), c.dob), address };
 }
 
 // ---- SQL twins -----------------------------------------------------------------------------
@@ -172,14 +172,14 @@ function digitsOffSql(a: string, b: string, n: number): string {
   return Array.from({ length: n }, (_, k) => `((${a}) // ${10 ** k} % 10 <> (${b}) // ${10 ** k} % 10)::INTEGER`).join(' + ');
 }
 
-/** SQL twin of compareDob over two DATE expressions. */
-/** compareDob of a partial input dob (VARCHAR "YYYY-MM" or "YYYY") against a DATE. */
+/** SQL twin of compareDob for a partial input dob (VARCHAR "YYYY-MM" or "YYYY") against a DATE. */
 export function dobPartSql(part: string, g: string): string {
   return `CASE WHEN ${g} IS NULL THEN ${DOB.missing}
     WHEN length(${part}) = 7 THEN CASE WHEN strftime(${g}, '%Y-%m') = ${part} THEN ${DOB.month} ELSE ${DOB.disagree} END
     WHEN strftime(${g}, '%Y') = ${part} THEN ${DOB.year} ELSE ${DOB.disagree} END`;
 }
 
+/** SQL twin of compareDob over two DATE expressions. */
 export function dobSql(i: string, g: string): string {
   const [iy, im, id, gy, gm, gd] = [`year(${i})`, `month(${i})`, `day(${i})`, `year(${g})`, `month(${g})`, `day(${g})`];
   return `CASE WHEN ${i} IS NULL OR ${g} IS NULL THEN ${DOB.missing} WHEN ${i} = ${g} THEN ${DOB.exact}

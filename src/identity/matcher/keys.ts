@@ -30,9 +30,10 @@ export const EMAIL_LOCAL_MIN = 4;
 export const COMMON_BLOCK_MAX = 64;
 
 /**
- * A record without a ZIP (or with one that is not its city's) blocks on name + ZIP in each ZIP of its city (record.ts cityZip5s) only when the
- * city has at most this many: the name + ZIP blocks are not capped, and a common surname across a city of
- * a hundred ZIPs would flood the row with candidates. (Its street address is keyed in every ZIP of the city.)
+ * A record without a ZIP (or with one that is not its city's) blocks on name + ZIP in each ZIP of its city
+ * (record.ts cityZip5s) only when the city has at most this many: the name + ZIP blocks are not capped, and a
+ * common surname across a city of a hundred ZIPs would flood the row with candidates. (Its street address is
+ * keyed in every ZIP of the city.)
  */
 export const CITY_NAME_BLOCK_MAX_ZIPS = 20;
 

@@ -12,7 +12,7 @@
  * (candidates.ts): email/phone/address agreement from which blocks hit, names and dob from the JS
  * twins of the SQL comparators; test/matching checks micro-batch/file-path parity.
  */
-import { localityZips, recordZips, type NormalizedRecord } from '../normalize/record.ts';
+import { comparedDob, localityZips, recordZips, type NormalizedRecord } from '../normalize/record.ts';
 import { nameVariants } from '../normalize/nickname.ts';
 import { compareDob, compareNames, emailLocalNear } from './compare.ts';
 import { KIND, onStreet, rowHouseZips, rowKeys, type StagedKey } from './keys.ts';
@@ -143,7 +143,7 @@ export async function pointCandidates(query: Query, mx: string, rows: readonly N
     const hasPhone = row.phoneHashes.length > 0;
     const hasAddr = zips.length > 0 || row.addresses.length > 0;
     const variants = row.name.first ? nameVariants(row.name.first) : [];
-    const dob = row.dob?.iso ?? row.dobPartial;
+    const dob = comparedDob(row);
     const cands: ScoredCandidate[] = [];
     for (const [personKey, h] of hits) {
       const p = attrs.get(personKey);

@@ -4,7 +4,7 @@
  * with exactly the code the in-process writer uses.
  */
 import { nameVariants } from '../normalize/nickname.ts';
-import { localityZips, recordZips, type NormalizedRecord } from '../normalize/record.ts';
+import { comparedDob, localityZips, recordZips, type NormalizedRecord } from '../normalize/record.ts';
 import { k64, rowHouseZips, rowKeySources, soundex } from './keys.ts';
 
 /** TSV cells cannot carry tabs, newlines, the list separator or backslashes. */
@@ -34,6 +34,7 @@ export interface RowFields {
 }
 
 export function rowFields(row: NormalizedRecord, varsOf: (first: string) => string): RowFields {
+  const zips = localityZips(row);
   return {
     first: clean(row.name.first),
     last: clean(row.name.last),
@@ -41,11 +42,11 @@ export function rowFields(row: NormalizedRecord, varsOf: (first: string) => stri
     lastSx: soundex(row.name.last),
     vars: row.name.first ? varsOf(row.name.first) : '',
     // A whole date, or a partial one ("YYYY-MM", "YYYY"): stage.ts splits them by length.
-    dob: row.dob?.iso ?? row.dobPartial,
+    dob: comparedDob(row),
     hasEmail: row.emailHashes.length > 0,
     hasPhone: row.phoneHashes.length > 0,
-    hasAddr: row.addresses.length > 0 || localityZips(row).length > 0,
-    zips: localityZips(row).join('|'),
+    hasAddr: row.addresses.length > 0 || zips.length > 0,
+    zips: zips.join('|'),
     spatialZip: recordZips(row)[0] ?? null,
     houseZips: rowHouseZips(row).join('|'),
   };

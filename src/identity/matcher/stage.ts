@@ -34,7 +34,8 @@ export interface Staged {
 const ROW_COLS = 'r, first, last, vars, dob, has_email, has_phone, has_addr, zips, direct, first_sx, last_sx, house_zips';
 const wrapRows = (src: string) => `SELECT r::INTEGER AS r, first, last, first_sx, last_sx,
   CASE WHEN coalesce(vars, '') = '' THEN []::VARCHAR[] ELSE string_split(vars, '|') END AS first_vars,
-  CASE WHEN length(dob) = 10 THEN dob::DATE END AS dob, CASE WHEN length(dob) IN (4, 7) THEN dob END AS dob_part, has_email::BOOLEAN AS has_email, has_phone::BOOLEAN AS has_phone, has_addr::BOOLEAN AS has_addr,
+  CASE WHEN length(dob) = 10 THEN dob::DATE END AS dob, CASE WHEN length(dob) IN (4, 7) THEN dob END AS dob_part,
+  has_email::BOOLEAN AS has_email, has_phone::BOOLEAN AS has_phone, has_addr::BOOLEAN AS has_addr,
   CASE WHEN coalesce(zips, '') = '' THEN []::VARCHAR[] ELSE string_split(zips, '|') END AS zip5s, direct::UBIGINT AS direct,
   CASE WHEN coalesce(house_zips, '') = '' THEN []::VARCHAR[] ELSE string_split(house_zips, '|') END AS house_zips FROM ${src}`;
 const wrapKeys = (src: string) => `SELECT r::INTEGER AS r, coalesce(k::UBIGINT, ${K64_SQL('s')}) AS k, kind::UTINYINT AS kind, unit FROM ${src}`;

@@ -281,6 +281,11 @@ function addCityZips(zips: string[], keys: AddressKey[], cityZips: readonly stri
   }
 }
 
+/** The dob the matcher compares: the whole date "YYYY-MM-DD", else a partial one ("YYYY-MM", "YYYY"), else null. */
+export function comparedDob(row: Pick<NormalizedRecord, 'dob' | 'dobPartial'>): string | null {
+  return row.dob?.iso ?? row.dobPartial;
+}
+
 /** The record's locality ZIP5s: its own (recordZips), then its city's where they differ (cityZip5s). */
 export function localityZips(row: Pick<NormalizedRecord, 'addresses' | 'localityZip5' | 'cityZip5s'>): readonly string[] {
   const own = recordZips(row);
