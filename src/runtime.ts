@@ -13,10 +13,11 @@ export interface RunningService {
   /** Drains and stops: readiness goes 503, in-flight requests finish, the worker stops taking jobs. */
   shutdown(): Promise<void>;
   /**
-   * Warms the current match index in the background (identity/matcher/warm.ts) unless MATCH_WARMUP
-   * is false or this process serves no HTTP. Call it once a release exists; shutdown stops it.
+   * In the background: warms the current match index (identity/matcher/warm.ts) unless MATCH_WARMUP is
+   * false or this process serves no HTTP; then, where this process runs jobs, renders the rows
+   * EXPORT_RENDERED_ROWS names for deliveries. Call it once a release exists; shutdown stops it.
    */
-  warmMatchIndex(): void;
+  warmUp(): void;
 }
 
 /**
@@ -43,7 +44,7 @@ export async function startService(
   const warmAbort = new AbortController();
   let warming: Promise<void> = Promise.resolve();
   if (serveHttp && config.matchWarmup) {
-    // This process builds and warms the current release's match index in the background (warmMatchIndex):
+    // This process builds and warms the current release's match index in the background (warmUp):
     // until the index exists, a first match would wait for the build (seconds at 1M persons, minutes at
     // 10M), so the process does not call itself ready. The check also starts the build (or joins the one
     // running): after a release switch nothing else would, and a load balancer that waits for readiness
@@ -77,9 +78,13 @@ export async function startService(
     built,
     database,
     url,
-    warmMatchIndex() {
-      if (!serveHttp || !config.matchWarmup || warmAbort.signal.aborted) return;
-      warming = warmMatchIndexInBackground(built, warmAbort.signal);
+    warmUp() {
+      if (warmAbort.signal.aborted) return;
+      const signal = warmAbort.signal;
+      const match = serveHttp && config.matchWarmup ? warmMatchIndexInBackground(built, signal) : Promise.resolve();
+      // Export jobs run where the worker runs: that process renders the rows they copy, after the match
+      // warm-up (one large build at a time).
+      warming = config.role === 'api' ? match : match.then(() => renderRowsInBackground(built, signal));
     },
     shutdown() {
       stopping ??= (async () => {
@@ -98,6 +103,18 @@ export async function startService(
       return stopping;
     },
   };
+}
+
+/**
+ * Renders the configured templates' rows for the current release (modules/deliveries/rendered-rows.ts).
+ * Best effort, like the match warm-up: until they exist, deliveries export row by row.
+ */
+function renderRowsInBackground(built: BuiltApp, signal: AbortSignal): Promise<void> {
+  const log = built.app.log;
+  return built.services.deliveries.warmRenderedRows({ signal }).then(
+    (files) => { if (files.some((f) => f.built)) log.info({ rendered_rows: files }, 'rendered rows built'); },
+    (err: unknown) => log.warn({ err }, 'rendering rows skipped'),
+  );
 }
 
 /**

@@ -9,7 +9,7 @@ import type { JobQueue } from './jobs/queue.ts';
 import type { JobDefinition } from './jobs/worker.ts';
 import type { Clock } from './lib/clock.ts';
 import type { Operation } from './core/operation.ts';
-import { readCurrentRelease } from './graph/releases.ts';
+import { readCurrentRelease, releaseFilePath } from './graph/releases.ts';
 import { openWarehouse } from './graph/warehouse.ts';
 import { createIdempotencyService } from './http/idempotency/service.ts';
 import { createIdempotencyStore } from './http/idempotency/store.ts';
@@ -147,6 +147,7 @@ export async function createServices(deps: WiringDeps) {
   // destination connection through the outbound-target policy (src/destinations/net.ts resolves with `lookup`).
   const deliveriesModule = createDeliveriesModule({
     db, keys, queue, clock, dataDir: config.dataDir, publicUrl: config.publicUrl, segments,
+    releaseFile: async () => releaseFilePath(config.dataDir, await warehouse.release()), renderedRows: config.exports.renderedRows,
     catalog: () => catalog.getCatalog(), warehouse, statementTimeoutMs: config.limits.warehouseStatementTimeoutMs, organizations, events,
     billing, liveLicenseLimit: config.billing.licenseLookupMaxIdentities,
     // Figures shown before purchase are graph-derived: the audience's own question, so a quote shows the

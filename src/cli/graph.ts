@@ -65,8 +65,11 @@ async function releasesCommand(prune: boolean): Promise<void> {
   const config = loadConfig();
   const { planPrune, applyPrune } = await import('../graph/retention.ts');
   const { MATCH_INDEX_VERSION } = await import('../identity/matcher/index.ts');
-  // The match index of the current version and the recorded matching parameters (ads matching refit).
-  const sidecarInUse = (name: string) => name.endsWith(`.match-v${MATCH_INDEX_VERSION}.duckdb`) || name.endsWith('.match-params.json');
+  const { isCurrentRenderedRows } = await import('../deliveries/index.ts');
+  // The match index of the current version, the recorded matching parameters (ads matching refit) and
+  // rendered rows of the current version (deliveries).
+  const sidecarInUse = (name: string) => name.endsWith(`.match-v${MATCH_INDEX_VERSION}.duckdb`) || name.endsWith('.match-params.json')
+    || isCurrentRenderedRows(name);
   const { openDatabase } = await import('../db/database.ts');
   const { referencedReleases } = await import('../modules/segments/index.ts');
   const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });

@@ -61,5 +61,5 @@ export async function serveCommand(args: string[]): Promise<void> {
   // "retry shortly" until the release is ready). Only a process that runs the worker builds it.
   // The match index is warmed once a release exists (docs/decisions/011).
   const graphReady = config.role !== 'api' ? ensureDefaultGraph(config) : Promise.resolve();
-  void graphReady.then(() => service.warmMatchIndex(), () => service.warmMatchIndex());
+  void graphReady.then(() => service.warmUp(), () => service.warmUp());
 }

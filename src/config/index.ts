@@ -5,6 +5,7 @@
 import { resolve } from 'node:path';
 import { billingSettings, type BillingSettings } from './billing.ts';
 import { discoverySettings, type DiscoverySettings } from './discovery.ts';
+import { exportSettings, type ExportSettings } from './exports.ts';
 import { jobSettings, type JobSettings } from './jobs.ts';
 import { oauthSettings, type OAuthSettings } from './oauth.ts';
 import { ConfigError, boolSetting, intSetting, jsonObjectSetting } from './settings.ts';
@@ -63,6 +64,7 @@ export interface Config {
   oauth: OAuthSettings;
   jobs: JobSettings;
   integrations: IntegrationSettings;
+  exports: ExportSettings;
 }
 
 function rateLimitSetting(env: NodeJS.ProcessEnv): Record<Tier, number> {
@@ -102,6 +104,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     oauth: oauthSettings(env, publicUrl),
     jobs: jobSettings(env),
     integrations: integrationSettings(env, publicUrl),
+    exports: exportSettings(env),
     ...overrides,
   };
 }

@@ -61,8 +61,7 @@ export async function openChunkSource(o: ChunkSourceOptions): Promise<ChunkSourc
     await wh.query(`DROP TABLE IF EXISTS ${keysTable}; DROP TABLE IF EXISTS ${rowsTable}`);
   };
   try {
-    await wh.query(`CREATE TABLE ${keysTable} AS SELECT DISTINCT CAST(person_key AS BIGINT) AS person_key FROM (${o.members.sql}) m
-      WHERE person_key IS NOT NULL ORDER BY person_key`, o.members.params ?? []);
+    await wh.query(`CREATE TABLE ${keysTable} AS ${memberKeysSql(o.members)}`, o.members.params ?? []);
     const source = o.matched
       ? await matchedSource(wh, o, o.matched, keysTable, rowsTable, persons, batchRows)
       : await audienceSource(wh, o, keysTable, persons, batchRows);
@@ -71,6 +70,41 @@ export async function openChunkSource(o: ChunkSourceOptions): Promise<ChunkSourc
     await close().catch(() => {});
     throw error;
   }
+}
+
+/** The distinct member keys, sorted (as a table for the row-by-row engine's batches). */
+const memberKeysSql = (members: ExportMembers) => `SELECT DISTINCT CAST(person_key AS BIGINT) AS person_key FROM (${members.sql}) m
+  WHERE person_key IS NOT NULL ORDER BY person_key`;
+
+/**
+ * The distinct member keys, sorted (for rendered rows, which need no persons columns). DuckDB sorts;
+ * repeats, now neighbours, are dropped here: half the cost of a DISTINCT over 1M keys.
+ */
+export async function readMemberKeys(wh: ExportWarehouse, members: ExportMembers): Promise<BigInt64Array> {
+  const result = await wh.materialize(`SELECT CAST(person_key AS BIGINT) AS person_key FROM (${members.sql}) m
+    WHERE person_key IS NOT NULL ORDER BY person_key`, members.params ?? []);
+  const parts: BigInt64Array[] = [];
+  let total = 0;
+  for (let chunk = await result.fetchChunk(); chunk && chunk.rowCount > 0; chunk = await result.fetchChunk()) {
+    const keys = int64Copy(rawColumn(chunk, 0, 8));
+    parts.push(keys);
+    total += keys.length;
+  }
+  const out = new BigInt64Array(total);
+  const halves = new Int32Array(out.buffer);
+  let at = 0;
+  for (const p of parts) {
+    const h = new Int32Array(p.buffer, p.byteOffset, p.length * 2);
+    for (let i = 0; i < p.length; i++) {
+      const lo = h[2 * i]!;
+      const hi = h[2 * i + 1]!;
+      if (at > 0 && halves[2 * at - 2] === lo && halves[2 * at - 1] === hi) continue;
+      halves[2 * at] = lo;
+      halves[2 * at + 1] = hi;
+      at++;
+    }
+  }
+  return out.subarray(0, at);
 }
 
 /** Boundaries of batches of `batchRows` consecutive rows of `table` ordered by `column`. */

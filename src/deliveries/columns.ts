@@ -34,6 +34,9 @@ export interface OutputColumn {
   vocabulary?: readonly string[];
 }
 
+/** The tier 01 id column of every export (its first column; after row_id in matched exports). */
+export const ID_COLUMN = 'iag_person_id';
+
 const ident = (name: string) => `"${name.replace(/"/g, '""')}"`;
 const lit = (value: string) => `'${value.replace(/'/g, "''")}'`;
 /** Separator of array items in a CSV cell (no catalog vocabulary contains it). */

@@ -12,18 +12,20 @@
  * time, so memory does not grow with the audience. docs/decisions/022-export-engine.md says why the
  * rows are encoded in JavaScript rather than by DuckDB's COPY.
  */
-import fs from 'node:fs';
 import { promisify } from 'node:util';
 import zlib from 'node:zlib';
 import { openChunkSource, type RowChunk } from './batches.ts';
-import { fieldColumn, stringColumn, type OutputColumn } from './columns.ts';
+import { fieldColumn, ID_COLUMN, stringColumn, type OutputColumn } from './columns.ts';
+export { ID_COLUMN };
 import { ExportFailedError, ExportRequestError } from './errors.ts';
 import { chunkIds, type ChunkIds } from './ids.ts';
-import { avroEncoder, type AvroEncoder } from './formats/avro.ts';
-import { csvEncoder } from './formats/csv.ts';
+import type { AvroEncoder } from './formats/avro.ts';
 import type { EncoderColumn, RowEncoder } from './formats/encoder.ts';
-import { jsonLinesEncoder } from './formats/json.ts';
-import { PartWriter, partName, removeStaleParts, type FinishedPart, type UnitTransform } from './parts.ts';
+import { encoderFor } from './formats/for-format.ts';
+import { PartSink, type UnitTransform } from './parts.ts';
+import { exportRenderedRows } from './rendered/export.ts';
+import { openRenderedRows, type RenderedRowsReader } from './rendered/file.ts';
+import { encoderColumnOf, renderedRowsKey } from './rendered/key.ts';
 import type { ExportRequest, ExportResult } from './types.ts';
 
 const gzip = promisify(zlib.gzip);
@@ -41,7 +43,6 @@ export const DEFAULT_COMPRESSION_LEVEL = 1;
  * thread for one part's units (0.5 s of a 1M-row Avro export); the compressed bytes do not depend on it.
  */
 const ZLIB_CHUNK_SIZE = 1 << 20;
-export const ID_COLUMN = 'iag_person_id';
 /** Chunks read ahead of the one being encoded, so the id worker works while the main thread encodes. */
 const ID_LOOKAHEAD = 3;
 export const ROW_ID_COLUMN = 'row_id';
@@ -62,7 +63,7 @@ function plan(req: ExportRequest): Plan {
     ...(rowIdColumn ? [{ name: ROW_ID_COLUMN, kind: 'string' as const }] : []),
     // Ids are CODE_01_ plus base32: never quoted or escaped.
     { name: ID_COLUMN, kind: 'string', plain: true },
-    ...fieldColumns.map((c) => ({ name: c.name, kind: c.kind, ...(c.vocabulary ? { vocabulary: c.vocabulary } : {}) })),
+    ...fieldColumns.map(encoderColumnOf),
     ...echoColumns.map((c) => ({ name: c.name, kind: c.kind })),
   ];
   const seen = new Set<string>();
@@ -71,16 +72,6 @@ function plan(req: ExportRequest): Plan {
     seen.add(c.name);
   }
   return { sourceColumns: fieldColumns, encoderColumns, echoColumns, rowIdColumn };
-}
-
-function encoderFor(req: ExportRequest, columns: EncoderColumn[]): RowEncoder {
-  switch (req.format) {
-    case 'csv': return csvEncoder(columns);
-    case 'json':
-    case 'jsonl': return jsonLinesEncoder(columns, req.format);
-    case 'avro': return avroEncoder(columns);
-    default: throw new ExportRequestError(`unknown output format ${String(req.format)}`);
-  }
 }
 
 function validate(req: ExportRequest): void {
@@ -92,11 +83,8 @@ function validate(req: ExportRequest): void {
   }
 }
 
-/** Writes the export's parts into req.outputDir and returns them in order. */
-export async function exportRows(req: ExportRequest): Promise<ExportResult> {
-  validate(req);
-  const p = plan(req);
-  const encoder = encoderFor(req, p.encoderColumns);
+/** The part sink of an export: its format's header, extension and unit transform (gzip member, Avro block). */
+function sinkOf(req: ExportRequest, encoder: RowEncoder): { sink: PartSink; compression: ExportResult['output_compression'] } {
   const level = DEFAULT_COMPRESSION_LEVEL;
   const avro = req.format === 'avro' ? (encoder as AvroEncoder) : null;
   const compression = avro ? 'none' : req.compression;
@@ -104,36 +92,63 @@ export async function exportRows(req: ExportRequest): Promise<ExportResult> {
   const transform: UnitTransform = avro
     ? async (u) => avro.frame(u.rows, await deflateRaw(u.data, { level, chunkSize: ZLIB_CHUNK_SIZE }))
     : compression === 'gzip' ? (u) => gzip(u.data, { level, chunkSize: ZLIB_CHUNK_SIZE }) : (u) => u.data;
-  const prefix = req.partPrefix ?? 'part';
-  const partRows = req.partRows ?? DEFAULT_PART_ROWS;
-  fs.mkdirSync(req.outputDir, { recursive: true });
-  removeStaleParts(req.outputDir, prefix, extension, Number.MAX_SAFE_INTEGER);
+  const sink = new PartSink({
+    dir: req.outputDir, prefix: req.partPrefix ?? 'part', extension, partRows: req.partRows ?? DEFAULT_PART_ROWS,
+    header: encoder.header(), rawHeader: avro !== null, transform,
+  });
+  return { sink, compression };
+}
 
+/** Writes the export's parts into req.outputDir and returns them in order. */
+export async function exportRows(req: ExportRequest): Promise<ExportResult> {
+  validate(req);
+  const p = plan(req);
+  const encoder = encoderFor(req.format, p.encoderColumns);
+  const rendered = req.matched ? null : openRendered(req, p);
+  const { sink, compression } = sinkOf(req, encoder);
+  try {
+    const total = rendered
+      ? await exportRenderedRows({ ...req, file: rendered, sink })
+      : await exportFromWarehouse(req, p, encoder, sink);
+    const parts = await sink.finish();
+    const rows = parts.reduce((s, x) => s + x.rows, 0);
+    if (rows !== total) throw new ExportFailedError(`export wrote ${rows} rows, expected ${total}`);
+    return {
+      parts, output_record_count: rows, output_bytes: parts.reduce((s, x) => s + x.bytes, 0),
+      output_compression: compression, columns: p.encoderColumns.map((c) => c.name),
+    };
+  } catch (error) {
+    sink.abort();
+    throw error instanceof ExportRequestError || error instanceof ExportFailedError ? error : new ExportFailedError(`export failed: ${(error as Error).message}`, { cause: error });
+  } finally {
+    rendered?.close();
+  }
+}
+
+/**
+ * The rendered rows of this export's fields and format, when the caller has them (rendered/): an
+ * audience export then copies each member's row and adds its id, never reading the persons table.
+ */
+function openRendered(req: ExportRequest, p: Plan): RenderedRowsReader | null {
+  if (!req.renderedRows || p.sourceColumns.length === 0) return null;
+  const key = renderedRowsKey(req.format, p.sourceColumns);
+  const path = req.renderedRows(key);
+  return path ? openRenderedRows(path, key) : null;
+}
+
+/** Rows read from the warehouse a chunk at a time, their ids computed, encoded and pushed; returns the row count. */
+async function exportFromWarehouse(req: ExportRequest, p: Plan, encoder: RowEncoder, sink: PartSink): Promise<number> {
   const source = await openChunkSource({
     warehouse: req.warehouse, members: req.members, columns: p.sourceColumns,
     matched: req.matched && { ...req.matched, rowIdColumn: p.rowIdColumn!, echoColumns: p.echoColumns },
   });
   let ids: ChunkIds | null = null;
-  const parts: FinishedPart[] = [];
-  let writer: PartWriter | null = null;
-  const open = () => {
-    const header = encoder.header();
-    // A text header is a unit (gzip compresses it with the rows); Avro's container header stays raw.
-    const w = new PartWriter(req.outputDir, partName(prefix, parts.length, extension), avro ? header : null, transform);
-    if (!avro && header) void w.push({ rows: 0, data: header });
-    return w;
-  };
   const write = async (chunk: RowChunk, chunkIdValues: (string | null)[]) => {
     const values = chunkValues(chunk, chunkIdValues, p.rowIdColumn !== null);
     for (let from = 0; from < chunk.count;) {
-      writer ??= open();
-      const take = Math.min(chunk.count - from, partRows - writer.rows);
-      await writer.push({ rows: take, data: encoder.encode(values, from, from + take) });
+      const take = Math.min(chunk.count - from, sink.room());
+      await sink.push(take, encoder.encode(values, from, from + take));
       from += take;
-      if (writer.rows >= partRows) {
-        parts.push(await writer.finish());
-        writer = null;
-      }
     }
   };
   // A chunk's ids are asked for when it arrives and used ID_LOOKAHEAD chunks later (ids.ts).
@@ -151,19 +166,7 @@ export async function exportRows(req: ExportRequest): Promise<ExportResult> {
       }
     }
     for (let next = waiting.shift(); next; next = waiting.shift()) await write(next.chunk, await next.ids);
-    // An empty export still has one (header-only) part; a partial last part is finished here.
-    if (writer || parts.length === 0) parts.push(await (writer ?? open()).finish());
-    writer = null;
-    removeStaleParts(req.outputDir, prefix, extension, parts.length);
-    const rows = parts.reduce((s, x) => s + x.rows, 0);
-    if (rows !== source.total) throw new ExportFailedError(`export wrote ${rows} rows, expected ${source.total}`);
-    return {
-      parts, output_record_count: rows, output_bytes: parts.reduce((s, x) => s + x.bytes, 0),
-      output_compression: compression, columns: p.encoderColumns.map((c) => c.name),
-    };
-  } catch (error) {
-    (writer as PartWriter | null)?.abort();
-    throw error instanceof ExportRequestError || error instanceof ExportFailedError ? error : new ExportFailedError(`export failed: ${(error as Error).message}`, { cause: error });
+    return source.total;
   } finally {
     await ids?.close();
     await source.close();

@@ -14,6 +14,8 @@ import path from 'node:path';
 export interface Unit {
   rows: number;
   data: Buffer;
+  /** Told when `data` is no longer read (transformed and written), so its memory can take another unit. */
+  release?: (data: Buffer) => void;
 }
 
 export type UnitTransform = (unit: Unit) => Buffer | Promise<Buffer>;
@@ -31,7 +33,7 @@ const tempName = (name: string) => `.${name}.tmp`;
 export class PartWriter {
   rows = 0;
   private bytes = 0;
-  private readonly queue: Promise<Buffer>[] = [];
+  private readonly queue: Promise<{ out: Buffer; unit: Unit }>[] = [];
   private readonly file: string;
   private readonly temp: string;
   private readonly fd: number;
@@ -46,7 +48,7 @@ export class PartWriter {
 
   async push(unit: Unit): Promise<void> {
     this.rows += unit.rows;
-    const done = Promise.resolve().then(() => this.transform(unit));
+    const done = Promise.resolve().then(() => this.transform(unit)).then((out) => ({ out, unit }));
     // Awaited in order below; until then a failure must not count as an unhandled rejection.
     done.catch(() => {});
     this.queue.push(done);
@@ -72,8 +74,9 @@ export class PartWriter {
   }
 
   private async writeOldest(): Promise<void> {
-    const buf = await this.queue.shift()!;
-    this.writeNow(buf);
+    const { out, unit } = await this.queue.shift()!;
+    this.writeNow(out);
+    unit.release?.(unit.data);
   }
 
   private writeNow(buf: Buffer): void {
@@ -98,3 +101,65 @@ export function removeStaleParts(dir: string, prefix: string, extension: string,
 }
 
 const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+export interface PartSinkOptions {
+  dir: string;
+  prefix: string;
+  /** File extension of a part, compression suffix included. */
+  extension: string;
+  partRows: number;
+  /** Bytes at the start of every part, or null. */
+  header: Buffer | null;
+  /** Whether the header is written as it is (Avro's container header) or as the first unit (text: gzip compresses it). */
+  rawHeader: boolean;
+  transform: UnitTransform;
+}
+
+/**
+ * The parts of one export: units go to the open part, a part is finished when it holds `partRows`
+ * rows and the next unit opens the next one. Callers split their units at `room()`.
+ */
+export class PartSink {
+  readonly parts: FinishedPart[] = [];
+  private writer: PartWriter | null = null;
+
+  /** Creates the folder and removes what an earlier attempt left there (temp files, parts). */
+  constructor(private readonly o: PartSinkOptions) {
+    fs.mkdirSync(o.dir, { recursive: true });
+    removeStaleParts(o.dir, o.prefix, o.extension, Number.MAX_SAFE_INTEGER);
+  }
+
+  /** Rows the open (or next) part still takes. */
+  room(): number {
+    return this.o.partRows - (this.writer?.rows ?? 0);
+  }
+
+  async push(rows: number, data: Buffer, release?: (data: Buffer) => void): Promise<void> {
+    this.writer ??= this.open();
+    await this.writer.push({ rows, data, ...(release ? { release } : {}) });
+    if (this.writer.rows >= this.o.partRows) {
+      this.parts.push(await this.writer.finish());
+      this.writer = null;
+    }
+  }
+
+  /** Finishes the last part; an empty export still has one (header-only) part. */
+  async finish(): Promise<FinishedPart[]> {
+    if (this.writer || this.parts.length === 0) this.parts.push(await (this.writer ?? this.open()).finish());
+    this.writer = null;
+    removeStaleParts(this.o.dir, this.o.prefix, this.o.extension, this.parts.length);
+    return this.parts;
+  }
+
+  abort(): void {
+    this.writer?.abort();
+    this.writer = null;
+  }
+
+  private open(): PartWriter {
+    const { header } = this.o;
+    const w = new PartWriter(this.o.dir, partName(this.o.prefix, this.parts.length, this.o.extension), this.o.rawHeader ? header : null, this.o.transform);
+    if (!this.o.rawHeader && header) void w.push({ rows: 0, data: header });
+    return w;
+  }
+}

@@ -85,6 +85,12 @@ export interface ExportRequest {
   partPrefix?: string;
   /** Compute tier 01 ids on a worker thread (ids.ts); default false (in-process). */
   idWorker?: boolean;
+  /**
+   * Where the attached release's rendered rows of a key (rendered/key.ts) are, if it has them: an
+   * audience export of those fields and format then copies rows instead of reading persons. Without
+   * it (or for a matched audience) rows are read and encoded one by one.
+   */
+  renderedRows?: (key: string) => string | null;
 }
 
 export interface ExportPart {

@@ -99,7 +99,7 @@ describe('graceful shutdown', () => {
     const off = await start(false);
     // Without the warm-up nothing builds the index ahead of a match, so readiness does not wait for it.
     expect(await readyz(off.service)).toEqual({ status: 'ready', checks: { control_plane: { ok: true }, graph: { ok: true } } });
-    off.service.warmMatchIndex();
+    off.service.warmUp();
     await off.service.shutdown();
     expect(off.calls).toHaveLength(0);
 
@@ -109,13 +109,13 @@ describe('graceful shutdown', () => {
       status: 'not_ready',
       checks: { control_plane: { ok: true }, graph: { ok: true }, match_index: { ok: false, error: "the current release's match index is being built" } },
     });
-    on.service.warmMatchIndex();
+    on.service.warmUp();
     expect(on.calls).toHaveLength(1);
     expect((await on.calls[0]!.result).keys).toBeGreaterThan(0);
     expect(await readyz(on.service)).toEqual({ status: 'ready', checks: { control_plane: { ok: true }, graph: { ok: true }, match_index: { ok: true } } });
     await on.service.shutdown();
     expect(on.calls[0]!.signal?.aborted).toBe(true);
-    on.service.warmMatchIndex(); // after shutdown: nothing starts
+    on.service.warmUp(); // after shutdown: nothing starts
     expect(on.calls).toHaveLength(1);
 
     // A release without an index and no warm-up asked for (a release switched under a running process):

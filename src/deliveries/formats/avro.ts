@@ -111,8 +111,8 @@ export function avroEncoder(columns: readonly EncoderColumn[]): AvroEncoder {
   return {
     extension: 'avro',
     header: () => header,
-    encode(values, from, to) {
-      write(out, values, from, to);
+    encode(values, from, to, ends) {
+      write(out, values, from, to, ends);
       return out.take();
     },
     frame(rows, deflated) {

@@ -33,8 +33,8 @@ export function csvEncoder(columns: readonly EncoderColumn[]): RowEncoder {
   return {
     extension: 'csv',
     header: () => header,
-    encode(values, from, to) {
-      write(out, values, from, to);
+    encode(values, from, to, ends) {
+      write(out, values, from, to, ends);
       return out.take();
     },
   };

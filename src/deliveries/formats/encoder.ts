@@ -18,8 +18,11 @@ export interface RowEncoder {
   extension: string;
   /** Bytes at the start of every part (CSV header row, Avro container header), or null. */
   header(): Buffer | null;
-  /** Rows [from, to) of a chunk whose values are `values[column][row]`. */
-  encode(values: readonly unknown[][], from: number, to: number): Buffer;
+  /**
+   * Rows [from, to) of a chunk whose values are `values[column][row]`; with `ends`, row i's end offset
+   * in the returned bytes goes to ends[i - from].
+   */
+  encode(values: readonly unknown[][], from: number, to: number, ends?: Float64Array): Buffer;
 }
 
 /** ISO dates of day numbers (days since 1970-01-01), cached: a column repeats a few thousand days. */

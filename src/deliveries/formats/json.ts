@@ -40,8 +40,8 @@ export function jsonLinesEncoder(columns: readonly EncoderColumn[], extension: '
   return {
     extension,
     header: () => null,
-    encode(values, from, to) {
-      write(out, values, from, to);
+    encode(values, from, to, ends) {
+      write(out, values, from, to, ends);
       return out.take();
     },
   };

@@ -14,7 +14,11 @@ export interface CellCode {
   deps: unknown[];
 }
 
-export type RowWriter = (out: ByteBuffer, values: readonly unknown[][], from: number, to: number) => void;
+/**
+ * Writes rows [from, to) into `out`; with `ends`, also each row's end as an offset into `out` (the
+ * rendered rows of rendered/build.ts need every row's bytes apart).
+ */
+export type RowWriter = (out: ByteBuffer, values: readonly unknown[][], from: number, to: number, ends?: Float64Array) => void;
 
 /**
  * `before(i)` and `after` are byte writes around the cells (separators, braces); each cell's code
@@ -29,9 +33,9 @@ export function compileRows(cells: readonly CellCode[], before: (i: number) => s
     const code = cell.code.replace(/d\[(\d+)\]/g, (_, n: string) => `d[${base + Number(n)}]`);
     lines.push(before(i), `v = values[${i}][r];`, code);
   });
-  lines.push(after, '}');
+  lines.push(after, 'if (ends !== undefined) ends[r - from] = out.pos;', '}');
   // eslint-disable-next-line @typescript-eslint/no-implied-eval -- generated from the column kinds above, no input.
-  const body = new Function('d', 'out', 'values', 'from', 'to', lines.join('\n')) as
-    (d: unknown[], out: ByteBuffer, values: readonly unknown[][], from: number, to: number) => void;
-  return (out, values, from, to) => body(deps, out, values, from, to);
+  const body = new Function('d', 'out', 'values', 'from', 'to', 'ends', lines.join('\n')) as
+    (d: unknown[], out: ByteBuffer, values: readonly unknown[][], from: number, to: number, ends: Float64Array | undefined) => void;
+  return (out, values, from, to, ends) => body(deps, out, values, from, to, ends);
 }

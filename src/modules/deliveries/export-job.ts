@@ -42,6 +42,8 @@ export interface ExportJobDeps {
   personIds: (orgId: string) => Promise<{ orgClientCode: string; secret: string }>;
   /** The data release the warehouse reads now. */
   currentRelease: () => { major: number; minor: number };
+  /** Where the current release's rendered rows of a key are, if built (rendered-rows.ts). */
+  renderedRows?: () => Promise<(key: string) => string | null>;
   log?: { warn(obj: object, msg: string): void };
 }
 
@@ -92,11 +94,13 @@ export function createExportJob(deps: ExportJobDeps) {
     const outputDir = path.join(deps.dataDir, 'exports', row.id);
     try {
       const ids = await deps.personIds(row.org_id);
+      const renderedRows = await deps.renderedRows?.();
       const result = await exportRows({
         warehouse: deps.warehouse, members: r.members, fields: r.fields.map(exportFieldOf),
         personIds: { orgId: row.org_id, orgClientCode: ids.orgClientCode, secret: ids.secret },
         ...(r.matched?.run.rowsPath ? { matched: { path: r.matched.run.rowsPath, includeUnmatched: row.include_unmatched } } : {}),
         format: row.output_format as 'csv', compression: row.output_compression as 'none', outputDir,
+        ...(renderedRows ? { renderedRows } : {}),
       });
       const target = { orgId: row.org_id, deliveryId: row.id };
       let delivered;

@@ -25,7 +25,9 @@ import { DELIVERY_EXPORT_JOB } from './job-names.ts';
 import { deliveryOperations } from './operations.ts';
 import { deliveryPricing, type DeliveryBilling, type QuoteNumbers } from './pricing.ts';
 import { createRequestResolver, type MatchedRun } from './request.ts';
+import { createRenderedRows } from './rendered-rows.ts';
 import { createRowReader } from './rows.ts';
+import type { RenderedRowsSetting } from '../../config/exports.ts';
 import { createDeliveryService } from './service.ts';
 
 export interface DeliveriesDeps {
@@ -52,6 +54,10 @@ export interface DeliveriesDeps {
   lookup: LookupFunction;
   /** The file-match run behind a matched segment, and the audience wrapping a match (file-match area). */
   matchedRun: (orgId: string, segmentId: string) => Promise<MatchedRun | null>;
+  /** The file of the release the warehouse reads now (its rendered rows are sidecars of it). */
+  releaseFile: () => Promise<string>;
+  /** Templates and formats whose rows each release keeps rendered (EXPORT_RENDERED_ROWS). */
+  renderedRows: readonly RenderedRowsSetting[];
   log?: { warn(obj: object, msg: string): void };
 }
 
@@ -75,8 +81,12 @@ export function createDeliveriesModule(deps: DeliveriesDeps) {
     db, queue: deps.queue, clock, segments: deps.segments, requests, billing: deps.billing, pricing,
     validateWebhookUrl: (url) => deps.events.validateWebhookUrl(url), signer: getSigner,
   });
+  const renderedRows = createRenderedRows({
+    warehouse: deps.warehouse, releaseFile: deps.releaseFile, catalog: deps.catalog, settings: deps.renderedRows, log: deps.log,
+  });
   const exportJob = createExportJob({
     db, clock, dataDir: deps.dataDir, requests, warehouse: deps.warehouse, registry, destinations, net, billing: deps.billing, events: deps.events,
+    renderedRows: () => renderedRows.lookup(),
     currentRelease: () => deps.segments.requireRelease(),
     personIds: async (orgId) => {
       const org = await deps.organizations.findOrganization(orgId);
@@ -102,6 +112,8 @@ export function createDeliveriesModule(deps: DeliveriesDeps) {
       ...destinationOperations({ destinations }),
     ],
     jobDefinitions: () => [exportJob.definition],
+    /** Renders the configured templates' rows for the current release (after start, in the background). */
+    warmRenderedRows: (o?: { signal?: AbortSignal }) => renderedRows.warm(o),
   };
 }
 
