@@ -3,9 +3,12 @@
  * thread (id-worker.ts) that hashes them (HMAC, AES, base32: ~1 us an id) while the main thread
  * decodes and encodes earlier chunks; the engine asks for a chunk's ids as soon as the chunk arrives
  * and awaits them a few chunks later. Both paths use the same functions (person-id-batch.ts), so the
- * ids are the same. In-process is the default: on the shared 2-core machine (load 12-18) the worker
- * gained nothing and cost ~0.5 CPU s and ~80 MiB per 1M rows (docs/benchmarks.md); it pays only where
- * a core is idle while the main thread encodes.
+ * ids are the same. In-process is the default of the row-by-row engine: on the shared 2-core machine
+ * (load 12-18) the worker gained nothing and cost ~0.5 CPU s and ~80 MiB per 1M rows
+ * (docs/benchmarks.md); it pays only where a core is idle while the main thread encodes.
+ *
+ * Exports from rendered rows copy rows instead of encoding them, so the HMAC is most of their work:
+ * they hash slices of their sorted keys on the worker and the main thread at once (slicedIdHashes).
  */
 import { Worker } from 'node:worker_threads';
 import { graphPersonIdBatchEncoder, graphPersonIdHashes, graphPersonIdPrefix, personIdsFromHashes } from '../identity/person-id-batch.ts';
