@@ -83,10 +83,7 @@ export interface ExportRequest {
   partRows?: number;
   /** Part file names start with this; default `part`. */
   partPrefix?: string;
-  /**
-   * Compute tier 01 ids on a worker thread (ids.ts). Row by row: default false (in-process). From
-   * rendered rows: shared with the worker from 65,536 rows on by default (rendered/export.ts).
-   */
+  /** Compute tier 01 ids on a worker thread (ids.ts) in a row-by-row export; default false (in-process). */
   idWorker?: boolean;
   /**
    * Where the attached release's rendered rows of a key (rendered/key.ts) are, if it has them: an

@@ -12,7 +12,8 @@
  */
 import { createHash } from 'node:crypto';
 
-const K = [
+/** SHA-256's round constants. */
+export const K = [
   0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5, 0xd807aa98, 0x12835b01, 0x243185be,
   0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174, 0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa,
   0x5cb0a9dc, 0x76f988da, 0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967, 0x27b70a85,
@@ -47,7 +48,8 @@ function generateCompress(): Compress {
 
 const compress = generateCompress();
 
-function padState(key: Buffer, pad: number): Int32Array {
+/** The SHA-256 state after the key XOR `pad` (one block): where every HMAC under that key starts. */
+export function padState(key: Buffer, pad: number): Int32Array {
   // Keys longer than a block are hashed first (RFC 2104); ours are 32 bytes, but stay correct anyway.
   const k = key.length > 64 ? createHash('sha256').update(key).digest() : key;
   const block = Buffer.alloc(64, pad);

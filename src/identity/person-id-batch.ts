@@ -11,6 +11,7 @@
  */
 import { createCipheriv, type Cipheriv } from 'node:crypto';
 import { hmacKey8 } from './hmac-key8.ts';
+import { hmacKey8Simd, SIMD_BATCH } from './hmac-key8-simd.ts';
 import { assertClientCode, graphPersonIdKeys } from './person-id.ts';
 
 const B32 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
@@ -35,11 +36,15 @@ export interface PersonIdHashes {
   hashes(keys: BigInt64Array, count: number): Buffer;
 }
 
-/** Keys are the two tier 01 keys of one organization (graphPersonIdKeys). */
-export function graphPersonIdHashes(encKey: Buffer, macKey: Buffer): PersonIdHashes {
+/**
+ * Keys are the two tier 01 keys of one organization (graphPersonIdKeys). Tags come four at a time from
+ * the WebAssembly SIMD HMAC (hmac-key8-simd.ts) where it runs, else one at a time from the JS one.
+ */
+export function graphPersonIdHashes(encKey: Buffer, macKey: Buffer, o: { simd?: boolean } = {}): PersonIdHashes {
+  const simd = o.simd === false ? null : hmacKey8Simd(macKey);
   const hmac = hmacKey8(macKey);
   const cipher: Cipheriv = createCipheriv('aes-256-ecb', encKey, null).setAutoPadding(false);
-  const tag = new Int32Array(2);
+  const tags = new Int32Array(2 * SIMD_BATCH);
   let blocks = Buffer.alloc(16 * 2048);
   let text = Buffer.alloc(HASH_CHARS * 2048);
   return {
@@ -50,15 +55,20 @@ export function graphPersonIdHashes(encKey: Buffer, macKey: Buffer): PersonIdHas
       }
       const halves = new Uint32Array(keys.buffer, keys.byteOffset, count * 2);
       const view = new DataView(blocks.buffer, blocks.byteOffset, count * 16);
-      for (let i = 0; i < count; i++) {
-        const lo = halves[2 * i]!;
-        const hi = halves[2 * i + 1]!;
-        hmac.tag(hi, lo, tag);
-        const at = i * 16;
-        view.setUint32(at, hi);
-        view.setUint32(at + 4, lo);
-        view.setInt32(at + 8, tag[0]!);
-        view.setInt32(at + 12, tag[1]!);
+      for (let from = 0; from < count; from += SIMD_BATCH) {
+        const n = Math.min(SIMD_BATCH, count - from);
+        if (simd) simd.tags(keys.subarray(from), n, tags);
+        for (let j = 0; j < n; j++) {
+          const i = from + j;
+          const lo = halves[2 * i]!;
+          const hi = halves[2 * i + 1]!;
+          if (!simd) hmac.tag(hi, lo, tags.subarray(2 * j, 2 * j + 2));
+          const at = i * 16;
+          view.setUint32(at, hi);
+          view.setUint32(at + 4, lo);
+          view.setInt32(at + 8, tags[2 * j]!);
+          view.setInt32(at + 12, tags[2 * j + 1]!);
+        }
       }
       const sealed = cipher.update(blocks.subarray(0, count * 16));
       for (let i = 0; i < count; i++) writeBase32(sealed, i * 16, text, i * HASH_CHARS);

@@ -1,6 +1,7 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { hmacKey8 } from '../../src/identity/hmac-key8.ts';
+import { hmacKey8Simd, SIMD_BATCH } from '../../src/identity/hmac-key8-simd.ts';
 import { graphPersonIdBatchEncoder, graphPersonIdHashes, graphPersonIdPrefix, personIdsFromHashes } from '../../src/identity/person-id-batch.ts';
 import { graphPersonIdEncoder, graphPersonIdKeys } from '../../src/identity/person-id.ts';
 
@@ -47,4 +48,35 @@ describe('batched tier 01 ids', () => {
       }
     }
   });
+
+  it('the four-lane WebAssembly HMAC equals node:crypto, for any count (not only multiples of four) and 64-bit edge keys', () => {
+    for (const key of [randomBytes(32), randomBytes(100)]) {
+      const simd = hmacKey8Simd(key);
+      // Node 24 runs WebAssembly SIMD: the batched path must be the one tested here.
+      expect(simd).not.toBeNull();
+      for (const n of [1, 3, 4, 5, 4096]) {
+        const keys = new BigInt64Array(randomBytes(8 * n).buffer);
+        if (n === 5) keys.set([0n, -1n, 2n ** 63n - 1n, -(2n ** 63n), 4294967296n]);
+        const out = new Int32Array(2 * n);
+        simd!.tags(keys, n, out);
+        for (let i = 0; i < n; i++) {
+          const msg = Buffer.alloc(8);
+          msg.writeBigInt64BE(keys[i]!);
+          const expected = createHmac('sha256', key).update(msg).digest();
+          expect([out[2 * i], out[2 * i + 1]]).toEqual([expected.readInt32BE(0), expected.readInt32BE(4)]);
+        }
+      }
+      expect(() => simd!.tags(new BigInt64Array(SIMD_BATCH + 1), SIMD_BATCH + 1, new Int32Array(2 * SIMD_BATCH + 2))).toThrow(RangeError);
+    }
+  });
+
+  it('hashes with and without the WebAssembly HMAC are the same, across its 4,096-key batches', () => {
+    const { encKey, macKey } = graphPersonIdKeys(org);
+    const keys = BigInt64Array.from({ length: 9000 }, (_, i) => BigInt(i) * 1_000_003n + 1n);
+    const simd = graphPersonIdHashes(encKey, macKey).hashes(keys, keys.length).toString('latin1');
+    const scalar = graphPersonIdHashes(encKey, macKey, { simd: false }).hashes(keys, keys.length).toString('latin1');
+    expect(simd).toBe(scalar);
+    expect(simd.slice(0, 26)).toBe(graphPersonIdEncoder(org)(1n).slice('ACME_01_'.length));
+  });
 });
+

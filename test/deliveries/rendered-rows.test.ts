@@ -1,8 +1,8 @@
 /**
  * Rendered rows (src/deliveries/rendered): an audience export that copies each member's rendered row
- * and adds its id writes exactly the bytes of the row-by-row engine, in every format, part split and
- * id path; a file that is incomplete or of another field list is never used; a member the file lacks
- * fails the export.
+ * and adds its id writes exactly the bytes of the row-by-row engine, in every format and part split; a
+ * file that is incomplete or of another field list is never used; a member the file lacks fails the
+ * export.
  */
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
@@ -15,7 +15,6 @@ import {
 import { fieldColumn } from '../../src/deliveries/columns.ts';
 import { openRenderedRows } from '../../src/deliveries/rendered/file.ts';
 import { renderedRowsKey } from '../../src/deliveries/rendered/key.ts';
-import { slicedIdHashes } from '../../src/deliveries/ids.ts';
 import type { Warehouse } from '../../src/graph/warehouse.ts';
 import { graphPersonIdEncoder } from '../../src/identity/person-id.ts';
 import { catalogFields, exportWarehouse, readCsv, STANDARD_ENRICHMENT, tempDir } from './helpers.ts';
@@ -81,12 +80,6 @@ describe('rendered rows', () => {
     const keys = (await wh.query<{ person_key: bigint }>(`${ADULTS.sql} ORDER BY person_key`)).map((r) => BigInt(r.person_key));
     const encode = graphPersonIdEncoder(personIds);
     expect(rows.map((r) => r.iag_person_id)).toEqual(keys.map((k) => encode(k)));
-  });
-
-  it('with ids hashed in-process or shared with the id worker: the same bytes', async () => {
-    const inProcess = await exportRows(request('csv', { renderedRows: lookup, idWorker: false }));
-    const worker = await exportRows(request('csv', { renderedRows: lookup, idWorker: true }));
-    expect(digests(worker)).toEqual(digests(inProcess));
   });
 
   it('are what the export reads: a changed byte in the file shows in the output', async () => {
@@ -158,20 +151,5 @@ describe('rendered rows', () => {
     expect(renderedRowsKey('avro', age)).toMatch(/^avro-[0-9a-f]{16}$/);
     expect(renderedRowsKey('avro', age).slice(5)).not.toBe(renderedRowsKey('csv', age).slice(4));
     expect(renderedRowsKey('csv', catalogFields(['age', 'gender']).map((f) => fieldColumn(f)))).not.toBe(renderedRowsKey('csv', age));
-  });
-});
-
-describe('sliced id hashes', () => {
-  it('equal the per-row ids whether the worker, the main thread or both hash a slice', async () => {
-    const keys = BigInt64Array.from({ length: 10_000 }, (_, i) => BigInt(i * 7 + 1));
-    const encode = graphPersonIdEncoder(personIds);
-    for (const worker of [false, true]) {
-      const ids = slicedIdHashes(personIds, 4096);
-      ids.start(keys, worker);
-      const text = Buffer.concat([await ids.slice(0), await ids.slice(1), await ids.slice(2)]);
-      await ids.close();
-      expect(text.length).toBe(keys.length * 26);
-      for (const i of [0, 4095, 4096, 9999]) expect(ids.prefix + text.toString('latin1', i * 26, (i + 1) * 26)).toBe(encode(keys[i]!));
-    }
   });
 });
