@@ -9,8 +9,9 @@
  *     [--paths rendered,engine] [--id-worker auto|on|off]
  *
  * Paths: `rendered` exports from the release's rendered rows of the format (src/deliveries/rendered),
- * rendered before timing when missing (as the service does at its warm-up; the build time is printed);
- * `engine` reads and encodes every row (the path of a field list without rendered rows).
+ * rendered before timing when missing (as the service does after start; the build time is printed; at
+ * 10M persons csv and avro take 2.5 GB each, json lines 6.6 GB); `engine` reads and encodes every row
+ * (the path of a field list without rendered rows).
  *
  * Members are a deterministic pseudo-random selection (the `rows` persons with the smallest
  * hash(person_key, 'bench-export')), materialized as a Parquet member set before timing, as a similarity
