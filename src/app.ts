@@ -44,6 +44,8 @@ export interface BuildDeps {
   oauthSecretCodec?: SecretCodec;
   /** The outbound-target policy's resolver (tests inject one to prove refusals without DNS). */
   outboundResolver?: Resolver;
+  /** Told when this process's warehouse switches to a newer data release (runtime.ts renders its rows). */
+  onReleaseSwitch?: () => void;
 }
 
 export interface BuiltApp {
@@ -70,6 +72,7 @@ export async function build(config: Config, deps: BuildDeps): Promise<BuiltApp> 
   });
   const services = await createServices({
     config, database: deps.database, queue: deps.queue, clock, log: app.log, metadataTransport: deps.metadataTransport, oauthSecretCodec: deps.oauthSecretCodec, outboundResolver: deps.outboundResolver,
+    onReleaseSwitch: deps.onReleaseSwitch,
   });
 
   let shuttingDown = false;

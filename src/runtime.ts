@@ -15,7 +15,8 @@ export interface RunningService {
   /**
    * In the background: warms the current match index (identity/matcher/warm.ts) unless MATCH_WARMUP is
    * false or this process serves no HTTP; then, where this process runs jobs, renders the rows
-   * EXPORT_RENDERED_ROWS names for deliveries. Call it once a release exists; shutdown stops it.
+   * EXPORT_RENDERED_ROWS names for deliveries, and again whenever the warehouse switches to a newer
+   * release. Call it once a release exists; shutdown stops it.
    */
   warmUp(): void;
 }
@@ -37,7 +38,9 @@ export async function startService(
   const database = options.database ?? (await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir }));
   const queue = createJobQueue(database, { settings: config.jobs });
   const serveHttp = config.role !== 'worker';
-  const built = await build(config, { database, queue, clock, logger: options.logger });
+  // Set by warmUp: a release switched under this process gets its rows rendered too.
+  let onReleaseSwitch: (() => void) | null = null;
+  const built = await build(config, { database, queue, clock, logger: options.logger, onReleaseSwitch: () => onReleaseSwitch?.() });
   const worker: Worker = await startJobs(queue, built.services.jobDefinitions(), { work: config.role !== 'api' });
 
   let url: string | null = null;
@@ -83,8 +86,15 @@ export async function startService(
       const signal = warmAbort.signal;
       const match = serveHttp && config.matchWarmup ? warmMatchIndexInBackground(built, signal) : Promise.resolve();
       // Export jobs run where the worker runs: that process renders the rows they copy, after the match
-      // warm-up (one large build at a time).
-      warming = config.role === 'api' ? match : match.then(() => renderRowsInBackground(built, signal));
+      // warm-up (one large build at a time), and again for each release that becomes current later.
+      if (config.role === 'api') {
+        warming = match;
+        return;
+      }
+      warming = match.then(() => renderRowsInBackground(built, signal));
+      onReleaseSwitch = () => {
+        if (!signal.aborted) warming = warming.then(() => renderRowsInBackground(built, signal));
+      };
     },
     shutdown() {
       stopping ??= (async () => {

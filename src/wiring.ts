@@ -48,6 +48,8 @@ export interface WiringDeps {
   oauthSecretCodec?: SecretCodec;
   /** The outbound-target policy's resolver (tests inject one; default: the system resolver). */
   outboundResolver?: Resolver;
+  /** Told when the warehouse switches to a newer data release (not on the first attach). */
+  onReleaseSwitch?: (() => void) | undefined;
 }
 
 export async function createServices(deps: WiringDeps) {
@@ -78,10 +80,13 @@ export async function createServices(deps: WiringDeps) {
   // Data plane: one warehouse client per process (closed by app.ts on close).
   const warehouse = await openWarehouse({
     dataDir: config.dataDir,
-    onAttach: (release, previous) => deps.log?.info(
-      { release: `${release.major}.${release.minor}`, file: release.file, previous: previous ? `${previous.major}.${previous.minor}` : null },
-      previous ? 'switched to a new data release' : 'attached the current data release',
-    ),
+    onAttach: (release, previous) => {
+      deps.log?.info(
+        { release: `${release.major}.${release.minor}`, file: release.file, previous: previous ? `${previous.major}.${previous.minor}` : null },
+        previous ? 'switched to a new data release' : 'attached the current data release',
+      );
+      if (previous) deps.onReleaseSwitch?.();
+    },
     ...(config.discovery.duckdbMemoryLimit ? { memoryLimit: config.discovery.duckdbMemoryLimit } : {}),
     ...(config.discovery.duckdbThreads ? { threads: config.discovery.duckdbThreads } : {}),
   });

@@ -1,9 +1,10 @@
 import { testGraph } from '../segments/graph.ts';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateGraph } from '../../src/graph/generate.ts';
+import { readCurrentRelease } from '../../src/graph/releases.ts';
 import { startService } from '../../src/runtime.ts';
 import { testConfig, testApp, type TestApp } from '../helpers/app.ts';
 import { testStores } from '../helpers/stores.ts';
@@ -127,6 +128,31 @@ describe('graceful shutdown', () => {
     expect(next.calls).toHaveLength(0);
     await next.service.shutdown();
   }, 60_000);
+
+  it('renders the rows EXPORT_RENDERED_ROWS names after start, and again for a release switched under the running process', async () => {
+    const { database } = await testStores();
+    const dataDir = mkdtempSync(join(tmpdir(), 'ads-render-'));
+    await generateGraph({ dataDir, persons: 800, seed: 5, releaseDate: '2026-01-01', threads: 1 });
+    const service = await startService(testConfig({ host: '127.0.0.1', port: 0, dataDir, matchWarmup: false }), { database, logger: false });
+    const rendered = (stem: string) => readdirSync(join(dataDir, 'warehouse', 'releases'))
+      .filter((f) => f.startsWith(`${stem}.`) && /\.rows-v1-(csv|avro)-[0-9a-f]{16}\.bin$/.test(f));
+    try {
+      const first = readCurrentRelease(dataDir)!.file.replace(/\.duckdb$/, '');
+      expect(rendered(first)).toHaveLength(0);
+      service.warmUp();
+      await waitFor(async () => rendered(first).length === 2, 30_000);
+      await generateGraph({ dataDir, persons: 700, seed: 6, releaseDate: '2026-02-01', threads: 1 });
+      const second = readCurrentRelease(dataDir)!.file.replace(/\.duckdb$/, '');
+      expect(second).not.toBe(first);
+      // The warehouse notices the new pointer on its next use after its check interval; the switch renders the new release's rows.
+      await waitFor(async () => {
+        await service.built!.services.matchIndex.isBuilt();
+        return rendered(second).length === 2;
+      }, 30_000);
+    } finally {
+      await service.shutdown();
+    }
+  }, 90_000);
 
   it('exits cleanly on SIGTERM (ads serve)', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'ads-sigterm-'));
