@@ -12,7 +12,7 @@ import { nameWeight } from './model.ts';
 import { ADDR, DOB, EMAIL, FIRST, ID, LAST, type CandidateAttributes, type Features } from './types.ts';
 
 export const FUZZY_NAME = 0.9;
-/** The lower Jaro-Winkler band of first names (FIRST.fuzzyLow): a typo too heavy for FUZZY_NAME (MICHEAL/MIKAEL). */
+/** The lower Jaro-Winkler band of names (FIRST.fuzzyLow, LAST.fuzzyLow): a typo too heavy for FUZZY_NAME (MICHEAL/MIKAEL). */
 export const FUZZY_NAME_LOW = 0.8;
 /** Most edits between the row's and the graph's local part at one domain that still count as a `near` email. */
 export const EMAIL_NEAR_MAX_EDITS = 2;
@@ -51,8 +51,10 @@ export function compareFirst(input: string | null, graph: string | null, variant
 export function compareLast(input: string | null, graph: string | null): number {
   if (!input || !graph) return LAST.missing;
   if (input === graph) return LAST.exact;
-  if (jaroWinkler(input, graph) >= FUZZY_NAME) return LAST.fuzzy;
-  return input.length > 1 && soundex(input) === soundex(graph) ? LAST.phonetic : LAST.disagree;
+  const jw = jaroWinkler(input, graph);
+  if (jw >= FUZZY_NAME) return LAST.fuzzy;
+  if (input.length > 1 && soundex(input) === soundex(graph)) return LAST.phonetic;
+  return input.length > 1 && jw >= FUZZY_NAME_LOW ? LAST.fuzzyLow : LAST.disagree;
 }
 
 /** Crosswise first-name comparison: no nickname table (the value came from a surname field). */
@@ -164,7 +166,8 @@ export function firstSql(input: string, graph: string, vars: string | null, nick
 export function lastSql(input: string, graph: string, inputSx: string, graphSx: string): string {
   return `CASE WHEN ${input} IS NULL OR ${graph} IS NULL THEN ${LAST.missing} WHEN ${input} = ${graph} THEN ${LAST.exact}
     WHEN jaro_winkler_similarity(${input}, ${graph}) >= ${FUZZY_NAME} THEN ${LAST.fuzzy}
-    WHEN length(${input}) > 1 AND ${inputSx} = ${graphSx} THEN ${LAST.phonetic} ELSE ${LAST.disagree} END`;
+    WHEN length(${input}) > 1 AND ${inputSx} = ${graphSx} THEN ${LAST.phonetic}
+    WHEN length(${input}) > 1 AND jaro_winkler_similarity(${input}, ${graph}) >= ${FUZZY_NAME_LOW} THEN ${LAST.fuzzyLow} ELSE ${LAST.disagree} END`;
 }
 
 /** SQL twin of digitsOff over integer expressions. */

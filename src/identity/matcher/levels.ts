@@ -75,8 +75,10 @@ export function individualType(c: Pick<ScoredCandidate, 'features' | 'probabilit
   const hist = f.address === ADDR.history;
   const dob = f.dob === DOB.exact;
   const name = firstAgrees(f) && lastAgrees(f);
-  // A first name that is missing, an initial, or only in the lower Jaro-Winkler band: the surname needs two more groups.
-  const partialName = lastAgrees(f) && (f.first === FIRST.missing || f.first === FIRST.initial || f.first === FIRST.fuzzyLow);
+  // A first name that is missing, an initial, or only in the lower Jaro-Winkler band: the surname needs two more groups;
+  // so does an agreeing first name beside a surname only in the lower band.
+  const partialName = (lastAgrees(f) && (f.first === FIRST.missing || f.first === FIRST.initial || f.first === FIRST.fuzzyLow))
+    || (firstAgrees(f) && f.last === LAST.fuzzyLow);
   // A near email (one typo away, types.ts EMAIL) is the email only beside the person's own name (first exact or a
   // nickname, surname exact): never alone, never for D, never beside a second damaged field. The fitted weight of
   // near is high (a shared local part is rare between random persons), so the name is what keeps a stranger whose

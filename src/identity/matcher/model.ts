@@ -23,8 +23,8 @@ export const WEIGHTS = {
   phone: [0, 10.5, -1.5],
   // exact, nickname, Jaro-Winkler >= 0.9, initial, disagree, Jaro-Winkler 0.8-0.9
   first: [0, 4.5, 4.0, 3.5, 0.5, -4.5, 0.5],
-  // exact, fuzzy, disagree, phonetic (same Soundex, not fuzzy)
-  last: [0, 3.5, 3.0, -4.0, 1.5],
+  // exact, fuzzy, disagree, phonetic (same Soundex, not fuzzy), Jaro-Winkler 0.8-0.9 (not phonetic)
+  last: [0, 3.5, 3.0, -4.0, 1.5, 0.5],
   // exact, one digit off, day-month swapped, same year and month (each the former "partial" 3.0), disagree,
   // only year and month given and agreeing, only the year given and agreeing
   dob: [0, 9.0, 3.0, 3.0, 3.0, -4.0, 5.0, 2.0],

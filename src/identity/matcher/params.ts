@@ -82,7 +82,7 @@ export function upgradeDobWeights(weights: LevelTable): LevelTable {
 }
 
 /**
- * Levels appended since a file was written (email `near`, first name `fuzzyLow`, surname `phonetic`, dob `month` and `year`, address `house`) take the
+ * Levels appended since a file was written (email `near`, first name `fuzzyLow`, surname `phonetic` and `fuzzyLow`, dob `month` and `year`, address `house`) take the
  * prior weight of model.ts, so a release refitted before them scores as recorded plus the new levels' priors.
  */
 export function appendNewLevels(weights: LevelTable): LevelTable {

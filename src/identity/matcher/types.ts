@@ -59,8 +59,12 @@ export const EMAIL = { ...ID, near: 3 } as const;
  * older params files load.
  */
 export const FIRST = { missing: 0, exact: 1, nickname: 2, fuzzy: 3, initial: 4, disagree: 5, fuzzyLow: 6 } as const;
-/** `phonetic`: not exact nor fuzzy, but the same Soundex code (keys.ts soundex). Appended, so older params files load. */
-export const LAST = { missing: 0, exact: 1, fuzzy: 2, disagree: 3, phonetic: 4 } as const;
+/**
+ * `phonetic`: not exact nor fuzzy, but the same Soundex code (keys.ts soundex). `fuzzyLow`: neither, but Jaro-Winkler
+ * >= FUZZY_NAME_LOW (0.8), a typo too heavy for `fuzzy` in a short surname (GRAY/GRAHY, LEE/LEO): no surname agreement
+ * and no conflict either (levels.ts). Both appended, so older params files load.
+ */
+export const LAST = { missing: 0, exact: 1, fuzzy: 2, disagree: 3, phonetic: 4, fuzzyLow: 5 } as const;
 /**
  * dob: `digit` = one digit off (one digit of YYYY-MM-DD differs, or the year is one or ten off with month and
  * day the same), `swap` = day and month swapped (same year), `yearMonth` = same year and month, another day.

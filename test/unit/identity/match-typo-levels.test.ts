@@ -45,8 +45,11 @@ describe('Soundex', () => {
 });
 
 describe('surname levels', () => {
-  it('exact, fuzzy (Jaro-Winkler >= 0.9), phonetic (same Soundex, not fuzzy), disagree', () => {
+  it('exact, fuzzy (Jaro-Winkler >= 0.9), phonetic (same Soundex, not fuzzy), fuzzyLow (Jaro-Winkler 0.8-0.9), disagree', () => {
     expect(compareLast('SMITH', 'SMITH')).toBe(LAST.exact);
+    expect(compareLast('KOHL', 'KOHN')).toBe(LAST.fuzzyLow); // JW 0.883, K400 / K500
+    expect(compareLast('HART', 'HARE')).toBe(LAST.fuzzyLow);
+    expect(compareLast('HART', 'HOLT')).toBe(LAST.disagree); // JW 0.70
     expect(compareLast('JONHSON', 'JOHNSON')).toBe(LAST.fuzzy);
     expect(compareLast('SMYTHE', 'SMITH')).toBe(LAST.phonetic); // JW 0.87, both S530
     expect(compareLast('SCHMIDT', 'SMITH')).toBe(LAST.phonetic);
@@ -56,7 +59,8 @@ describe('surname levels', () => {
   });
 
   it('the SQL twin gives the same levels', async () => {
-    const pairs: [string, string][] = [['SMITH', 'SMITH'], ['JONHSON', 'JOHNSON'], ['SMYTHE', 'SMITH'], ['SCHMIDT', 'SMITH'], ['WILLIAMS', 'SMITH'], ['S', 'SMITH']];
+    const pairs: [string, string][] = [['SMITH', 'SMITH'], ['JONHSON', 'JOHNSON'], ['SMYTHE', 'SMITH'], ['SCHMIDT', 'SMITH'], ['WILLIAMS', 'SMITH'], ['S', 'SMITH'],
+      ['KOHL', 'KOHN'], ['HART', 'HARE'], ['HART', 'HOLT'], ['GARCIA', 'GARCES'], ['LI', 'LU']];
     const inst = await DuckDBInstance.create(':memory:');
     const conn = await inst.connect();
     try {
@@ -92,6 +96,15 @@ describe('first-name Jaro-Winkler bands', () => {
       conn.closeSync();
       inst.closeSync();
     }
+  });
+
+  it('a surname in the lower band is no name agreement either: beside an agreeing first name it needs two more groups', () => {
+    const base = { first: FIRST.exact, last: LAST.fuzzyLow };
+    expect(individualType({ features: f({ ...base, dob: DOB.exact }), probability: 1 })).toBeNull();
+    expect(individualType({ features: f({ ...base, dob: DOB.exact, address: ADDR.unit }), probability: 1 })).toBe('name_address');
+    // and no conflict: email + address without a name agreement is still I
+    expect(individualType({ features: f({ first: FIRST.missing, last: LAST.fuzzyLow, email: ID.agree, address: ADDR.unit }), probability: 1 })).toBe('email+address');
+    expect(individualType({ features: f({ last: LAST.disagree, email: ID.agree, address: ADDR.unit }), probability: 1 })).toBeNull();
   });
 
   it('the lower band is no name agreement: the surname then needs two more groups, like an initial', () => {
@@ -163,7 +176,7 @@ describe('params files written before the near and phonetic levels', () => {
     const w = appendNewLevels(old);
     expect(w.email).toEqual([0, 14, -4.2, WEIGHTS.email[EMAIL.near]]);
     expect(w.first).toEqual([0, 8.8, 4.9, 5.8, 0.5, -7, WEIGHTS.first[FIRST.fuzzyLow]]);
-    expect(w.last).toEqual([0, 10.5, 6, -9, WEIGHTS.last[LAST.phonetic]]);
+    expect(w.last).toEqual([0, 10.5, 6, -9, WEIGHTS.last[LAST.phonetic], WEIGHTS.last[LAST.fuzzyLow]]);
     expect(appendNewLevels(WEIGHTS)).toEqual(WEIGHTS);
   });
 });
