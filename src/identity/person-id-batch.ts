@@ -1,7 +1,8 @@
 /**
  * Tier 01 ids for many person keys at once (exports): the same ids as `graphPersonIdEncoder`
  * (person-id.ts), computed per batch instead of per row:
- * - the 8-byte tag is one JS HMAC over precomputed pad states (hmac-key8.ts), not a createHmac per key;
+ * - the 8-byte tag is an HMAC over precomputed pad states, four keys at a time in WebAssembly SIMD
+ *   (hmac-key8-simd.ts) or one at a time in JS (hmac-key8.ts), never a createHmac per key;
  * - all blocks of a batch go through ONE AES-256-ECB `update` call (ECB without padding encrypts each
  *   16-byte block on its own, so this equals one call per block);
  * - base32 writes ASCII bytes through a 1,024-entry table of two-character pairs, then slices one
