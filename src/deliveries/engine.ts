@@ -16,7 +16,6 @@ import { promisify } from 'node:util';
 import zlib from 'node:zlib';
 import { openChunkSource, type RowChunk } from './batches.ts';
 import { fieldColumn, ID_COLUMN, stringColumn, type OutputColumn } from './columns.ts';
-export { ID_COLUMN };
 import { ExportFailedError, ExportRequestError } from './errors.ts';
 import { chunkIds, type ChunkIds } from './ids.ts';
 import type { AvroEncoder } from './formats/avro.ts';
@@ -27,6 +26,8 @@ import { exportRenderedRows } from './rendered/export.ts';
 import { openRenderedRows, type RenderedRowsReader } from './rendered/file.ts';
 import { encoderColumnOf, renderedRowsKey } from './rendered/key.ts';
 import type { ExportRequest, ExportResult } from './types.ts';
+
+export { ID_COLUMN };
 
 const gzip = promisify(zlib.gzip);
 const deflateRaw = promisify(zlib.deflateRaw);
@@ -104,9 +105,10 @@ export async function exportRows(req: ExportRequest): Promise<ExportResult> {
   validate(req);
   const p = plan(req);
   const encoder = encoderFor(req.format, p.encoderColumns);
-  const rendered = req.matched ? null : openRendered(req, p);
   const { sink, compression } = sinkOf(req, encoder);
+  let rendered: RenderedRowsReader | null = null;
   try {
+    rendered = req.matched ? null : openRendered(req, p);
     const total = rendered
       ? await exportRenderedRows({ ...req, file: rendered, sink })
       : await exportFromWarehouse(req, p, encoder, sink);

@@ -49,5 +49,3 @@ export function createRenderedRows(deps: RenderedRowsDeps) {
     },
   };
 }
-
-export type RenderedRows = ReturnType<typeof createRenderedRows>;
