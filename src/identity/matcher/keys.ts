@@ -7,6 +7,7 @@
  * the whole graph) only adds a candidate, which scoring then rejects.
  */
 import { hash } from 'node:crypto';
+import { boundedMemo } from '../../lib/memo.ts';
 import { localityZips, recordZips, type NormalizedRecord } from '../normalize/record.ts';
 
 export const KIND = {
@@ -90,7 +91,11 @@ export function onStreet(house: string | null, range: string | null): boolean {
  * first letter's own code included), padded to three digits. Null without a letter. SOUNDEX_SQL is its twin.
  */
 export function soundex(name: string | null): string | null {
-  if (!name) return null;
+  return name ? soundexMemo(name) : null;
+}
+
+// Memoized: every staged row asks for two names' codes, and a file repeats its names.
+const soundexMemo = boundedMemo((name: string): string | null => {
   const letters = name.toUpperCase().replace(/[^A-Z]/g, '');
   if (!letters) return null;
   let codes = '';
@@ -101,7 +106,7 @@ export function soundex(name: string | null): string | null {
   // The first letter's code is not repeated after it (unless the letter was H or W, which have none).
   const rest = letters[0] === 'H' || letters[0] === 'W' ? codes : codes.slice(1);
   return letters[0] + (rest.replace(/0/g, '') + '000').slice(0, 3);
-}
+});
 /** Code per letter A-Z: vowels and Y '0' (they separate runs), H and W '-' (transparent). */
 const SOUNDEX_CODES = '01230120022455012623010202'.replace(/./g, (c, i: number) => ('HW'.includes(String.fromCharCode(65 + i)) ? '-' : c));
 

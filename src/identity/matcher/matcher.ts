@@ -12,10 +12,11 @@ import { createHash } from 'node:crypto';
 import os from 'node:os';
 import { lit } from '../../graph/duck.ts';
 import type { NormalizedRecord } from '../normalize/record.ts';
-import { candidateSql, directSql, personsSql, streetAnchorSql, unpackFeatures } from './candidates.ts';
+import { candidateSql, directSql, personsSql, streetAnchorSql } from './candidates.ts';
 import { decideRow, type Decision, type ScoredCandidate } from './levels.ts';
 import { scoringOfIndex, type Scoring } from './params.ts';
-import { loadAnchors, pointCandidates, rowZips, shortlist, spatialAnchor, type AnchorTables, type StreetAnchor } from './point.ts';
+import { createRowShortlister } from './packed-rows.ts';
+import { loadAnchors, pointCandidates, rowZips, spatialAnchor, type AnchorTables, type StreetAnchor } from './point.ts';
 import { stageRows, type StagedFile } from './stage.ts';
 import { loadResidentPersons, RESIDENT_BYTES_PER_PERSON, type ResidentPersons } from './resident-persons.ts';
 import { warmMatchIndex, type WarmOptions, type WarmResult } from './warm.ts';
@@ -199,10 +200,10 @@ export function createMatcher(deps: MatcherDeps): Matcher {
       });
     }
     let next = 0;
-    const decideUpTo = async (end: number, r: number, cands: ScoredCandidate[]) => {
+    const decideUpTo = async (end: number, r: number, shortlisted: ScoredCandidate[]) => {
       // Rows before r had no candidate: only a spatial anchor can match them.
       for (; next < end; next++) {
-        const list = next === r ? shortlist(cands).sort(byWeight) : [];
+        const list = next === r ? shortlisted : [];
         const street = streets.get(next);
         if (done[next] || (list.length === 0 && !street)) continue;
         const d = decideRow(list, allowed, options.spatialMode, anchorTables ? spatialAnchor(anchorTables, staged.firstZip(next), street) : null, scoring.iThreshold);
@@ -211,22 +212,20 @@ export function createMatcher(deps: MatcherDeps): Matcher {
     };
     if (staged.keyCount > 0) {
       let cur = -1;
-      let cands: ScoredCandidate[] = [];
+      const rows = createRowShortlister(scoring);
       await deps.warehouse.stream(`${candidateSql({ rowSql: staged.rowSql, keySql: staged.keySql, mx, output: 'packed' })} ORDER BY r`, async (cols, n) => {
         const [rs, persons, households, refs, fps] = cols as [number[], bigint[], (bigint | null)[], (bigint | null)[], number[]];
         for (let i = 0; i < n; i++) {
           const r = rs[i]!;
           if (r !== cur) {
-            if (cur >= 0) await decideUpTo(cur + 1, cur, cands);
+            if (cur >= 0) await decideUpTo(cur + 1, cur, rows.take());
             cur = r;
-            cands = [];
+            rows.start(staged.firstName(r), staged.lastName(r));
           }
-          const features = unpackFeatures(fps[i]!);
-          const weight = scoring.weight(features, staged.firstName(r), staged.lastName(r));
-          cands.push({ personKey: big(persons[i])!, householdKey: big(households[i]), hhRef: big(refs[i]), features, weight, probability: scoring.probability(weight) });
+          rows.add(persons[i], households[i], refs[i], fps[i]!);
         }
       });
-      if (cur >= 0) await decideUpTo(cur + 1, cur, cands);
+      if (cur >= 0) await decideUpTo(cur + 1, cur, rows.take());
     }
     await decideUpTo(staged.rowCount, -1, []);
   }

@@ -124,6 +124,12 @@ export interface Scoring {
   probability(w: number): number;
   /** Minimum probability of an I match (levels.ts decideRow). */
   iThreshold: number;
+  /**
+   * The term-frequency lookups of a scorer whose weight() adds them: weight(f, first, last) is then exactly
+   * weight(f, null, null) + tfBits(f, first, last, tf.first, tf.last) (packed-rows.ts caches the first term).
+   * A scorer without it ignores the names.
+   */
+  tf?: { first: (value: string) => number; last: (value: string) => number };
 }
 
 export const PRIOR_SCORING: Scoring = { weight: (f) => matchWeight(f), probability: (w) => probability(w), iThreshold: I_THRESHOLD };
@@ -160,7 +166,7 @@ export function scoringOf(params: MatchParams | null): Scoring {
   if (!params.tf_applied) return { ...base, weight: (f) => matchWeight(f, w) };
   const tfFirst = tfLookup(params.tf.first, params.tf.u_exact.first);
   const tfLast = tfLookup(params.tf.last, params.tf.u_exact.last);
-  return { ...base, weight: (f, first, last) => matchWeight(f, w) + tfBits(f, first, last, tfFirst, tfLast) };
+  return { ...base, weight: (f, first, last) => matchWeight(f, w) + tfBits(f, first, last, tfFirst, tfLast), tf: { first: tfFirst, last: tfLast } };
 }
 
 /** Scoring of the release a match index belongs to. */

@@ -62,31 +62,49 @@ export function variantsCache() {
   };
 }
 
-/** Lines of a run of consecutive staged rows, ready to append to rows.tsv and keys.tsv. */
+/**
+ * A run of consecutive staged rows, ready to append: the rows.tsv and keys.tsv lines as UTF-8 bytes (each line
+ * ends in a newline), so a staging worker hands them over without copying and the writer appends them as they are.
+ */
 export interface StagedLines {
-  rows: string[];
-  keys: string[];
+  rows: Uint8Array;
+  keys: Uint8Array;
+  rowCount: number;
+  keyCount: number;
+  /** The rows' first and last names as staged (NULL_CELL when absent), tab-separated: 2 * rowCount values. */
+  names: string;
   /** Each row's first ZIP5 as a number (-1: none): its spatial ZIP. */
   zips: Int32Array;
   directCount: number;
 }
 
+/** The cell of a staged name that is absent. */
+export const NULL_CELL = NULL;
+
+const utf8 = new TextEncoder();
+const text = (lines: string[]) => utf8.encode(lines.length ? lines.join('\n') + '\n' : '');
+
 /** Formats `rows` staged as r = base, base + 1, ...; `direct[i]` is row i's direct person key. */
 export function stageLines(rows: readonly NormalizedRecord[], base: number, direct: readonly (bigint | string | null)[] | null,
   varsOf: (first: string) => string): StagedLines {
-  const out: StagedLines = { rows: [], keys: [], zips: new Int32Array(rows.length), directCount: 0 };
+  const rowLines: string[] = [];
+  const keyLines: string[] = [];
+  const names: string[] = [];
+  const zips = new Int32Array(rows.length);
+  let directCount = 0;
   rows.forEach((row, i) => {
     const r = base + i;
     const f = rowFields(row, varsOf);
     const d = direct?.[i] ?? null;
-    if (d !== null) out.directCount++;
-    out.rows.push(`${r}\t${n(f.first)}\t${n(f.last)}\t${f.vars}\t${n(f.dob)}\t${f.hasEmail}\t${f.hasPhone}\t${f.hasAddr}\t${f.zips}\t${d ?? NULL}\t${n(f.firstSx)}\t${n(f.lastSx)}\t${f.houseZips}`);
+    if (d !== null) directCount++;
+    rowLines.push(`${r}\t${n(f.first)}\t${n(f.last)}\t${f.vars}\t${n(f.dob)}\t${f.hasEmail}\t${f.hasPhone}\t${f.hasAddr}\t${f.zips}\t${d ?? NULL}\t${n(f.firstSx)}\t${n(f.lastSx)}\t${f.houseZips}`);
+    names.push(n(f.first), n(f.last));
     for (const k of rowKeySources(row)) {
-      out.keys.push(UNSAFE.test(k.s)
+      keyLines.push(UNSAFE.test(k.s)
         ? `${r}\t${k64(k.s)}\t${NULL}\t${k.kind}\t${n(clean(k.unit))}`
         : `${r}\t${NULL}\t${k.s}\t${k.kind}\t${n(clean(k.unit))}`);
     }
-    out.zips[i] = f.spatialZip ? Number(f.spatialZip) : -1;
+    zips[i] = f.spatialZip ? Number(f.spatialZip) : -1;
   });
-  return out;
+  return { rows: text(rowLines), keys: text(keyLines), rowCount: rows.length, keyCount: keyLines.length, names: names.join('\t'), zips, directCount };
 }

@@ -18,5 +18,5 @@ parentPort!.on('message', (m: StageRequest) => {
   } catch (error) {
     reply = { id: m.id, error: error instanceof Error ? (error.stack ?? error.message) : String(error) };
   }
-  parentPort!.postMessage(reply, reply.lines ? [reply.lines.zips.buffer as ArrayBuffer] : []);
+  parentPort!.postMessage(reply, reply.lines ? [reply.lines.zips.buffer, reply.lines.rows.buffer, reply.lines.keys.buffer] as ArrayBuffer[] : []);
 });

@@ -17,7 +17,7 @@ import path from 'node:path';
 import { lit } from '../../graph/duck.ts';
 import type { NormalizedRecord } from '../normalize/record.ts';
 import { K64_SQL, rowKeySources } from './keys.ts';
-import { rowFields, stageLines, variantsCache, type StagedLines } from './stage-lines.ts';
+import { NULL_CELL, rowFields, stageLines, variantsCache, type StagedLines } from './stage-lines.ts';
 
 /** Above this many rows staging goes through files. */
 export const INLINE_MAX_ROWS = 2000;
@@ -80,38 +80,40 @@ export interface StagedFile extends Staged {
   lastName(r: number): string | null;
 }
 
-const NULL_CELL = '\\N';
-
 /**
- * The staged rows' names, interned: two Int32 ids a row and each distinct name once, so a file's
- * names cost 8 bytes a row plus its distinct names. Read from the rows.tsv lines (fields 2 and 3).
+ * The staged rows' names as the staging replies carry them (StagedLines.names: one tab-separated string per run
+ * of rows), split one run at a time when asked: the matcher asks in order of r, so each run is split once.
+ * A file's names cost about their own bytes, held as a few hundred strings.
  */
 function nameStore() {
-  const ids = new Map<string, number>();
-  const names: string[] = [];
-  let at = new Int32Array(2048);
-  const intern = (s: string) => {
-    if (s === NULL_CELL) return -1;
-    let id = ids.get(s);
-    if (id === undefined) { id = names.length; names.push(s); ids.set(s, id); }
-    return id;
+  const bases: number[] = [];
+  const runs: string[] = [];
+  let split = -1;
+  let parts: string[] = [];
+  const runOf = (r: number) => {
+    let lo = 0;
+    let hi = bases.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (bases[mid]! <= r) lo = mid;
+      else hi = mid - 1;
+    }
+    return lo;
   };
   return {
-    add(r: number, line: string) {
-      if (2 * r + 2 > at.length) {
-        const grown = new Int32Array(Math.max(2 * r + 2, at.length * 2));
-        grown.set(at);
-        at = grown;
-      }
-      const a = line.indexOf('\t');
-      const b = line.indexOf('\t', a + 1);
-      const c = line.indexOf('\t', b + 1);
-      at[2 * r] = intern(line.slice(a + 1, b));
-      at[2 * r + 1] = intern(line.slice(b + 1, c));
+    add(base: number, names: string) {
+      bases.push(base);
+      runs.push(names);
     },
     get(r: number, which: 0 | 1, rowCount: number): string | null {
-      const id = r < rowCount ? at[2 * r + which]! : -1;
-      return id >= 0 ? names[id]! : null;
+      if (r < 0 || r >= rowCount || runs.length === 0) return null;
+      const run = split >= 0 && r >= bases[split]! && (split + 1 === bases.length || r < bases[split + 1]!) ? split : runOf(r);
+      if (run !== split) {
+        split = run;
+        parts = runs[run]!.split('\t');
+      }
+      const v = parts[2 * (r - bases[run]!) + which];
+      return v === undefined || v === NULL_CELL ? null : v;
     },
   };
 }
@@ -125,13 +127,16 @@ export interface StageWriter {
   discard(): void;
 }
 
-/** Lines buffered before a write; small enough to keep memory flat, large enough to be cheap. */
-const FLUSH_LINES = 8192;
+function writeAll(fd: number, bytes: Uint8Array) {
+  for (let at = 0; at < bytes.length;) at += fs.writeSync(fd, bytes, at);
+}
+
+/** Bytes buffered before a write; small enough to keep memory flat, large enough to be cheap. */
+const FLUSH_BYTES = 4 << 20;
 
 /**
  * Stages rows into rows.tsv and keys.tsv under `dir` as they come, so a file of any size is staged
- * with constant memory; only each row's spatial ZIP (4 bytes a row) and its interned names (8 bytes a row
- * and each distinct name once) stay in memory.
+ * with constant memory; only each row's spatial ZIP (4 bytes a row) and its names stay in memory.
  */
 export function createStageWriter(dir: string, opts: { removeDir?: boolean } = {}): StageWriter {
   fs.mkdirSync(dir, { recursive: true });
@@ -139,8 +144,8 @@ export function createStageWriter(dir: string, opts: { removeDir?: boolean } = {
   const keyFile = path.join(dir, 'keys.tsv');
   const rowFd = fs.openSync(rowFile, 'w');
   const keyFd = fs.openSync(keyFile, 'w');
-  let rowLines: string[] = [];
-  let keyLines: string[] = [];
+  let pending: Uint8Array[] = [];
+  let pendingBytes = 0;
   let zips = new Int32Array(1024);
   const names = nameStore();
   let rowCount = 0;
@@ -150,27 +155,27 @@ export function createStageWriter(dir: string, opts: { removeDir?: boolean } = {
     if (opts.removeDir) fs.rmSync(dir, { recursive: true, force: true });
     else for (const f of [rowFile, keyFile]) fs.rmSync(f, { force: true });
   };
+  // Replies are appended as they come, rows and keys alternating in `pending`, written once enough is buffered.
   const flush = () => {
-    if (rowLines.length) fs.writeSync(rowFd, rowLines.join('\n') + '\n');
-    if (keyLines.length) fs.writeSync(keyFd, keyLines.join('\n') + '\n');
-    rowLines = [];
-    keyLines = [];
+    for (let i = 0; i < pending.length; i++) writeAll(i % 2 === 0 ? rowFd : keyFd, pending[i]!);
+    pending = [];
+    pendingBytes = 0;
   };
   const addLines = (lines: StagedLines) => {
-    const needed = rowCount + lines.zips.length;
+    const needed = rowCount + lines.rowCount;
     if (needed > zips.length) {
       const grown = new Int32Array(Math.max(needed, zips.length * 2));
       grown.set(zips);
       zips = grown;
     }
     zips.set(lines.zips, rowCount);
-    lines.rows.forEach((l, i) => names.add(rowCount + i, l));
+    if (lines.rowCount) names.add(rowCount, lines.names);
     rowCount = needed;
-    keyCount += lines.keys.length;
+    keyCount += lines.keyCount;
     directCount += lines.directCount;
-    for (const l of lines.rows) rowLines.push(l);
-    for (const l of lines.keys) keyLines.push(l);
-    if (rowLines.length >= FLUSH_LINES) flush();
+    pending.push(lines.rows, lines.keys);
+    pendingBytes += lines.rows.length + lines.keys.length;
+    if (pendingBytes >= FLUSH_BYTES) flush();
   };
   return {
     get rowCount() { return rowCount; },

@@ -5,10 +5,15 @@
  * lists spell them both ways; hyphens and other punctuation become a space
  * (JEAN-LUC -> JEAN LUC, SMITH-JONES -> SMITH JONES) so a hyphenated and a spaced spelling agree.
  */
+import { boundedMemo } from '../../lib/memo.ts';
 import { foldToAsciiUpper } from './text.ts';
 
 export function canonicalName(raw: string | null | undefined): string | null {
-  if (raw === null || raw === undefined) return null;
+  return raw === null || raw === undefined ? null : canonicalText(raw);
+}
+
+// Memoized: a file repeats its names, and the regex chain below is most of a row's name work.
+const canonicalText = boundedMemo((raw: string): string | null => {
   const v = foldToAsciiUpper(raw)
     .replace(/\b([OD])' +(?=[A-Z])/g, '$1') // "O' Brien" -> OBRIEN, same as "O'Brien"
     .replace(/['.]/g, '')
@@ -17,4 +22,4 @@ export function canonicalName(raw: string | null | undefined): string | null {
     .trim();
   // Digits only (e.g. "123") are not a name.
   return v === '' || !/[A-Z]/.test(v) ? null : v;
-}
+});

@@ -8,6 +8,7 @@
  * the shared canonical name, without chaining arbitrarily far (Bob -> Robert -> Rupert is one
  * hop through ROBERT, but unrelated names that merely share a nickname are not joined by it).
  */
+import { boundedMemo } from '../../lib/memo.ts';
 import { loadNicknames, type RefDir } from '../reference-data.ts';
 import { canonicalName } from './name.ts';
 
@@ -16,11 +17,21 @@ function key(name: string): string | null {
   return c ? c.toLowerCase() : null;
 }
 
-/** Canonical given names (upper case, sorted) for a first name; includes the name itself. */
+type Nicknames = ReturnType<typeof loadNicknames>;
+/** canonicalGivenNames per nickname table (a file repeats its first names); dropped with the table. */
+const givenNamesMemo = new WeakMap<Nicknames, (first: string) => string[]>();
+
+/** Canonical given names (upper case, sorted) for a first name; includes the name itself. Frozen: do not mutate. */
 export function canonicalGivenNames(first: string, dir?: RefDir): string[] {
+  const table = loadNicknames(dir);
+  let memo = givenNamesMemo.get(table);
+  if (!memo) givenNamesMemo.set(table, (memo = boundedMemo((name) => Object.freeze(givenNames(name, table)) as string[])));
+  return memo(first);
+}
+
+function givenNames(first: string, { formalsOf }: Nicknames): string[] {
   const k = key(first);
   if (!k) return [];
-  const { formalsOf } = loadNicknames(dir);
   const out = new Set<string>([k]);
   for (const f of formalsOf.get(k) ?? []) out.add(f);
   return [...out].map((n) => n.toUpperCase()).sort();

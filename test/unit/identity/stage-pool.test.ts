@@ -15,6 +15,8 @@ const records = Array.from({ length: 300 }, (_, i) => ({
 }));
 const today = new Date('2026-01-15T00:00:00Z');
 const direct = records.map((_, i) => (i === 5 ? 12345n : null));
+/** The lines of a staged TSV part (each ends in a newline). */
+const lines = (bytes: Uint8Array) => new TextDecoder().decode(bytes).split('\n').slice(0, -1);
 const expected = stageLines(records.map((r, i) => normalizeMatchInput(r, { position: i + 1, today })), 0, direct, variantsCache());
 
 let pool: StagePool | null = null;
@@ -25,13 +27,16 @@ describe('staging pool', () => {
     it(`threads=${threads}: same rows, keys, ZIPs and direct count as stageLines, batches in order`, async () => {
       pool = createStagePool(threads);
       const parts = await Promise.all([0, 100, 200].map((base) => pool!.stage(records.slice(base, base + 100), base, direct.slice(base, base + 100), today)));
-      expect(parts.flatMap((p) => p.rows)).toEqual(expected.rows);
-      expect(parts.flatMap((p) => p.keys)).toEqual(expected.keys);
+      expect(parts.flatMap((p) => lines(p.rows))).toEqual(lines(expected.rows));
+      expect(parts.flatMap((p) => lines(p.keys))).toEqual(lines(expected.keys));
+      expect(parts.map((p) => p.names).join('\t')).toBe(expected.names);
+      expect(parts.map((p) => [p.rowCount, p.keyCount])).toEqual(parts.map((p) => [100, lines(p.keys).length]));
       expect(parts.flatMap((p) => [...p.zips])).toEqual([...expected.zips]);
       expect(parts.reduce((n, p) => n + p.directCount, 0)).toBe(1);
-      expect(expected.rows[5]).toMatch(/\t12345\tR163\tO550\t$/); // direct person key, the names' Soundex, no house
-      expect(expected.rows[3]).toMatch(/\t02134:103$/); // "<zip5>:<house>" of 103 N Main Street
-      expect(expected.keys.length).toBeGreaterThan(300);
+      expect(lines(expected.rows)[5]).toMatch(/\t12345\tR163\tO550\t$/); // direct person key, the names' Soundex, no house
+      expect(lines(expected.rows)[3]).toMatch(/\t02134:103$/); // "<zip5>:<house>" of 103 N Main Street
+      expect(expected.names.split('\t').slice(0, 4)).toEqual(['BOB', 'ONAME0', 'ROBERT', 'ONAME1']); // staged names, two a row
+      expect(expected.keyCount).toBeGreaterThan(300);
     });
   }
 });
