@@ -9,6 +9,7 @@ import { createGunzip } from 'node:zlib';
 import type { Readable } from 'node:stream';
 import { parse } from 'csv-parse';
 import avro from 'avsc';
+import { fastCsvRows } from './csv-fast.ts';
 
 export type FileFormat = 'csv' | 'avro' | 'json' | 'jsonl';
 export type Compression = 'none' | 'gzip';
@@ -44,19 +45,29 @@ function wrap(error: unknown, what: string): never {
   throw new FileDataError('INVALID_FILE', `${what}: ${message}`);
 }
 
+/** The shard's records through csv-parse (the reference; fastCsvRows hands it whatever it does not parse itself). */
+async function* parsedCsvRows(file: string, compression: Compression, onHeader: (h: string[]) => void): AsyncGenerator<Record<string, unknown>> {
+  const source = open(file, compression);
+  const parser = source.pipe(parse({
+    bom: true, relax_column_count: true, skip_empty_lines: true, trim: true,
+    columns: (h: string[]) => { const header = h.map((c) => String(c).trim()); onHeader(header); return header; },
+  }));
+  source.on('error', (e) => parser.destroy(e)); // pipe() does not forward source errors
+  for await (const row of parser) yield row as Record<string, unknown>;
+}
+
 function csvReader(file: string, compression: Compression, what: string): ShardReader {
   let header: string[] | null = null;
+  const onHeader = (h: string[]) => { header = h; };
   return {
     header: () => header,
     async *rows() {
-      const source = open(file, compression);
-      const parser = source.pipe(parse({
-        bom: true, relax_column_count: true, skip_empty_lines: true, trim: true,
-        columns: (h: string[]) => (header = h.map((c) => String(c).trim())),
-      }));
-      source.on('error', (e) => parser.destroy(e)); // pipe() does not forward source errors
+      const fallback = async function* (skip: number) {
+        let n = 0;
+        for await (const row of parsedCsvRows(file, compression, onHeader)) if (n++ >= skip) yield row;
+      };
       try {
-        for await (const row of parser) yield row as Record<string, unknown>;
+        yield* fastCsvRows(() => open(file, compression), onHeader, fallback);
       } catch (error) {
         wrap(error, what);
       }
