@@ -194,8 +194,8 @@ export function createMatcher(deps: MatcherDeps): Matcher {
     }
     // Street anchors (spatial level): rows whose address is on a graph street.
     const streets = new Map<number, StreetAnchor>();
-    if (anchorTables && staged.keyCount > 0) {
-      await deps.warehouse.stream(streetAnchorSql(staged.keySql, mx), (cols, n) => {
+    if (anchorTables && staged.streetCount > 0) {
+      await deps.warehouse.stream(streetAnchorSql(staged.streetKeySql, mx), (cols, n) => {
         for (let i = 0; i < n; i++) streets.set(Number(cols[0]![i]), { person: big(cols[1]![i])!, household: big(cols[2]![i]) });
       });
     }

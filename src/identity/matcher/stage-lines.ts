@@ -5,7 +5,7 @@
  */
 import { nameVariants } from '../normalize/nickname.ts';
 import { comparedDob, localityZips, recordZips, type NormalizedRecord } from '../normalize/record.ts';
-import { k64, rowHouseZips, rowKeySources, soundex } from './keys.ts';
+import { k64, KIND, rowHouseZips, rowKeySources, soundex } from './keys.ts';
 
 /** TSV cells cannot carry tabs, newlines, the list separator or backslashes. */
 export const clean = (s: string | null) => (s === null ? null : s.replace(/[\t\n\r|\\]/g, ' '));
@@ -69,8 +69,11 @@ export function variantsCache() {
 export interface StagedLines {
   rows: Uint8Array;
   keys: Uint8Array;
+  /** The street keys (KIND.street), which only the street anchor statement reads, apart from the others. */
+  streets: Uint8Array;
   rowCount: number;
   keyCount: number;
+  streetCount: number;
   /** The rows' first and last names as staged (NULL_CELL when absent), tab-separated: 2 * rowCount values. */
   names: string;
   /** Each row's first ZIP5 as a number (-1: none): its spatial ZIP. */
@@ -89,6 +92,7 @@ export function stageLines(rows: readonly NormalizedRecord[], base: number, dire
   varsOf: (first: string) => string): StagedLines {
   const rowLines: string[] = [];
   const keyLines: string[] = [];
+  const streetLines: string[] = [];
   const names: string[] = [];
   const zips = new Int32Array(rows.length);
   let directCount = 0;
@@ -100,11 +104,14 @@ export function stageLines(rows: readonly NormalizedRecord[], base: number, dire
     rowLines.push(`${r}\t${n(f.first)}\t${n(f.last)}\t${f.vars}\t${n(f.dob)}\t${f.hasEmail}\t${f.hasPhone}\t${f.hasAddr}\t${f.zips}\t${d ?? NULL}\t${n(f.firstSx)}\t${n(f.lastSx)}\t${f.houseZips}`);
     names.push(n(f.first), n(f.last));
     for (const k of rowKeySources(row)) {
-      keyLines.push(UNSAFE.test(k.s)
+      (k.kind === KIND.street ? streetLines : keyLines).push(UNSAFE.test(k.s)
         ? `${r}\t${k64(k.s)}\t${NULL}\t${k.kind}\t${n(clean(k.unit))}`
         : `${r}\t${NULL}\t${k.s}\t${k.kind}\t${n(clean(k.unit))}`);
     }
     zips[i] = f.spatialZip ? Number(f.spatialZip) : -1;
   });
-  return { rows: text(rowLines), keys: text(keyLines), rowCount: rows.length, keyCount: keyLines.length, names: names.join('\t'), zips, directCount };
+  return {
+    rows: text(rowLines), keys: text(keyLines), streets: text(streetLines), rowCount: rows.length, keyCount: keyLines.length,
+    streetCount: streetLines.length, names: names.join('\t'), zips, directCount,
+  };
 }

@@ -3,6 +3,7 @@
  *   in_row (r, first, last, first_sx, last_sx, vars, dob, has_email, has_phone, has_addr, zips, direct, house_zips)  one per input row
  *     (first_sx / last_sx: the names' Soundex, computed in JS while staging: in SQL it cost ~5 us a value)
  *   in_key (r, k, kind, unit)                                                       one per blocking key
+ *   (a file keeps its street keys, KIND.street, apart in streets.tsv: only the street anchor statement reads them)
  * Small batches are inlined as VALUES (no files, no DDL, nothing shared between concurrent
  * requests); large ones and whole files are written as TSV files as rows come (createStageWriter),
  * that DuckDB's parallel CSV reader loads (much faster than millions of appender calls or a giant
@@ -16,7 +17,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { lit } from '../../graph/duck.ts';
 import type { NormalizedRecord } from '../normalize/record.ts';
-import { K64_SQL, rowKeySources } from './keys.ts';
+import { K64_SQL, KIND, rowKeySources } from './keys.ts';
 import { NULL_CELL, rowFields, stageLines, variantsCache, type StagedLines } from './stage-lines.ts';
 
 /** Above this many rows staging goes through files. */
@@ -25,8 +26,12 @@ export const INLINE_MAX_ROWS = 2000;
 export interface Staged {
   rowSql: string;
   keySql: string;
-  /** Number of staged keys (0: nothing can match). */
+  /** Number of keys keySql gives (0: nothing can match). */
   keyCount: number;
+  /** The street keys (KIND.street) for the street anchor statement: keySql itself, or a file of them alone. */
+  streetKeySql: string;
+  /** Number of keys streetKeySql gives of that kind (0: no row is on a street). */
+  streetCount: number;
   cleanup(): void;
 }
 
@@ -39,6 +44,7 @@ const wrapRows = (src: string) => `SELECT r::INTEGER AS r, first, last, first_sx
   CASE WHEN coalesce(zips, '') = '' THEN []::VARCHAR[] ELSE string_split(zips, '|') END AS zip5s, direct::UBIGINT AS direct,
   CASE WHEN coalesce(house_zips, '') = '' THEN []::VARCHAR[] ELSE string_split(house_zips, '|') END AS house_zips FROM ${src}`;
 const wrapKeys = (src: string) => `SELECT r::INTEGER AS r, coalesce(k::UBIGINT, ${K64_SQL('s')}) AS k, kind::UTINYINT AS kind, unit FROM ${src}`;
+const KEY_COLUMNS = `'r': 'INTEGER', 'k': 'UBIGINT', 's': 'VARCHAR', 'kind': 'UTINYINT', 'unit': 'VARCHAR'`;
 const sqlStr = (s: string | null) => (s === null ? 'NULL' : lit(s));
 
 export function stageRows(rows: readonly NormalizedRecord[]): StagedFile {
@@ -51,7 +57,8 @@ export function stageRows(rows: readonly NormalizedRecord[]): StagedFile {
   const fields = rows.map((row) => rowFields(row, varsOf));
   const keys = rows.map(rowKeySources);
   let keyCount = 0;
-  for (const ks of keys) keyCount += ks.length;
+  let streetCount = 0;
+  for (const ks of keys) for (const k of ks) k.kind === KIND.street ? streetCount++ : keyCount++;
   const rowValues = fields.map((f, r) =>
     `(${r}, ${sqlStr(f.first)}, ${sqlStr(f.last)}, ${lit(f.vars)}, ${sqlStr(f.dob)}, ${f.hasEmail}, ${f.hasPhone}, ${f.hasAddr}, ${lit(f.zips)}, NULL, ${sqlStr(f.firstSx)}, ${sqlStr(f.lastSx)}, ${lit(f.houseZips)})`);
   const keyValues = keys.flatMap((ks, r) => ks.map((k) => `(${r}, NULL, ${lit(k.s)}, ${k.kind}, ${sqlStr(k.unit)})`));
@@ -59,7 +66,7 @@ export function stageRows(rows: readonly NormalizedRecord[]): StagedFile {
   const rowSrc = `(VALUES ${rowValues.join(', ') || `(-1, NULL, NULL, '', NULL, false, false, false, '', NULL, NULL, NULL, '')`}) t(${ROW_COLS})`;
   const keySrc = `(VALUES ${keyValues.join(', ') || `(-1, 0, NULL, 0, NULL)`}) t(r, k, s, kind, unit)`;
   return {
-    rowSql: wrapRows(rowSrc), keySql: wrapKeys(keySrc), keyCount, rowCount: rows.length, directCount: 0,
+    rowSql: wrapRows(rowSrc), keySql: wrapKeys(keySrc), keyCount: keyCount + streetCount, streetKeySql: wrapKeys(keySrc), streetCount, rowCount: rows.length, directCount: 0,
     firstZip: (r) => fields[r]?.spatialZip ?? null,
     firstName: (r) => fields[r]?.first ?? null, lastName: (r) => fields[r]?.last ?? null, cleanup: () => {},
   };
@@ -142,22 +149,25 @@ export function createStageWriter(dir: string, opts: { removeDir?: boolean } = {
   fs.mkdirSync(dir, { recursive: true });
   const rowFile = path.join(dir, 'rows.tsv');
   const keyFile = path.join(dir, 'keys.tsv');
-  const rowFd = fs.openSync(rowFile, 'w');
-  const keyFd = fs.openSync(keyFile, 'w');
+  const streetFile = path.join(dir, 'streets.tsv');
+  const files = [rowFile, keyFile, streetFile];
+  const fds = files.map((f) => fs.openSync(f, 'w'));
   let pending: Uint8Array[] = [];
   let pendingBytes = 0;
   let zips = new Int32Array(1024);
   const names = nameStore();
   let rowCount = 0;
   let keyCount = 0;
+  let streetCount = 0;
   let directCount = 0;
   const remove = () => {
     if (opts.removeDir) fs.rmSync(dir, { recursive: true, force: true });
-    else for (const f of [rowFile, keyFile]) fs.rmSync(f, { force: true });
+    else for (const f of files) fs.rmSync(f, { force: true });
   };
-  // Replies are appended as they come, rows and keys alternating in `pending`, written once enough is buffered.
+  const closeFiles = () => { for (const fd of fds) fs.closeSync(fd); };
+  // Replies are appended as they come, (rows, keys, streets) in turn in `pending`, written once enough is buffered.
   const flush = () => {
-    for (let i = 0; i < pending.length; i++) writeAll(i % 2 === 0 ? rowFd : keyFd, pending[i]!);
+    for (let i = 0; i < pending.length; i++) writeAll(fds[i % 3]!, pending[i]!);
     pending = [];
     pendingBytes = 0;
   };
@@ -172,23 +182,22 @@ export function createStageWriter(dir: string, opts: { removeDir?: boolean } = {
     if (lines.rowCount) names.add(rowCount, lines.names);
     rowCount = needed;
     keyCount += lines.keyCount;
+    streetCount += lines.streetCount;
     directCount += lines.directCount;
-    pending.push(lines.rows, lines.keys);
-    pendingBytes += lines.rows.length + lines.keys.length;
+    pending.push(lines.rows, lines.keys, lines.streets);
+    pendingBytes += lines.rows.length + lines.keys.length + lines.streets.length;
     if (pendingBytes >= FLUSH_BYTES) flush();
   };
   return {
     get rowCount() { return rowCount; },
     addLines,
     discard() {
-      fs.closeSync(rowFd);
-      fs.closeSync(keyFd);
+      closeFiles();
       remove();
     },
     close() {
       flush();
-      fs.closeSync(rowFd);
-      fs.closeSync(keyFd);
+      closeFiles();
       const csv = (file: string, cols: string) => `read_csv(${lit(file)}, delim = '\t', header = false, quote = '', escape = '', nullstr = '\\N',
     columns = {${cols}})`;
       const firstZips = zips;
@@ -196,8 +205,10 @@ export function createStageWriter(dir: string, opts: { removeDir?: boolean } = {
         rowSql: wrapRows(csv(rowFile, `'r': 'INTEGER', 'first': 'VARCHAR', 'last': 'VARCHAR', 'vars': 'VARCHAR', 'dob': 'VARCHAR',
       'has_email': 'BOOLEAN', 'has_phone': 'BOOLEAN', 'has_addr': 'BOOLEAN', 'zips': 'VARCHAR', 'direct': 'UBIGINT',
       'first_sx': 'VARCHAR', 'last_sx': 'VARCHAR', 'house_zips': 'VARCHAR'`)),
-        keySql: wrapKeys(csv(keyFile, `'r': 'INTEGER', 'k': 'UBIGINT', 's': 'VARCHAR', 'kind': 'UTINYINT', 'unit': 'VARCHAR'`)),
+        keySql: wrapKeys(csv(keyFile, KEY_COLUMNS)),
         keyCount,
+        streetKeySql: wrapKeys(csv(streetFile, KEY_COLUMNS)),
+        streetCount,
         rowCount,
         directCount,
         firstZip: (r) => (r < rowCount && firstZips[r]! >= 0 ? String(firstZips[r]).padStart(5, '0') : null),

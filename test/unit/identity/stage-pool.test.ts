@@ -2,6 +2,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createStagePool, type StagePool } from '../../../src/identity/matcher/stage-pool.ts';
 import { stageLines, variantsCache } from '../../../src/identity/matcher/stage-lines.ts';
+import { KIND } from '../../../src/identity/matcher/keys.ts';
 import { normalizeMatchInput } from '../../../src/identity/normalize/index.ts';
 
 const records = Array.from({ length: 300 }, (_, i) => ({
@@ -29,6 +30,11 @@ describe('staging pool', () => {
       const parts = await Promise.all([0, 100, 200].map((base) => pool!.stage(records.slice(base, base + 100), base, direct.slice(base, base + 100), today)));
       expect(parts.flatMap((p) => lines(p.rows))).toEqual(lines(expected.rows));
       expect(parts.flatMap((p) => lines(p.keys))).toEqual(lines(expected.keys));
+      expect(parts.flatMap((p) => lines(p.streets))).toEqual(lines(expected.streets));
+      expect(lines(expected.streets).length).toBe(expected.streetCount);
+      expect(lines(expected.streets).every((l) => l.split('\t')[3] === String(KIND.street))).toBe(true); // street keys only, kept apart
+      expect(lines(expected.keys).some((l) => l.split('\t')[3] === String(KIND.street))).toBe(false);
+      expect(expected.streetCount).toBe(100); // one street key per row with a street address
       expect(parts.map((p) => p.names).join('\t')).toBe(expected.names);
       expect(parts.map((p) => [p.rowCount, p.keyCount])).toEqual(parts.map((p) => [100, lines(p.keys).length]));
       expect(parts.flatMap((p) => [...p.zips])).toEqual([...expected.zips]);

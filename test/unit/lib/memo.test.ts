@@ -1,8 +1,27 @@
-/** boundedMemo (src/lib/memo.ts): each value computed once, null results remembered, the memo cleared at its bound. */
-import { describe, expect, it } from 'vitest';
-import { boundedMemo } from '../../../src/lib/memo.ts';
+/**
+ * boundedMemo (src/lib/memo.ts): off until a thread enables it (names are personal data); then each value computed
+ * once, null results remembered, the memo cleared at its bound.
+ */
+import { afterAll, describe, expect, it } from 'vitest';
+import { boundedMemo, enableMemos } from '../../../src/lib/memo.ts';
+
+// Test files share a process (isolate: false): leave memos off, as every thread but a staging worker has them.
+afterAll(() => enableMemos(false));
 
 describe('boundedMemo', () => {
+  it('keeps nothing until memos are enabled for the thread', () => {
+    enableMemos(false);
+    const calls: string[] = [];
+    const id = boundedMemo((s: string) => { calls.push(s); return s; });
+    id('a');
+    id('a');
+    expect(calls).toEqual(['a', 'a']);
+    enableMemos();
+    id('a');
+    id('a');
+    expect(calls).toEqual(['a', 'a', 'a']);
+  });
+
   it('computes a value once per argument, null results included', () => {
     const calls: string[] = [];
     const upper = boundedMemo((s: string) => { calls.push(s); return s === 'x' ? null : s.toUpperCase(); });
