@@ -4,7 +4,7 @@
  */
 import fs from 'node:fs';
 import os from 'node:os';
-import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
+import { DuckDBInstance, type DuckDBConnection, type DuckDBDataChunk } from '@duckdb/node-api';
 
 export interface ReleaseWriter {
   conn: DuckDBConnection;
@@ -19,10 +19,13 @@ export interface ReleaseWriter {
  */
 export async function streamChunks(conn: DuckDBConnection, sql: string,
   onChunk: (columns: unknown[][], rowCount: number) => void | Promise<void>): Promise<void> {
+  await streamRawChunks(conn, sql, (chunk) => onChunk(chunk.getColumns(), chunk.rowCount));
+}
+
+/** streamChunks with the chunks themselves, for readers of raw vectors (graph/vectors.ts); each is valid until the next. */
+export async function streamRawChunks(conn: DuckDBConnection, sql: string, onChunk: (chunk: DuckDBDataChunk) => void | Promise<void>): Promise<void> {
   const result = await conn.stream(sql);
-  for (let chunk = await result.fetchChunk(); chunk && chunk.rowCount > 0; chunk = await result.fetchChunk()) {
-    await onChunk(chunk.getColumns(), chunk.rowCount);
-  }
+  for (let chunk = await result.fetchChunk(); chunk && chunk.rowCount > 0; chunk = await result.fetchChunk()) await onChunk(chunk);
 }
 
 /** Rows per row group in release files (a multiple of DuckDB's 2,048-row vector). */

@@ -6,9 +6,9 @@
  * query at a time, so queries go through a small pool of connections.
  */
 import fs from 'node:fs';
-import { DuckDBInstance, DuckDBTypeId, type DuckDBConnection, type DuckDBMaterializedResult, type DuckDBValue } from '@duckdb/node-api';
+import { DuckDBInstance, DuckDBTypeId, type DuckDBConnection, type DuckDBDataChunk, type DuckDBMaterializedResult, type DuckDBValue } from '@duckdb/node-api';
 import { WarehouseTimeoutError, WarehouseUnavailableError } from './errors.ts';
-import { defaultMemoryLimit, lit, streamChunks } from './duck.ts';
+import { defaultMemoryLimit, lit, streamChunks, streamRawChunks } from './duck.ts';
 import { readCurrentRelease, releaseFilePath, type ReleaseInfo } from './releases.ts';
 
 export type Row = Record<string, unknown>;
@@ -35,6 +35,8 @@ export interface Warehouse {
    * as bigint, INTEGER as number), so a result of millions of rows never sits whole in memory.
    */
   stream(sql: string, onChunk: (columns: unknown[][], rowCount: number) => void | Promise<void>): Promise<void>;
+  /** stream() with the raw chunks (graph/vectors.ts reads them), each valid until the next. */
+  streamRaw(sql: string, onChunk: (chunk: DuckDBDataChunk) => void | Promise<void>): Promise<void>;
   /**
    * Runs `sql` and returns its whole result for the caller to read chunk by chunk (raw vectors, as
    * the export engine does). The connection goes back to the pool at once: a materialized result
@@ -182,6 +184,9 @@ export async function openWarehouse(o: OpenWarehouseOptions): Promise<Warehouse>
     },
     stream(sql, onChunk) {
       return withConnection((c) => streamChunks(c, sql, onChunk));
+    },
+    streamRaw(sql, onChunk) {
+      return withConnection((c) => streamRawChunks(c, sql, onChunk));
     },
     materialize(sql, params) {
       return withConnection((c) => c.run(sql, params as DuckDBValue[] | Record<string, DuckDBValue> | undefined));

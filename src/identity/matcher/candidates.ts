@@ -28,7 +28,7 @@ export interface CandidateSqlParts {
   mx: string;
   /** Every candidate pair instead of the per-row shortlist (model fitting). */
   allCandidates?: boolean;
-  /** `packed`: every candidate as (r, person_key, household_key, hh_ref, fp); see unpackFeatures. */
+  /** `packed`: every candidate as (r INTEGER, person_key, household_key, hh_ref BIGINT, fp INTEGER); see unpackFeatures. */
   output?: 'columns' | 'packed';
 }
 
@@ -45,7 +45,7 @@ export function unpackFeatures(fp: number): Features {
 
 export function candidateSql(p: CandidateSqlParts): string {
   const output = p.output === 'packed'
-    ? `SELECT r, person_key, household_key, hh_ref, ${PACK_SQL} AS fp FROM f2`
+    ? `SELECT r::INTEGER AS r, person_key::BIGINT AS person_key, household_key::BIGINT AS household_key, hh_ref::BIGINT AS hh_ref, ${PACK_SQL} AS fp FROM f2`
     : `SELECT r, person_key, household_key, hh_ref, f_email::INTEGER AS f_email, f_phone::INTEGER AS f_phone,
     f_first::INTEGER AS f_first, f_last::INTEGER AS f_last, f_swapped, f_dob::INTEGER AS f_dob, f_address::INTEGER AS f_address, w
   FROM f3

@@ -9,13 +9,14 @@
  * Nothing is done row by row in SQL.
  */
 import { createHash } from 'node:crypto';
+import type { DuckDBDataChunk } from '@duckdb/node-api';
 import os from 'node:os';
 import { lit } from '../../graph/duck.ts';
 import type { NormalizedRecord } from '../normalize/record.ts';
 import { candidateSql, directSql, personsSql, streetAnchorSql } from './candidates.ts';
 import { decideRow, type Decision, type ScoredCandidate } from './levels.ts';
 import { scoringOfIndex, type Scoring } from './params.ts';
-import { createRowShortlister } from './packed-rows.ts';
+import { createRowShortlister, packedColumnsOfChunk, packedColumnsOfValues, type PackedColumns } from './packed-rows.ts';
 import { loadAnchors, pointCandidates, rowZips, spatialAnchor, type AnchorTables, type StreetAnchor } from './point.ts';
 import { stageRows, type StagedFile } from './stage.ts';
 import { loadResidentPersons, RESIDENT_BYTES_PER_PERSON, type ResidentPersons } from './resident-persons.ts';
@@ -27,6 +28,8 @@ export interface MatchWarehouse {
   query(sql: string): Promise<Record<string, unknown>[]>;
   /** Runs `sql`, handing the result over a chunk at a time as columns (see Warehouse.stream). */
   stream(sql: string, onChunk: (columns: unknown[][], rowCount: number) => void | Promise<void>): Promise<void>;
+  /** stream() with raw chunks (graph/vectors.ts), where the warehouse offers them: the file path reads candidates so. */
+  streamRaw?(sql: string, onChunk: (chunk: DuckDBDataChunk) => void | Promise<void>): Promise<void>;
   /** Statements it runs at once (a connection pool); point lookups are split over up to two. Default 1. */
   connections?: number;
 }
@@ -213,18 +216,21 @@ export function createMatcher(deps: MatcherDeps): Matcher {
     if (staged.keyCount > 0) {
       let cur = -1;
       const rows = createRowShortlister(scoring);
-      await deps.warehouse.stream(`${candidateSql({ rowSql: staged.rowSql, keySql: staged.keySql, mx, output: 'packed' })} ORDER BY r`, async (cols, n) => {
-        const [rs, persons, households, refs, fps] = cols as [number[], bigint[], (bigint | null)[], (bigint | null)[], number[]];
-        for (let i = 0; i < n; i++) {
-          const r = rs[i]!;
+      const onColumns = async (columns: PackedColumns) => {
+        for (let i = 0; i < columns.count; i++) {
+          const r = columns.r[i]!;
           if (r !== cur) {
             if (cur >= 0) await decideUpTo(cur + 1, cur, rows.take());
             cur = r;
             rows.start(staged.firstName(r), staged.lastName(r));
           }
-          rows.add(persons[i], households[i], refs[i], fps[i]!);
+          rows.add(columns, i);
         }
-      });
+      };
+      const sql = `${candidateSql({ rowSql: staged.rowSql, keySql: staged.keySql, mx, output: 'packed' })} ORDER BY r`;
+      // Raw chunks where the warehouse has them: no JS value per candidate cell (packed-rows.ts).
+      if (deps.warehouse.streamRaw) await deps.warehouse.streamRaw(sql, (chunk) => onColumns(packedColumnsOfChunk(chunk)));
+      else await deps.warehouse.stream(sql, (cols, n) => onColumns(packedColumnsOfValues(cols, n)));
       if (cur >= 0) await decideUpTo(cur + 1, cur, rows.take());
     }
     await decideUpTo(staged.rowCount, -1, []);

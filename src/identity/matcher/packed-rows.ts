@@ -5,6 +5,8 @@
  * shortlisted ones become ScoredCandidate objects with their features and probability. Weights come from
  * the packed features through a per-scoring cache (the same weight() for equal features and names).
  */
+import type { DuckDBDataChunk } from '@duckdb/node-api';
+import { int32Copy, int64Copy, rawColumn, validIn, validityCopy } from '../../graph/vectors.ts';
 import { unpackFeatures } from './candidates.ts';
 import type { ScoredCandidate } from './levels.ts';
 import { tfBits, type Scoring } from './params.ts';
@@ -39,11 +41,51 @@ export function packedWeigher(scoring: Scoring): { weight(fp: number, first: str
   };
 }
 
+/**
+ * One chunk of the packed candidate stream (r, person_key, household_key, hh_ref, fp), copied into typed arrays:
+ * no JS value per cell, and a BigInt only for the candidates a shortlist keeps.
+ */
+export interface PackedColumns {
+  count: number;
+  r: Int32Array;
+  fp: Int32Array;
+  person: BigInt64Array;
+  household: BigInt64Array;
+  householdValid: Uint32Array | null;
+  ref: BigInt64Array;
+  refValid: Uint32Array | null;
+}
+
+/** A raw chunk of candidateSql's packed output (its column order and types). */
+export function packedColumnsOfChunk(chunk: DuckDBDataChunk): PackedColumns {
+  const col = (i: number, bytes: number) => rawColumn(chunk, i, bytes);
+  const household = col(2, 8);
+  const ref = col(3, 8);
+  return {
+    count: chunk.rowCount, r: int32Copy(col(0, 4)), person: int64Copy(col(1, 8)), fp: int32Copy(col(4, 4)),
+    household: int64Copy(household), householdValid: validityCopy(household), ref: int64Copy(ref), refValid: validityCopy(ref),
+  };
+}
+
+/** The same from converted values (a warehouse without raw chunks). */
+export function packedColumnsOfValues(columns: unknown[][], count: number): PackedColumns {
+  const ints = (c: unknown[]) => Int32Array.from(c, Number);
+  const longs = (c: unknown[]) => BigInt64Array.from(c, (v) => (v === null || v === undefined ? 0n : BigInt(v as bigint)));
+  const valid = (c: unknown[]) => {
+    const mask = new Uint32Array(Math.ceil(count / 32));
+    c.forEach((v, i) => { if (v !== null && v !== undefined) mask[i >>> 5]! |= 1 << (i & 31); });
+    return mask;
+  };
+  const [r, person, household, ref, fp] = columns as [unknown[], unknown[], unknown[], unknown[], unknown[]];
+  return {
+    count, r: ints(r), person: longs(person), fp: ints(fp),
+    household: longs(household), householdValid: valid(household), ref: longs(ref), refValid: valid(ref),
+  };
+}
+
 /** Address and digital agreement as point.ts shortlist reads them, on packed features. */
 const addressAgrees = (fp: number) => { const a = (fp >> 15) & 7; return a === ADDR.unit || a === ADDR.street; };
 const idAgrees = (fp: number) => (fp & 7) === ID.agree || ((fp >> 3) & 7) === ID.agree;
-
-const big = (v: unknown) => (v === null || v === undefined ? null : BigInt(v as bigint | number));
 
 /**
  * One row's candidates at a time: `start(r)` (with the row's names as staged), `add` per candidate, `take()`
@@ -54,35 +96,41 @@ export function createRowShortlister(scoring: Scoring) {
   let first: string | null = null;
   let last: string | null = null;
   let n = 0;
+  // The row's candidates: their weight and packed features, and where their keys are (chunk, index).
   const weights: number[] = [];
   const fps: number[] = [];
-  const persons: unknown[] = [];
-  const households: unknown[] = [];
-  const refs: unknown[] = [];
+  const chunks: PackedColumns[] = [];
+  const at: number[] = [];
   const order: number[] = [];
+  const person = (i: number) => chunks[i]!.person[at[i]!]!;
   const byWeight = (a: number, b: number) => {
     const d = weights[b]! - weights[a]!;
     if (d !== 0) return d;
-    const pa = big(persons[a])!;
-    const pb = big(persons[b])!;
+    const pa = person(a);
+    const pb = person(b);
     return pa < pb ? -1 : pa > pb ? 1 : 0;
   };
-  const materialize = (i: number): ScoredCandidate => ({
-    personKey: big(persons[i])!, householdKey: big(households[i]), hhRef: big(refs[i]),
-    features: weigher.features(fps[i]!), weight: weights[i]!, probability: scoring.probability(weights[i]!),
-  });
+  const materialize = (i: number): ScoredCandidate => {
+    const c = chunks[i]!;
+    const j = at[i]!;
+    return {
+      personKey: c.person[j]!, householdKey: validIn(c.householdValid, j) ? c.household[j]! : null, hhRef: validIn(c.refValid, j) ? c.ref[j]! : null,
+      features: weigher.features(fps[i]!), weight: weights[i]!, probability: scoring.probability(weights[i]!),
+    };
+  };
   return {
     start(firstName: string | null, lastName: string | null) {
       first = firstName;
       last = lastName;
       n = 0;
     },
-    add(person: unknown, household: unknown, ref: unknown, fp: number) {
+    /** Candidate `i` of `columns` (its r is the row started). */
+    add(columns: PackedColumns, i: number) {
+      const fp = columns.fp[i]!;
       weights[n] = weigher.weight(fp, first, last);
       fps[n] = fp;
-      persons[n] = person;
-      households[n] = household;
-      refs[n] = ref;
+      chunks[n] = columns;
+      at[n] = i;
       n++;
     },
     take(): ScoredCandidate[] {

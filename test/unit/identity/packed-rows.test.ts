@@ -2,12 +2,15 @@
  * The file path's per-row shortlist over packed candidates (packed-rows.ts) against the definitions it replaces:
  * scoring.weight(unpackFeatures(fp), first, last) and point.ts shortlist + the sort by (weight desc, person key).
  */
+import { DuckDBInstance } from '@duckdb/node-api';
 import { describe, expect, it } from 'vitest';
+import { streamRawChunks } from '../../../src/graph/duck.ts';
+import { validIn } from '../../../src/graph/vectors.ts';
 import { unpackFeatures } from '../../../src/identity/matcher/candidates.ts';
 import { tfTable } from '../../../src/identity/matcher/estimate.ts';
 import type { ScoredCandidate } from '../../../src/identity/matcher/levels.ts';
 import { WEIGHTS } from '../../../src/identity/matcher/model.ts';
-import { createRowShortlister, packedWeigher } from '../../../src/identity/matcher/packed-rows.ts';
+import { createRowShortlister, packedColumnsOfChunk, packedColumnsOfValues, packedWeigher, type PackedColumns } from '../../../src/identity/matcher/packed-rows.ts';
 import { PRIOR_SCORING, scoringOf, type MatchParams, type Scoring } from '../../../src/identity/matcher/params.ts';
 import { shortlist } from '../../../src/identity/matcher/point.ts';
 import { ADDR, FIRST, ID, LAST } from '../../../src/identity/matcher/types.ts';
@@ -65,6 +68,9 @@ describe('packedWeigher', () => {
   });
 });
 
+/** Packed columns of rows (r, person_key, household_key, hh_ref, fp), as a warehouse without raw chunks gives them. */
+const chunkOf = (rows: unknown[][]) => packedColumnsOfValues([0, 1, 2, 3, 4].map((c) => rows.map((row) => row[c])), rows.length);
+
 describe('createRowShortlister', () => {
   const byWeight = (a: ScoredCandidate, b: ScoredCandidate) => b.weight - a.weight || (a.personKey < b.personKey ? -1 : a.personKey > b.personKey ? 1 : 0);
   const fps = [
@@ -87,7 +93,12 @@ describe('createRowShortlister', () => {
           fp: fps[Math.floor(rnd() * fps.length)]!, // few distinct features: many equal weights
         }));
         rows.start(first, last);
-        for (const c of cands) rows.add(c.person, c.household, c.ref, c.fp);
+        // The row's candidates over two chunks, as a row can span them in the stream.
+        const cut = Math.floor(rnd() * (n + 1));
+        for (const part of [cands.slice(0, cut), cands.slice(cut)]) {
+          const columns = chunkOf(part.map((c) => [row, c.person, c.household, c.ref, c.fp]));
+          part.forEach((_, i) => rows.add(columns, i));
+        }
         const expected = shortlist(cands.map((c): ScoredCandidate => {
           const features = unpackFeatures(c.fp);
           const weight = scoring.weight(features, first, last);
@@ -102,12 +113,42 @@ describe('createRowShortlister', () => {
     const rows = createRowShortlister(PRIOR_SCORING);
     rows.start('JOHN', 'SMITH');
     const strong = pack({ first: FIRST.exact, last: LAST.exact, address: ADDR.zip });
-    for (const p of [1n, 2n, 3n, 4n]) rows.add(p, null, null, strong);
-    rows.add(9n, null, null, pack({ first: FIRST.disagree, address: ADDR.street }));
-    rows.add(8n, null, null, pack({ first: FIRST.disagree, last: LAST.disagree, email: ID.agree }));
-    rows.add(7n, null, null, pack({ first: FIRST.disagree, last: LAST.disagree }));
+    const columns = chunkOf([
+      ...[1n, 2n, 3n, 4n].map((p) => [0, p, null, null, strong]),
+      [0, 9n, null, null, pack({ first: FIRST.disagree, address: ADDR.street })],
+      [0, 8n, null, null, pack({ first: FIRST.disagree, last: LAST.disagree, email: ID.agree })],
+      [0, 7n, null, null, pack({ first: FIRST.disagree, last: LAST.disagree })],
+    ]);
+    for (let i = 0; i < columns.count; i++) rows.add(columns, i);
     const kept = rows.take().map((c) => c.personKey);
     expect(kept.slice(0, 3)).toEqual([1n, 2n, 3n]); // equal weights: the lower person keys
     expect(new Set(kept.slice(3))).toEqual(new Set([9n, 8n])); // the best street-level address, the best email agreement
+  });
+});
+
+describe('packed columns from raw DuckDB chunks', () => {
+  it('read the same values as DuckDB\'s own conversion: wide and negative keys, NULL households and references, many chunks', async () => {
+    const instance = await DuckDBInstance.create(':memory:');
+    const conn = await instance.connect();
+    const sql = `SELECT i::INTEGER AS r, (i * 1801439850948199 - 4611686018427387904)::BIGINT AS person_key,
+      CASE WHEN i % 3 = 0 THEN NULL ELSE -i END::BIGINT AS household_key, CASE WHEN i % 5 = 1 THEN NULL ELSE i * 7 END::BIGINT AS hh_ref,
+      (i * 2654435761 % 524288)::INTEGER AS fp FROM range(5000) t(i) ORDER BY i`;
+    const cells = (c: PackedColumns) => Array.from({ length: c.count }, (_, i) => [c.r[i], c.person[i], validIn(c.householdValid, i) ? c.household[i] : null,
+      validIn(c.refValid, i) ? c.ref[i] : null, c.fp[i]]);
+    const raw: unknown[][] = [];
+    const converted: unknown[][] = [];
+    try {
+      await streamRawChunks(conn, sql, (chunk) => {
+        raw.push(...cells(packedColumnsOfChunk(chunk)));
+        converted.push(...cells(packedColumnsOfValues(chunk.getColumns(), chunk.rowCount)));
+      });
+    } finally {
+      conn.closeSync();
+      instance.closeSync();
+    }
+    expect(raw).toHaveLength(5000);
+    expect(raw).toEqual(converted);
+    expect(raw[3]).toEqual([3, 3n * 1801439850948199n - 4611686018427387904n, null, 21n, Number((3n * 2654435761n) % 524288n)]);
+    expect(raw[1]![3]).toBeNull();
   });
 });

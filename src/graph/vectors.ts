@@ -1,7 +1,7 @@
 /**
  * Raw reads of DuckDB result vectors. @duckdb/node-api's value conversion makes a JS value per cell
- * through several calls (getColumns(): ~0.3 s of a 1M-row export for the keys alone); an export reads
- * millions of cells, so it views each vector's memory as a typed array (node-bindings hands the buffer
+ * through several calls (getColumns(): ~0.3 s of a 1M-row export for the keys alone); an export or a
+ * file's candidate stream reads millions of cells, so it views each vector's memory as a typed array (node-bindings hands the buffer
  * over without copying) and reads the validity mask as 32-bit words. A chunk's memory is valid until
  * the next fetch, so every reader copies what it needs before returning.
  */
@@ -25,7 +25,7 @@ export function rawColumn(chunk: DuckDBDataChunk, index: number, bytesPerRow: nu
   return { data, validity: mask ? new Uint32Array(mask.buffer, mask.byteOffset, words) : null, count };
 }
 
-export const isValid = (c: RawColumn, i: number): boolean => c.validity === null || ((c.validity[i >>> 5]! >>> (i & 31)) & 1) === 1;
+export const isValid = (c: RawColumn, i: number): boolean => validIn(c.validity, i);
 
 export function int32s(c: RawColumn): (number | null)[] {
   const v = new Int32Array(c.data.buffer, c.data.byteOffset, c.count);
@@ -57,6 +57,19 @@ export function uint8s(c: RawColumn): (number | null)[] {
 export function int64Copy(c: RawColumn): BigInt64Array {
   return new BigInt64Array(c.data.slice(0, c.count * 8).buffer);
 }
+
+/** INTEGER values as a copied int32 array (NULLs read as whatever the vector holds: for NOT NULL columns). */
+export function int32Copy(c: RawColumn): Int32Array {
+  return new Int32Array(c.data.slice(0, c.count * 4).buffer);
+}
+
+/** The validity mask copied (null: every row valid), for reading after the chunk is gone. */
+export function validityCopy(c: RawColumn): Uint32Array | null {
+  return c.validity ? c.validity.slice() : null;
+}
+
+/** Whether row i is valid in a copied mask. */
+export const validIn = (mask: Uint32Array | null, i: number): boolean => mask === null || ((mask[i >>> 5]! >>> (i & 31)) & 1) === 1;
 
 /**
  * BIGINT bitmasks as (hi, lo) uint32 pairs: masks of up to 63 bits, decoded through a cache, never
