@@ -4,7 +4,8 @@
  * scoring parity and micro-batch vs file-path parity.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createMatcher, scoreCandidate, type CandidateAttributes, type Matcher, type MatchOptions } from '../../src/identity/matcher/index.ts';
+import { createMatcher, scoreCandidate, type CandidateAttributes, type Matcher, type MatchOptions, type StagedDecision } from '../../src/identity/matcher/index.ts';
+import { stageRows } from '../../src/identity/matcher/stage.ts';
 import { generateHardenedSet } from '../../src/identity/matcher/hardened-set.ts';
 import { personLookupSql } from '../../src/identity/matcher/point.ts';
 import { loadResidentPersons } from '../../src/identity/matcher/resident-persons.ts';
@@ -263,6 +264,28 @@ describe('engine internals', () => {
     for (let i = 0; i < rows.length; i += 100) small.push(...(await matcher.matchBatch(rows.slice(i, i + 100), ALL)));
     expect(small).toEqual(big);
     expect(big.filter((r) => r.matchLevel === 'I').length).toBeGreaterThan(1000);
+  });
+
+  it('matchStaged gives every decision once and in order whether emit answers at once or with a promise (a progress write)', async () => {
+    const set = await generateLabelledSet(g.warehouse, 'graph', 2100, 7);
+    const staged = stageRows(set.map((s, i) => normalizeMatchInput(s.record, { position: i + 1 })));
+    try {
+      const sync: StagedDecision[] = [];
+      await matcher.matchStaged(staged, ALL, (d) => { sync.push(d); });
+      const async: StagedDecision[] = [];
+      let calls = 0;
+      await matcher.matchStaged(staged, ALL, (d) => {
+        async.push(d);
+        // every third decision waits a turn of the event loop, as the resolver's progress write does
+        return ++calls % 3 === 0 ? new Promise<void>((resolve) => setImmediate(resolve)) : undefined;
+      });
+      expect(sync.length).toBeGreaterThan(1000);
+      expect(async).toEqual(sync);
+      expect(sync.map((d) => d.r)).toEqual([...sync.map((d) => d.r)].sort((a, b) => a - b));
+      expect(new Set(sync.map((d) => d.r)).size).toBe(sync.length);
+    } finally {
+      staged.cleanup();
+    }
   });
 
   it('SQL features equal scoreCandidate features, and file path (TSV and VALUES staging) equals micro-batch path (point lookups)', async () => {

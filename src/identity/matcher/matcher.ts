@@ -203,15 +203,22 @@ export function createMatcher(deps: MatcherDeps): Matcher {
       });
     }
     let next = 0;
-    const decideUpTo = async (end: number, r: number, shortlisted: ScoredCandidate[]) => {
+    // Synchronous unless `emit` answers with a promise (a progress write): a million rows must not cost a
+    // million awaits. Returns the promise to wait for before the next call, if any.
+    const decideUpTo = (end: number, r: number, shortlisted: ScoredCandidate[]): Promise<void> | undefined => {
       // Rows before r had no candidate: only a spatial anchor can match them.
       for (; next < end; next++) {
         const list = next === r ? shortlisted : [];
         const street = streets.get(next);
         if (done[next] || (list.length === 0 && !street)) continue;
         const d = decideRow(list, allowed, options.spatialMode, anchorTables ? spatialAnchor(anchorTables, staged.firstZip(next), street) : null, scoring.iThreshold);
-        if (d) await emit({ r: next, personKey: d.personKey, householdKey: d.householdKey, matchLevel: d.level, matchType: d.type, matchConfidence: roundConfidence(d.confidence) });
+        const pending = d ? emit({ r: next, personKey: d.personKey, householdKey: d.householdKey, matchLevel: d.level, matchType: d.type, matchConfidence: roundConfidence(d.confidence) }) : undefined;
+        if (pending) {
+          next++;
+          return pending.then(() => decideUpTo(end, r, shortlisted));
+        }
       }
+      return undefined;
     };
     if (staged.keyCount > 0) {
       let cur = -1;
@@ -220,7 +227,8 @@ export function createMatcher(deps: MatcherDeps): Matcher {
         for (let i = 0; i < columns.count; i++) {
           const r = columns.r[i]!;
           if (r !== cur) {
-            if (cur >= 0) await decideUpTo(cur + 1, cur, rows.take());
+            const pending = cur >= 0 ? decideUpTo(cur + 1, cur, rows.take()) : undefined;
+            if (pending) await pending;
             cur = r;
             rows.start(staged.firstName(r), staged.lastName(r));
           }

@@ -161,13 +161,13 @@ export function createResolver(deps: ResolverDeps) {
     let matched = 0;
     let reported = Date.now();
     try {
-      await matcher.matchStaged(staged, options, async (d) => {
+      // A promise only when a progress write is due: the matcher awaits nothing for the other rows.
+      await matcher.matchStaged(staged, options, (d) => {
         results.decision(d);
         matched++;
-        if (Date.now() - reported >= PROGRESS_MS) {
-          reported = Date.now();
-          await progress({ rows_matched: matched });
-        }
+        if (Date.now() - reported < PROGRESS_MS) return undefined;
+        reported = Date.now();
+        return progress({ rows_matched: matched }).then(() => undefined);
       });
     } finally {
       staged.cleanup();
