@@ -1,8 +1,9 @@
 /**
  * The file path's candidate stream (candidateSql with output `packed`, in order of r) turned into each
  * row's shortlist. A million-row file streams millions of candidates of which the level rules see at most
- * five a row (point.ts shortlist), so a candidate is kept as four references and its weight; only the
- * shortlisted ones become ScoredCandidate objects with their features and probability. Weights come from
+ * five a row (point.ts shortlist), so a candidate is kept as its chunk (typed arrays read from the raw vectors),
+ * its index there, its packed features and its weight; only the shortlisted ones become ScoredCandidate objects
+ * with BigInt keys, their features and probability. Weights come from
  * the packed features through a per-scoring cache (the same weight() for equal features and names).
  */
 import type { DuckDBDataChunk } from '@duckdb/node-api';
@@ -88,7 +89,7 @@ const addressAgrees = (fp: number) => { const a = (fp >> 15) & 7; return a === A
 const idAgrees = (fp: number) => (fp & 7) === ID.agree || ((fp >> 3) & 7) === ID.agree;
 
 /**
- * One row's candidates at a time: `start(r)` (with the row's names as staged), `add` per candidate, `take()`
+ * One row's candidates at a time: `start` with the row's names as staged, `add` per candidate, `take()`
  * the shortlist exactly as point.ts shortlist followed by a sort by (weight desc, person key asc).
  */
 export function createRowShortlister(scoring: Scoring) {
