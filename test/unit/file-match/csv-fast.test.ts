@@ -117,6 +117,11 @@ describe('CSV fast path', () => {
       ['\ufeffa,a\n1,2\n\n  \n3\n1,2,3', { header: ['a', 'a'], records: [{ a: '2' }, { a: '3' }, { a: '2' }] }],
       ['a,b\n"",""\n', { header: ['a', 'b'], records: [{ a: '', b: '' }] }],
     ];
+    // Degenerate shards: nothing, blanks, a BOM alone, a quoted header name with a comma, a header without a newline.
+    for (const text of ['', '\n\n', ' \t \n', '\ufeff', '"a,1",b\n1,2\n', 'a,b', 'a,b\n1', 'a\r\n\r\n1\r\n']) {
+      expect((await fast(text, 1)).result, JSON.stringify(text)).toEqual(reference(text));
+      expect((await fast(text, 1)).fallbacks).toBe(0);
+    }
     for (const [text, want] of cases) {
       expect(reference(text)).toEqual(want);
       expect((await fast(text, 2)).result).toEqual(want);
