@@ -10,7 +10,7 @@
  */
 import path from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
-import { streamChunks } from '../src/graph/duck.ts';
+import { streamChunks, streamRawChunks } from '../src/graph/duck.ts';
 import { readCurrentRelease, releaseFilePath } from '../src/graph/releases.ts';
 import { generateLabelledSet } from '../src/identity/matcher/labelled-set.ts';
 import { buildMatchIndex } from '../src/identity/matcher/match-index.ts';
@@ -36,6 +36,7 @@ await conn.run(`ATTACH '${releaseFile.replace(/'/g, "''")}' AS graph (READ_ONLY)
 const wh: MatchWarehouse = {
   async query(sql) { return (await conn.runAndReadAll(sql)).getRowObjectsJS() as Record<string, unknown>[]; },
   stream: (sql, onChunk) => streamChunks(conn, sql, onChunk),
+  streamRaw: (sql, onChunk) => streamRawChunks(conn, sql, onChunk),
 };
 
 let t = performance.now();

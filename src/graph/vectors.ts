@@ -1,9 +1,9 @@
 /**
  * Raw reads of DuckDB result vectors. @duckdb/node-api's value conversion makes a JS value per cell
  * through several calls (getColumns(): ~0.3 s of a 1M-row export for the keys alone); an export or a
- * file's candidate stream reads millions of cells, so it views each vector's memory as a typed array (node-bindings hands the buffer
- * over without copying) and reads the validity mask as 32-bit words. A chunk's memory is valid until
- * the next fetch, so every reader copies what it needs before returning.
+ * file's candidate stream reads millions of cells, so it views each vector's memory as a typed array
+ * (node-bindings hands the buffer over without copying) and reads the validity mask as 32-bit words. A
+ * chunk's memory is valid until the next fetch, so every reader copies what it needs before returning.
  */
 import duckdb from '@duckdb/node-bindings';
 import type { DuckDBDataChunk } from '@duckdb/node-api';

@@ -102,6 +102,7 @@ describe('reservation beside the match', () => {
     const service = await serviceOver({
       connections: w.connections,
       stream: w.stream.bind(w),
+      streamRaw: w.streamRaw.bind(w),
       query: (sql: string) => {
         statements.push(sql);
         if (/\.m_attr WHERE/.test(sql)) enrichmentStarted();
@@ -128,6 +129,7 @@ describe('settle beside the enrichment read', () => {
     const failing: MatchWarehouse = {
       connections: w.connections,
       stream: w.stream.bind(w),
+      streamRaw: w.streamRaw.bind(w),
       query: async (sql: string) => {
         if (/\.m_attr WHERE/.test(sql)) throw new Error('enrichment read failed');
         return w.query(sql);

@@ -6,7 +6,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
-import { streamChunks } from '../../src/graph/duck.ts';
+import { streamChunks, streamRawChunks } from '../../src/graph/duck.ts';
 import { RELEASE_LAYOUT, readCurrentRelease, releaseFilePath } from '../../src/graph/releases.ts';
 import { buildMatchIndex } from '../../src/identity/matcher/match-index.ts';
 import type { MatchWarehouse } from '../../src/identity/matcher/matcher.ts';
@@ -28,6 +28,7 @@ export async function openWarehouseOn(releaseFile: string, threads = 2): Promise
       return (await conn.runAndReadAll(sql)).getRowObjectsJS() as Record<string, unknown>[];
     },
     stream: (sql, onChunk) => streamChunks(conn, sql, onChunk),
+    streamRaw: (sql, onChunk) => streamRawChunks(conn, sql, onChunk),
     close() { conn.closeSync(); inst.closeSync(); },
   };
 }

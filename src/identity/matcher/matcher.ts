@@ -16,7 +16,7 @@ import type { NormalizedRecord } from '../normalize/record.ts';
 import { candidateSql, directSql, personsSql, streetAnchorSql } from './candidates.ts';
 import { decideRow, type Decision, type ScoredCandidate } from './levels.ts';
 import { scoringOfIndex, type Scoring } from './params.ts';
-import { createRowShortlister, packedColumnsOfChunk, packedColumnsOfValues, type PackedColumns } from './packed-rows.ts';
+import { createRowShortlister, packedColumnsOfChunk, type PackedColumns } from './packed-rows.ts';
 import { loadAnchors, pointCandidates, rowZips, spatialAnchor, type AnchorTables, type StreetAnchor } from './point.ts';
 import { stageRows, type StagedFile } from './stage.ts';
 import { loadResidentPersons, RESIDENT_BYTES_PER_PERSON, type ResidentPersons } from './resident-persons.ts';
@@ -28,8 +28,8 @@ export interface MatchWarehouse {
   query(sql: string): Promise<Record<string, unknown>[]>;
   /** Runs `sql`, handing the result over a chunk at a time as columns (see Warehouse.stream). */
   stream(sql: string, onChunk: (columns: unknown[][], rowCount: number) => void | Promise<void>): Promise<void>;
-  /** stream() with raw chunks (graph/vectors.ts), where the warehouse offers them: the file path reads candidates so. */
-  streamRaw?(sql: string, onChunk: (chunk: DuckDBDataChunk) => void | Promise<void>): Promise<void>;
+  /** stream() with the raw chunks (graph/vectors.ts): the file path reads its candidates so. */
+  streamRaw(sql: string, onChunk: (chunk: DuckDBDataChunk) => void | Promise<void>): Promise<void>;
   /** Statements it runs at once (a connection pool); point lookups are split over up to two. Default 1. */
   connections?: number;
 }
@@ -236,9 +236,8 @@ export function createMatcher(deps: MatcherDeps): Matcher {
         }
       };
       const sql = `${candidateSql({ rowSql: staged.rowSql, keySql: staged.keySql, mx, output: 'packed' })} ORDER BY r`;
-      // Raw chunks where the warehouse has them: no JS value per candidate cell (packed-rows.ts).
-      if (deps.warehouse.streamRaw) await deps.warehouse.streamRaw(sql, (chunk) => onColumns(packedColumnsOfChunk(chunk)));
-      else await deps.warehouse.stream(sql, (cols, n) => onColumns(packedColumnsOfValues(cols, n)));
+      // Raw chunks: no JS value per candidate cell (packed-rows.ts).
+      await deps.warehouse.streamRaw(sql, (chunk) => onColumns(packedColumnsOfChunk(chunk)));
       if (cur >= 0) await decideUpTo(cur + 1, cur, rows.take());
     }
     await decideUpTo(staged.rowCount, -1, []);

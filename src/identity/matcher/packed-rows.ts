@@ -68,22 +68,6 @@ export function packedColumnsOfChunk(chunk: DuckDBDataChunk): PackedColumns {
   };
 }
 
-/** The same from converted values (a warehouse without raw chunks). */
-export function packedColumnsOfValues(columns: unknown[][], count: number): PackedColumns {
-  const ints = (c: unknown[]) => Int32Array.from(c, Number);
-  const longs = (c: unknown[]) => BigInt64Array.from(c, (v) => (v === null || v === undefined ? 0n : BigInt(v as bigint)));
-  const valid = (c: unknown[]) => {
-    const mask = new Uint32Array(Math.ceil(count / 32));
-    c.forEach((v, i) => { if (v !== null && v !== undefined) mask[i >>> 5]! |= 1 << (i & 31); });
-    return mask;
-  };
-  const [r, person, household, ref, fp] = columns as [unknown[], unknown[], unknown[], unknown[], unknown[]];
-  return {
-    count, r: ints(r), person: longs(person), fp: ints(fp),
-    household: longs(household), householdValid: valid(household), ref: longs(ref), refValid: valid(ref),
-  };
-}
-
 /** Address and digital agreement as point.ts shortlist reads them, on packed features. */
 const addressAgrees = (fp: number) => { const a = (fp >> 15) & 7; return a === ADDR.unit || a === ADDR.street; };
 const idAgrees = (fp: number) => (fp & 7) === ID.agree || ((fp >> 3) & 7) === ID.agree;

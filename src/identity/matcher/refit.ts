@@ -15,7 +15,7 @@
  */
 import { DuckDBInstance } from '@duckdb/node-api';
 import path from 'node:path';
-import { lit, streamChunks } from '../../graph/duck.ts';
+import { lit, streamChunks, streamRawChunks } from '../../graph/duck.ts';
 import { nameVariants } from '../normalize/nickname.ts';
 import { normalizeMatchInput } from '../normalize/record.ts';
 import { candidateSql, unpackFeatures } from './candidates.ts';
@@ -63,6 +63,7 @@ export async function openRelease(releaseFile: string, threads = 2): Promise<Mat
   return {
     query: async (sql) => (await conn.runAndReadAll(sql)).getRowObjectsJS() as Record<string, unknown>[],
     stream: (sql, onChunk) => streamChunks(conn, sql, onChunk),
+    streamRaw: (sql, onChunk) => streamRawChunks(conn, sql, onChunk),
     close() { conn.closeSync(); inst.closeSync(); },
   };
 }

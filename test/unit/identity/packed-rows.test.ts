@@ -10,7 +10,7 @@ import { unpackFeatures } from '../../../src/identity/matcher/candidates.ts';
 import { tfTable } from '../../../src/identity/matcher/estimate.ts';
 import type { ScoredCandidate } from '../../../src/identity/matcher/levels.ts';
 import { WEIGHTS } from '../../../src/identity/matcher/model.ts';
-import { createRowShortlister, packedColumnsOfChunk, packedColumnsOfValues, packedWeigher, type PackedColumns } from '../../../src/identity/matcher/packed-rows.ts';
+import { createRowShortlister, packedColumnsOfChunk, packedWeigher, type PackedColumns } from '../../../src/identity/matcher/packed-rows.ts';
 import { PRIOR_SCORING, scoringOf, type MatchParams, type Scoring } from '../../../src/identity/matcher/params.ts';
 import { shortlist } from '../../../src/identity/matcher/point.ts';
 import { ADDR, FIRST, ID, LAST } from '../../../src/identity/matcher/types.ts';
@@ -68,8 +68,20 @@ describe('packedWeigher', () => {
   });
 });
 
-/** Packed columns of rows (r, person_key, household_key, hh_ref, fp), as a warehouse without raw chunks gives them. */
-const chunkOf = (rows: unknown[][]) => packedColumnsOfValues([0, 1, 2, 3, 4].map((c) => rows.map((row) => row[c])), rows.length);
+/** Packed columns of rows (r, person_key, household_key, hh_ref, fp); a null key is a cleared validity bit. */
+function chunkOf(rows: unknown[][]): PackedColumns {
+  const col = (c: number) => rows.map((row) => row[c]);
+  const longs = (c: number) => BigInt64Array.from(col(c), (v) => (v === null ? 0n : (v as bigint)));
+  const valid = (c: number) => {
+    const mask = new Uint32Array(Math.ceil(rows.length / 32));
+    col(c).forEach((v, i) => { if (v !== null) mask[i >>> 5]! |= 1 << (i & 31); });
+    return mask;
+  };
+  return {
+    count: rows.length, r: Int32Array.from(col(0), Number), person: longs(1), fp: Int32Array.from(col(4), Number),
+    household: longs(2), householdValid: valid(2), ref: longs(3), refValid: valid(3),
+  };
+}
 
 describe('createRowShortlister', () => {
   const byWeight = (a: ScoredCandidate, b: ScoredCandidate) => b.weight - a.weight || (a.personKey < b.personKey ? -1 : a.personKey > b.personKey ? 1 : 0);
@@ -140,7 +152,8 @@ describe('packed columns from raw DuckDB chunks', () => {
     try {
       await streamRawChunks(conn, sql, (chunk) => {
         raw.push(...cells(packedColumnsOfChunk(chunk)));
-        converted.push(...cells(packedColumnsOfValues(chunk.getColumns(), chunk.rowCount)));
+        const columns = chunk.getColumns(); // DuckDB's own conversion, value by value
+        for (let i = 0; i < chunk.rowCount; i++) converted.push(columns.map((c) => c[i]));
       });
     } finally {
       conn.closeSync();
