@@ -3,6 +3,10 @@
  * matchLevels restriction, direct refresh and its fallback, moved people, absent people, SQL/JS
  * scoring parity and micro-batch vs file-path parity.
  */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMatcher, scoreCandidate, type CandidateAttributes, type Matcher, type MatchOptions, type StagedDecision } from '../../src/identity/matcher/index.ts';
 import { stageRows } from '../../src/identity/matcher/stage.ts';
@@ -189,6 +193,24 @@ describe('matchBatch levels and types', () => {
 });
 
 describe('engine internals', () => {
+  it('refuses a match index whose keys were reduced by another hash (m_meta.k64_probe), naming it', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ads-k64-'));
+    const copy = path.join(dir, path.basename(g.indexPath));
+    fs.copyFileSync(g.indexPath, copy);
+    const inst = await DuckDBInstance.create(copy);
+    const c = await inst.connect();
+    await c.run('UPDATE m_meta SET k64_probe = k64_probe + 1');
+    c.closeSync();
+    inst.closeSync();
+    try {
+      const other = createMatcher({ warehouse: g.warehouse, indexPath: copy });
+      await expect(other.matchBatch([normalizeMatchInput({ ...name(), dob: p.dobs })], ALL))
+        .rejects.toThrow(new RegExp(`the match index ${path.basename(copy).replace(/\./g, '\\.')} reduces blocking keys otherwise`));
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('a one-typo email beside the exact name is I (email+name) on both paths; a one-typo email alone is not matched', async () => {
     const [local, domain] = (p.email as string).split('@') as [string, string];
     // swap two letters of the local part (two edits), or mistype the domain

@@ -1,13 +1,13 @@
 /**
  * Blocking keys. Every block (email, phone, address, surname+ZIP5, dob+name) is a namespaced
- * string ("e:<sha256>", "a:123|MAIN|02134", ...) reduced to 64 bits: the first 16 hex digits of its
- * SHA-256, as UBIGINT. One integer key column lets all blocks live in one index table joined with
- * one equi-join (each block is still its own key space, so it is a UNION of blocks, never an OR),
- * and 8-byte keys keep hash tables and the ART index small. A 64-bit collision (~1e-5 chance over
- * the whole graph) only adds a candidate, which scoring then rejects.
+ * string ("e:<first 16 hex digits of the email's SHA-256>", "a:123|MAIN|02134", ...) reduced to 64 bits
+ * by key-hash.ts (part of its MD5; the same in JS and SQL), as UBIGINT. One integer key column lets
+ * all blocks live in one index table joined with one equi-join (each block is still its own key space, so it
+ * is a UNION of blocks, never an OR), and 8-byte keys keep hash tables and the ART index small. A 64-bit
+ * collision (~1e-5 chance over the whole graph) only adds a candidate, which scoring then rejects.
  */
-import { hash } from 'node:crypto';
 import { boundedMemo } from '../../lib/memo.ts';
+import { k64, K64_SQL } from './key-hash.ts';
 import { localityZips, recordZips, type NormalizedRecord } from '../normalize/record.ts';
 
 export const KIND = {
@@ -122,12 +122,14 @@ export function SOUNDEX_SQL(expr: string): string {
     ELSE left(${l}, 1) || left(replace(CASE WHEN left(${l}, 1) IN ('H', 'W') THEN ${c} ELSE (${c})[2:] END, '0', '') || '000', 3) END`;
 }
 
-export function k64(s: string): bigint {
-  return BigInt(`0x${hash('sha256', s, 'hex').slice(0, 16)}`);
-}
+export { k64, K64_SQL };
 
-/** The same reduction in SQL. */
-export const K64_SQL = (expr: string) => `('0x' || left(sha256(${expr}), 16))::UBIGINT`;
+/**
+ * Digits of an email or phone SHA-256 (hex) its block key keeps: 64 bits tell a graph's emails apart as well
+ * as 256 (the key is reduced to 64 bits anyway), in a quarter of the staged bytes. HASH_KEY_SQL is its twin.
+ */
+export const HASH_KEY_DIGITS = 16;
+export const HASH_KEY_SQL = (hex: string) => `left(${hex}, ${HASH_KEY_DIGITS})`;
 
 export interface StagedKey {
   k: bigint;
@@ -159,8 +161,8 @@ export function rowKeySources(row: NormalizedRecord): KeySource[] {
   const add = (s: string, kind: number, unit: string | null = null, distinct = s) => {
     if (!out.has(distinct)) out.set(distinct, { s, kind, unit });
   };
-  for (const h of row.emailHashes) add(`e:${h}`, KIND.email);
-  for (const h of row.phoneHashes) add(`p:${h}`, KIND.phone);
+  for (const h of row.emailHashes) add(`e:${h.slice(0, HASH_KEY_DIGITS)}`, KIND.email);
+  for (const h of row.phoneHashes) add(`p:${h.slice(0, HASH_KEY_DIGITS)}`, KIND.phone);
   // (An address without a ZIP is keyed by its city's ZIPs instead: the graph keys only ZIP5 localities.)
   for (const a of row.addressKeys) if (zipKeyed(a)) add(`a:${a!.key}`, KIND.address, a!.unit);
   for (const a of row.cityAddressKeys) add(`a:${a.key}`, KIND.address, a.unit);

@@ -21,7 +21,8 @@ import { DuckDBInstance } from '@duckdb/node-api';
 import { defaultMemoryLimit, lit, litList } from '../../graph/duck.ts';
 import { loadStreetSuffixes } from '../reference-data.ts';
 import { DIRECTIONALS } from '../normalize/address/words.ts';
-import { COMMON_BLOCK_MAX, EMAIL_LOCAL_MIN, K64_SQL, KIND, SOUNDEX_SQL } from './keys.ts';
+import { COMMON_BLOCK_MAX, EMAIL_LOCAL_MIN, HASH_KEY_SQL, K64_SQL, KIND, SOUNDEX_SQL } from './keys.ts';
+import { assertKeyHash, K64_PROBE } from './key-hash.ts';
 import { createPackedAttrs } from './attr-pack.ts';
 
 /**
@@ -32,9 +33,11 @@ import { createPackedAttrs } from './attr-pack.ts';
  * 10: blocks el: (email local part), ed: (email domain + full name, local part as unit), dp: (dob + surname
  * Soundex); m_person.last_sx (the surname's Soundex, for the phonetic level).
  * 11: m_person.house (the house number of the current address: the `house` address level, a misspelled street).
+ * 12: keys reduced by DuckDB's hash() instead of a SHA-256 prefix (key-hash.ts), e:/p: keys on 16 hex digits of
+ * the email/phone hash (keys.ts HASH_KEY_DIGITS); m_meta.k64_probe.
  * (7 and 8 named unreleased block-key attempts of decision 045; skipped so no stray file of theirs is read.)
  */
-export const MATCH_INDEX_VERSION = 11;
+export const MATCH_INDEX_VERSION = 12;
 
 export function matchIndexPath(releaseFile: string): string {
   return releaseFile.replace(/\.duckdb$/, '') + `.match-v${MATCH_INDEX_VERSION}.duckdb`;
@@ -112,6 +115,8 @@ export async function buildMatchIndex(releaseFile: string, o: BuildMatchIndexOpt
     await run(`INSERT INTO ${name} ${select}`);
   };
   try {
+    // Keys are made with this DuckDB's hash(): it must be the matcher's (key-hash.ts), or no key would ever meet.
+    assertKeyHash(BigInt((await c.runAndReadAll(`SELECT ${K64_SQL(lit(K64_PROBE))}::VARCHAR AS k`)).getRowObjectsJS()[0]!.k as string), 'this DuckDB\'s hash()');
     await run(`ATTACH ${lit(releaseFile)} AS g (READ_ONLY)`);
     await run(`CREATE TEMP TABLE addr AS
       SELECT person_key, is_current, akey, unit, zip5 FROM (${addressKeyFrom(
@@ -157,8 +162,8 @@ export async function buildMatchIndex(releaseFile: string, o: BuildMatchIndexOpt
       WITH e AS (SELECT person_key, email_sha256 AS h FROM g.emails
                  UNION SELECT person_key, sha256(${foldEmailSql('email')}) FROM g.emails),
       keys AS (
-        SELECT ${K64_SQL(`'e:' || h`)} AS k, person_key, ${KIND.email}::UTINYINT AS kind, NULL::VARCHAR AS unit FROM e
-        UNION ALL SELECT ${K64_SQL(`'p:' || phone_sha256`)}, person_key, ${KIND.phone}, NULL FROM g.phones
+        SELECT ${K64_SQL(`'e:' || ${HASH_KEY_SQL('h')}`)} AS k, person_key, ${KIND.email}::UTINYINT AS kind, NULL::VARCHAR AS unit FROM e
+        UNION ALL SELECT ${K64_SQL(`'p:' || ${HASH_KEY_SQL('phone_sha256')}`)}, person_key, ${KIND.phone}, NULL FROM g.phones
         UNION ALL SELECT ${K64_SQL(`'a:' || akey`)}, person_key, CASE WHEN is_current THEN ${KIND.address} ELSE ${KIND.addressHistory} END, unit
           FROM addr WHERE akey IS NOT NULL
         UNION ALL SELECT DISTINCT ${K64_SQL(`'n:' || p.last_name || '|' || a.zip5`)}, p.person_key, ${KIND.nameZip}, NULL
@@ -188,7 +193,8 @@ export async function buildMatchIndex(releaseFile: string, o: BuildMatchIndexOpt
     await run(`CREATE TABLE m_work_anchor AS
       SELECT work_zip5 AS zip5, arg_min(person_key, hash(person_key)) AS person_key, arg_min(household_key, hash(person_key)) AS household_key
       FROM g.persons WHERE work_zip5 IS NOT NULL GROUP BY work_zip5 ORDER BY zip5`);
-    await run(`CREATE TABLE m_meta AS SELECT ${MATCH_INDEX_VERSION} AS version, ${lit(path.basename(releaseFile))} AS release_file, now() AS built_at`);
+    await run(`CREATE TABLE m_meta AS SELECT ${MATCH_INDEX_VERSION} AS version, ${lit(path.basename(releaseFile))} AS release_file, now() AS built_at,
+      ${K64_SQL(lit(K64_PROBE))} AS k64_probe`);
     if (o.artIndexes !== false) {
       await run('CREATE INDEX m_key_k ON m_key (k)');
       await run('CREATE INDEX m_person_pk ON m_person (person_key)');

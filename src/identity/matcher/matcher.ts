@@ -11,8 +11,10 @@
 import { createHash } from 'node:crypto';
 import type { DuckDBDataChunk } from '@duckdb/node-api';
 import os from 'node:os';
+import path from 'node:path';
 import { lit } from '../../graph/duck.ts';
 import type { NormalizedRecord } from '../normalize/record.ts';
+import { assertKeyHash } from './key-hash.ts';
 import { candidateSql, directSql, personsSql, streetAnchorSql } from './candidates.ts';
 import { decideRow, type Decision, type ScoredCandidate } from './levels.ts';
 import { scoringOfIndex, type Scoring } from './params.ts';
@@ -104,7 +106,13 @@ export function createMatcher(deps: MatcherDeps): Matcher {
     let p = attached.get(file);
     if (!p) {
       const alias = `mx_${createHash('sha256').update(file).digest('hex').slice(0, 12)}`;
-      p = deps.warehouse.query(`ATTACH IF NOT EXISTS ${lit(file)} AS ${alias} (READ_ONLY)`).then(() => alias);
+      p = (async () => {
+        await deps.warehouse.query(`ATTACH IF NOT EXISTS ${lit(file)} AS ${alias} (READ_ONLY)`);
+        // Its keys must be the ones this process makes (key-hash.ts), or nothing would ever match.
+        const [meta] = await deps.warehouse.query(`SELECT k64_probe::VARCHAR AS k FROM ${alias}.m_meta`);
+        assertKeyHash(meta?.k ? BigInt(meta.k as string) : null, `the match index ${path.basename(file)}`);
+        return alias;
+      })();
       p.catch(() => attached.delete(file));
       attached.set(file, p);
     }
