@@ -65,7 +65,7 @@ try {
   const readPass = { seconds: Math.round(performance.now() - t) / 1000, process_cpu_s: Math.round((cpu() - c0) * 100) / 100, rows: staged.rowCount, keys: staged.keyCount };
 
   await c.run(`ATTACH ${lit(indexPath)} AS mx (READ_ONLY)`);
-  const sql = `${candidateSql({ rowSql: staged.rowSql, keySql: staged.keySql, mx: 'mx', output: 'packed' })} ORDER BY r`;
+  const sql = `${candidateSql({ rowSql: staged.rowSql, keySql: staged.keySql, mx: 'mx' })} ORDER BY r`;
   const drain = async () => {
     const res = await c.stream(sql);
     let n = 0;

@@ -58,7 +58,7 @@ if (fit) {
   await wh.query(`ATTACH '${indexPath}' AS mxfit (READ_ONLY)`);
   const staged = stageRows(rows);
   const byRow = new Map<number, ScoredCandidate[]>();
-  for (const r of await wh.query(candidateSql({ rowSql: staged.rowSql, keySql: staged.keySql, mx: 'mxfit', output: 'packed' }))) {
+  for (const r of await wh.query(candidateSql({ rowSql: staged.rowSql, keySql: staged.keySql, mx: 'mxfit' }))) {
     const features = unpackFeatures(Number(r.fp));
     const c: ScoredCandidate = { personKey: BigInt(r.person_key as bigint), householdKey: r.household_key == null ? null : BigInt(r.household_key as bigint),
       hhRef: r.hh_ref == null ? null : BigInt(r.hh_ref as bigint), features, weight: matchWeight(features), probability: 0 };

@@ -10,31 +10,58 @@
  * - Features: email/phone/address agreement comes from which blocks hit (a candidate whose email
  *   agrees is always found by the email block, so "no email hit" is exact disagreement); names and
  *   dob are compared with the SQL twins in compare.ts; the weight sum comes from model.ts.
- * - Output (`columns`): per row, the 3 best candidates by weight plus the best current-address
- *   candidate and the best email/phone candidate, which the level rules (levels.ts) need for
- *   fallbacks. The engine asks for `packed`: every candidate, the features packed into one integer
- *   (unpackFeatures), no weight; it computes weights and that shortlist in JS (point.ts), which is
- *   cheaper than three window functions over all candidates and than reading twelve columns back.
+ * - Output: every candidate (r, person_key, household_key, hh_ref, fp), its features packed into one
+ *   integer (unpackFeatures), no weight: the engine computes weights and the per-row shortlist in JS
+ *   (packed-rows.ts, as point.ts shortlist), which is cheaper than window functions over all candidates
+ *   and than reading twelve columns back. Model fitting reads every candidate; the matcher only those that
+ *   can take part in a decision (`decidable`).
  */
 import { dobPartSql, dobSql, EMAIL_NEAR_MAX_EDITS, firstSql, lastSql } from './compare.ts';
 import { KIND, STREET_RANGE_SLACK } from './keys.ts';
-import { matchWeightSql, nameWeightSql } from './model.ts';
-import { ADDR, EMAIL, FIRST, ID, LAST, type Features } from './types.ts';
+import { nameWeightSql } from './model.ts';
+import { canQualify } from './levels.ts';
+import { ADDR, DOB, EMAIL, FIRST, ID, LAST, type Features } from './types.ts';
 
 export interface CandidateSqlParts {
   rowSql: string;
   keySql: string;
   /** Alias the match index is attached as. */
   mx: string;
-  /** Every candidate pair instead of the per-row shortlist (model fitting). */
-  allCandidates?: boolean;
-  /** `packed`: every candidate as (r INTEGER, person_key, household_key, hh_ref BIGINT, fp INTEGER); see unpackFeatures. */
-  output?: 'columns' | 'packed';
+  /** Just the candidates that can take part in a decision (levels.ts canQualify; the matcher), not every one (fitting). */
+  decidable?: boolean;
 }
 
 /** Features packed 3 bits each (every level is < 8): email, phone, first, last, dob, address, swapped. */
 const PACK_SQL = `(f_email + 8 * f_phone + 64 * f_first + 512 * f_last + 4096 * f_dob + 32768 * f_address
   + CASE WHEN f_swapped THEN 262144 ELSE 0 END)::INTEGER`;
+
+/** The packed value of `f` as PACK_SQL computes it (unpackFeatures is its inverse). */
+export function packFeatures(f: Features): number {
+  return f.email + 8 * f.phone + 64 * f.first + 512 * f.last + 4096 * f.dob + 32768 * f.address + (f.swapped ? 262144 : 0);
+}
+
+let decidableValues: string | undefined;
+
+/**
+ * SQL: whether the packed features `fp` can take part in a decision (levels.ts canQualify). An agreeing email or
+ * phone or a current residence always can; of the other packed values, those canQualify accepts are enumerated
+ * from the level rules themselves (a few thousand), so the SQL never restates the rules.
+ */
+export function decidableSql(fp: string): string {
+  if (decidableValues === undefined) {
+    const values: number[] = [];
+    const others = <T extends Record<string, number>>(levels: T, ...not: number[]) => Object.values(levels).filter((v) => !not.includes(v));
+    for (const email of others(EMAIL, ID.agree)) for (const phone of others(ID, ID.agree)) for (const address of others(ADDR, ADDR.unit, ADDR.street)) {
+      for (const first of others(FIRST)) for (const last of others(LAST)) for (const dob of others(DOB)) for (const swapped of [false, true]) {
+        const f: Features = { email, phone, first, last, dob, address, swapped };
+        if (canQualify(f)) values.push(packFeatures(f));
+      }
+    }
+    decidableValues = values.join(', ');
+  }
+  return `((${fp} & 7) = ${ID.agree} OR ((${fp} >> 3) & 7) = ${ID.agree} OR ((${fp} >> 15) & 7) IN (${ADDR.unit}, ${ADDR.street})
+    OR ${fp} IN (SELECT unnest([${decidableValues}])))`;
+}
 
 export function unpackFeatures(fp: number): Features {
   return {
@@ -44,14 +71,8 @@ export function unpackFeatures(fp: number): Features {
 }
 
 export function candidateSql(p: CandidateSqlParts): string {
-  const output = p.output === 'packed'
-    ? `SELECT r::INTEGER AS r, person_key::BIGINT AS person_key, household_key::BIGINT AS household_key, hh_ref::BIGINT AS hh_ref, ${PACK_SQL} AS fp FROM f2`
-    : `SELECT r, person_key, household_key, hh_ref, f_email::INTEGER AS f_email, f_phone::INTEGER AS f_phone,
-    f_first::INTEGER AS f_first, f_last::INTEGER AS f_last, f_swapped, f_dob::INTEGER AS f_dob, f_address::INTEGER AS f_address, w
-  FROM f3
-  ${p.allCandidates ? '' : `QUALIFY row_number() OVER (PARTITION BY r ORDER BY w DESC, person_key) <= 3
-    OR row_number() OVER (PARTITION BY r ORDER BY f_address IN (${ADDR.unit}, ${ADDR.street}) DESC, w DESC, person_key) = 1
-    OR row_number() OVER (PARTITION BY r ORDER BY (f_email = ${ID.agree} OR f_phone = ${ID.agree}) DESC, w DESC, person_key) = 1`}`;
+  const packed = `SELECT r::INTEGER AS r, person_key::BIGINT AS person_key, household_key::BIGINT AS household_key, hh_ref::BIGINT AS hh_ref, ${PACK_SQL} AS fp FROM f2`;
+  const output = p.decidable ? `SELECT * FROM (${packed}) WHERE ${decidableSql('fp')}` : packed;
   return `
   WITH in_row AS (${p.rowSql}),
   in_key AS (${p.keySql}),
@@ -94,8 +115,7 @@ export function candidateSql(p: CandidateSqlParts): string {
   f2 AS (
     SELECT r, person_key, household_key, hh_ref, f_email, f_phone, f_address, f_dob, f_swapped,
       CASE WHEN f_swapped THEN fs2 ELSE fs1 END AS f_first, CASE WHEN f_swapped THEN ls2 ELSE ls1 END AS f_last
-    FROM f1s),
-  f3 AS (SELECT *, ${matchWeightSql()} AS w FROM f2)
+    FROM f1s)
   ${output}`;
 }
 

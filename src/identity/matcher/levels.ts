@@ -101,6 +101,17 @@ export function individualType(c: Pick<ScoredCandidate, 'features' | 'probabilit
   return addrCurrent(f) || hist ? `${id}+address` : `${id}+dob`;
 }
 
+/**
+ * Whether a candidate with these features can take part in any decision of decideRow, whatever its weight: as I
+ * (individualType at probability 1, the most it can have), H (a current residence, which H needs), D (an agreeing
+ * email or phone) or A (a current residence). decideRow reads nothing else of a candidate, so one that cannot is
+ * dropped before the per-row shortlist on both paths (point.ts, packed-rows.ts; the file path in SQL,
+ * candidates.ts): most blocked candidates are strangers who share a dob and an initial, or a surname and a ZIP.
+ */
+export function canQualify(f: Features): boolean {
+  return digital(f) || addrCurrent(f) || individualType({ features: f, probability: 1 }, 1) !== null;
+}
+
 function digitalType(f: Features): MatchType {
   if (f.email === ID.agree && f.phone === ID.agree) return 'email+phone';
   return f.email === ID.agree ? 'email' : 'phone';

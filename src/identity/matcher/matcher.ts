@@ -243,7 +243,8 @@ export function createMatcher(deps: MatcherDeps): Matcher {
           rows.add(columns, i);
         }
       };
-      const sql = `${candidateSql({ rowSql: staged.rowSql, keySql: staged.keySql, mx, output: 'packed' })} ORDER BY r`;
+      // Only candidates that can take part in a decision (levels.ts canQualify): the rest never leave DuckDB.
+      const sql = `${candidateSql({ rowSql: staged.rowSql, keySql: staged.keySql, mx, decidable: true })} ORDER BY r`;
       // Raw chunks: no JS value per candidate cell (packed-rows.ts).
       await deps.warehouse.streamRaw(sql, (chunk) => onColumns(packedColumnsOfChunk(chunk)));
       if (cur >= 0) await decideUpTo(cur + 1, cur, rows.take());

@@ -109,16 +109,6 @@ function sqlList(values: readonly number[]): string {
   return `([${values.map((v) => v.toFixed(6)).join(", ")}]::DOUBLE[])`;
 }
 
-/**
- * The same weight sum as `matchWeight`, as SQL over columns f_email, f_phone, f_first, f_last,
- * f_swapped, f_dob, f_address. Generated from WEIGHTS so SQL and JS cannot drift apart.
- */
-export function matchWeightSql(w: WeightTable = WEIGHTS): string {
-  return `(${sqlList(w.email)}[f_email + 1] + ${sqlList(w.phone)}[f_phone + 1] + ${sqlList(w.first)}[f_first + 1]
-    + ${sqlList(w.last)}[f_last + 1] - CASE WHEN f_swapped THEN ${SWAP_PENALTY.toFixed(6)} ELSE 0 END
-    + ${sqlList(w.dob)}[f_dob + 1] + ${sqlList(w.address)}[f_address + 1])`;
-}
-
 /** Weight of the name pair alone, used in SQL to choose straight vs crosswise name comparison. */
 export function nameWeightSql(first: string, last: string, swapped: boolean, w: WeightTable = WEIGHTS): string {
   return `(${sqlList(w.first)}[${first} + 1] + ${sqlList(w.last)}[${last} + 1]${swapped ? ` - ${SWAP_PENALTY.toFixed(6)}` : ''})`;

@@ -9,7 +9,7 @@
 import type { DuckDBDataChunk } from '@duckdb/node-api';
 import { int32Copy, int64Copy, rawColumn, validIn, validityCopy } from '../../graph/vectors.ts';
 import { unpackFeatures } from './candidates.ts';
-import type { ScoredCandidate } from './levels.ts';
+import { canQualify, type ScoredCandidate } from './levels.ts';
 import { tfBits, type Scoring } from './params.ts';
 import { ADDR, ID, type Features } from './types.ts';
 
@@ -20,7 +20,12 @@ const PACKED_VALUES = 1 << 19;
  * weight(unpackFeatures(fp), first, last) of `scoring`, computed once per packed value: the features object is
  * shared (frozen) and the name-free weight cached; a scorer with term-frequency tables adds them per call.
  */
-export function packedWeigher(scoring: Scoring): { weight(fp: number, first: string | null, last: string | null): number; features(fp: number): Features } {
+export function packedWeigher(scoring: Scoring): {
+  weight(fp: number, first: string | null, last: string | null): number;
+  features(fp: number): Features;
+  /** canQualify of the features, once per packed value. */
+  decidable(fp: number): boolean;
+} {
   const featureOf: (Features | undefined)[] = new Array(PACKED_VALUES);
   const base = new Float64Array(PACKED_VALUES);
   const features = (fp: number): Features => {
@@ -33,8 +38,14 @@ export function packedWeigher(scoring: Scoring): { weight(fp: number, first: str
     return f;
   };
   const tf = scoring.tf;
+  // 0: not yet known, 1: cannot take part in a decision, 2: can (levels.ts canQualify).
+  const decidable = new Uint8Array(PACKED_VALUES);
   return {
     features,
+    decidable(fp) {
+      if (decidable[fp] === 0) decidable[fp] = canQualify(features(fp)) ? 2 : 1;
+      return decidable[fp] === 2;
+    },
     weight(fp, first, last) {
       const f = features(fp);
       return tf ? base[fp]! + tfBits(f, first, last, tf.first, tf.last) : base[fp]!;
@@ -109,9 +120,10 @@ export function createRowShortlister(scoring: Scoring) {
       last = lastName;
       n = 0;
     },
-    /** Candidate `i` of `columns` (its r is the row started). */
+    /** Candidate `i` of `columns` (its r is the row started); one that can take part in no decision is skipped. */
     add(columns: PackedColumns, i: number) {
       const fp = columns.fp[i]!;
+      if (!weigher.decidable(fp)) return;
       weights[n] = weigher.weight(fp, first, last);
       fps[n] = fp;
       chunks[n] = columns;

@@ -16,7 +16,7 @@ import { comparedDob, localityZips, recordZips, type NormalizedRecord } from '..
 import { nameVariants } from '../normalize/nickname.ts';
 import { compareDob, compareNames, emailLocalNear } from './compare.ts';
 import { KIND, onStreet, rowHouseZips, rowKeys, type StagedKey } from './keys.ts';
-import type { ScoredCandidate, SpatialAnchor } from './levels.ts';
+import { canQualify, type ScoredCandidate, type SpatialAnchor } from './levels.ts';
 import { PRIOR_SCORING, type Scoring } from './params.ts';
 import { PERSON_COLUMNS, type ResidentPersons } from './resident-persons.ts';
 import { ADDR, EMAIL, ID, type Features } from './types.ts';
@@ -56,8 +56,12 @@ export function rowZips(row: NormalizedRecord): string[] {
 
 interface Hit { email: boolean; near: boolean; phone: boolean; addr: number }
 
-/** Per-row shortlist exactly as candidateSql's QUALIFY: top 3 by weight, best current address, best email/phone. */
-export function shortlist(cands: ScoredCandidate[]): ScoredCandidate[] {
+/**
+ * Per-row shortlist: of the candidates that can take part in a decision (levels.ts canQualify; the file path drops
+ * the others in SQL), the top 3 by weight, the best current address and the best email/phone.
+ */
+export function shortlist(all: ScoredCandidate[]): ScoredCandidate[] {
+  const cands = all.filter((c) => canQualify(c.features));
   if (cands.length <= 3) return cands;
   const byW = (a: ScoredCandidate, b: ScoredCandidate) => b.weight - a.weight || (a.personKey < b.personKey ? -1 : a.personKey > b.personKey ? 1 : 0);
   const sorted = [...cands].sort(byW);

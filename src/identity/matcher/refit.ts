@@ -146,7 +146,7 @@ export async function blockedPairs(wh: MatchWarehouse, rows: number, seed: numbe
   const staged = stageRows(normalized);
   const byRow: ScoredCandidate[][] = set.map(() => []);
   try {
-    await wh.stream(candidateSql({ rowSql: staged.rowSql, keySql: staged.keySql, mx: 'mx', output: 'packed' }), (c, k) => {
+    await wh.stream(candidateSql({ rowSql: staged.rowSql, keySql: staged.keySql, mx: 'mx' }), (c, k) => {
       for (let i = 0; i < k; i++) {
         const features = unpackFeatures(Number(c[4]![i]));
         byRow[Number(c[0]![i])]!.push({ personKey: BigInt(c[1]![i] as bigint), householdKey: null, hhRef: null, features, weight: 0, probability: 0 });

@@ -13,7 +13,7 @@ import { WEIGHTS } from '../../../src/identity/matcher/model.ts';
 import { createRowShortlister, packedColumnsOfChunk, packedWeigher, type PackedColumns } from '../../../src/identity/matcher/packed-rows.ts';
 import { PRIOR_SCORING, scoringOf, type MatchParams, type Scoring } from '../../../src/identity/matcher/params.ts';
 import { shortlist } from '../../../src/identity/matcher/point.ts';
-import { ADDR, FIRST, ID, LAST } from '../../../src/identity/matcher/types.ts';
+import { ADDR, DOB, FIRST, ID, LAST } from '../../../src/identity/matcher/types.ts';
 
 /** Packs features as candidates.ts PACK_SQL does. */
 const pack = (f: { email?: number; phone?: number; first?: number; last?: number; dob?: number; address?: number; swapped?: boolean }) =>
@@ -121,11 +121,13 @@ describe('createRowShortlister', () => {
     });
   }
 
-  it('keeps the top three plus the best address and the best email/phone candidate, nothing else', () => {
+  it('keeps the top three plus the best address and the best email/phone candidate of those that can be decided, nothing else', () => {
     const rows = createRowShortlister(PRIOR_SCORING);
     rows.start('JOHN', 'SMITH');
-    const strong = pack({ first: FIRST.exact, last: LAST.exact, address: ADDR.zip });
+    const strong = pack({ first: FIRST.exact, last: LAST.exact, dob: DOB.exact, address: ADDR.zip });
     const columns = chunkOf([
+      // The exact name and ZIP alone weigh much but can be no decision's (levels.ts canQualify): never kept.
+      [0, 0n, null, null, pack({ first: FIRST.exact, last: LAST.exact, address: ADDR.zip })],
       ...[1n, 2n, 3n, 4n].map((p) => [0, p, null, null, strong]),
       [0, 9n, null, null, pack({ first: FIRST.disagree, address: ADDR.street })],
       [0, 8n, null, null, pack({ first: FIRST.disagree, last: LAST.disagree, email: ID.agree })],
@@ -135,6 +137,7 @@ describe('createRowShortlister', () => {
     const kept = rows.take().map((c) => c.personKey);
     expect(kept.slice(0, 3)).toEqual([1n, 2n, 3n]); // equal weights: the lower person keys
     expect(new Set(kept.slice(3))).toEqual(new Set([9n, 8n])); // the best street-level address, the best email agreement
+    expect(kept).toHaveLength(5);
   });
 });
 
