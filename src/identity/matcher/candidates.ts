@@ -63,6 +63,31 @@ export function decidableSql(fp: string): string {
     OR ${fp} IN (SELECT unnest([${decidableValues}])))`;
 }
 
+/** The packed value of the features other than the names (email, phone, dob, address), as NON_NAME_PACK_SQL. */
+export const nonNamePack = (f: Pick<Features, 'email' | 'phone' | 'dob' | 'address'>) => f.email + 8 * f.phone + 4096 * f.dob + 32768 * f.address;
+const NON_NAME_PACK_SQL = '(f_email + 8 * f_phone + 4096 * f_dob + 32768 * f_address)';
+
+let supportableValues: string | undefined;
+
+/**
+ * SQL over f_email, f_phone, f_dob, f_address: whether a candidate with these features can take part in a decision
+ * for some names (canQualify of some first/last/swap). A candidate that cannot is dropped before its names are
+ * compared, the costliest part of the statement: most blocked strangers share a surname and a ZIP or a full name
+ * and nothing else. The values are enumerated from the rules (levels.ts), as in decidableSql.
+ */
+export function supportableSql(): string {
+  if (supportableValues === undefined) {
+    const values = new Set<number>();
+    for (const email of Object.values(EMAIL)) for (const phone of Object.values(ID)) for (const dob of Object.values(DOB)) {
+      for (const address of Object.values(ADDR)) for (const first of Object.values(FIRST)) for (const last of Object.values(LAST)) {
+        for (const swapped of [false, true]) if (canQualify({ email, phone, first, last, dob, address, swapped })) values.add(nonNamePack({ email, phone, dob, address }));
+      }
+    }
+    supportableValues = [...values].join(', ');
+  }
+  return `${NON_NAME_PACK_SQL} IN (SELECT unnest([${supportableValues}]))`;
+}
+
 export function unpackFeatures(fp: number): Features {
   return {
     email: fp & 7, phone: (fp >> 3) & 7, first: (fp >> 6) & 7, last: (fp >> 9) & 7,
@@ -100,17 +125,22 @@ export function candidateSql(p: CandidateSqlParts): string {
         ELSE CASE WHEN list_contains(i.house_zips, c.g_zip5 || ':' || c.g_house) THEN ${ADDR.house}
           WHEN list_contains(i.zip5s, c.g_zip5) THEN ${ADDR.zip} WHEN i.has_addr THEN ${ADDR.disagree} ELSE ${ADDR.missing} END END AS f_address,
       CASE WHEN i.dob_part IS NOT NULL THEN ${dobPartSql('i.dob_part', 'c.g_dob')} ELSE ${dobSql('i.dob', 'c.g_dob')} END AS f_dob,
-      ${firstSql('i.first', 'c.g_first', 'i.first_vars', 'c.g_nick')} AS fs1,
-      ${lastSql('i.last', 'c.g_last', 'i.last_sx', 'c.g_last_sx')} AS ls1,
-      i.first AS i_first, i.last AS i_last, i.first_sx AS i_first_sx, c.g_first, c.g_last, c.g_last_sx
+      i.first AS i_first, i.last AS i_last, i.first_vars AS i_vars, i.first_sx AS i_first_sx, i.last_sx AS i_last_sx,
+      c.g_first, c.g_nick, c.g_last, c.g_last_sx
     FROM cp c JOIN in_row i ON i.r = c.r),
+  -- Names are compared only where the other features leave a decision possible (supportableSql).
+  f0n AS (
+    SELECT *,
+      ${firstSql('i_first', 'g_first', 'i_vars', 'g_nick')} AS fs1,
+      ${lastSql('i_last', 'g_last', 'i_last_sx', 'g_last_sx')} AS ls1
+    FROM f0${p.decidable ? ` WHERE ${supportableSql()}` : ''}),
   -- Names crosswise, only where they can win: with both names exact straight, no crosswise pair weighs more
   -- (exact is the highest weight of each name, and a swap pays SWAP_PENALTY), so the two comparators are skipped.
   f1 AS (
     SELECT *,
       CASE WHEN fs1 = ${FIRST.exact} AND ls1 = ${LAST.exact} THEN ${FIRST.missing} ELSE ${firstSql('i_last', 'g_first', null, null)} END AS fs2,
       CASE WHEN fs1 = ${FIRST.exact} AND ls1 = ${LAST.exact} THEN ${LAST.missing} ELSE ${lastSql('i_first', 'g_last', 'i_first_sx', 'g_last_sx')} END AS ls2
-    FROM f0),
+    FROM f0n),
   f1s AS (SELECT *, ${nameWeightSql('fs2', 'ls2', true)} > ${nameWeightSql('fs1', 'ls1', false)} AS f_swapped FROM f1),
   f2 AS (
     SELECT r, person_key, household_key, hh_ref, f_email, f_phone, f_address, f_dob, f_swapped,

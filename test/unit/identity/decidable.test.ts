@@ -6,7 +6,7 @@
  */
 import { DuckDBInstance } from '@duckdb/node-api';
 import { describe, expect, it } from 'vitest';
-import { decidableSql, packFeatures, unpackFeatures } from '../../../src/identity/matcher/candidates.ts';
+import { decidableSql, nonNamePack, packFeatures, supportableSql, unpackFeatures } from '../../../src/identity/matcher/candidates.ts';
 import { canQualify, decideRow, type ScoredCandidate, type SpatialAnchor } from '../../../src/identity/matcher/levels.ts';
 import { ADDR, DOB, EMAIL, FIRST, ID, LAST, MATCH_LEVELS, type Features, type MatchLevel } from '../../../src/identity/matcher/types.ts';
 
@@ -67,6 +67,26 @@ describe('canQualify', () => {
       }
     }
     expect(changedInputs).toBeGreaterThan(2500);
+  });
+
+  it('supportableSql (before names are compared) keeps every candidate canQualify accepts and drops name + ZIP alone', async () => {
+    const db = await DuckDBInstance.create(':memory:');
+    try {
+      const c = await db.connect();
+      const rows = (await c.runAndReadAll(`SELECT f_email + 8 * f_phone + 4096 * f_dob + 32768 * f_address AS v
+        FROM (SELECT unnest(range(8)) AS f_email) CROSS JOIN (SELECT unnest(range(8)) AS f_phone) CROSS JOIN (SELECT unnest(range(8)) AS f_dob)
+        CROSS JOIN (SELECT unnest(range(8)) AS f_address) WHERE ${supportableSql()}`)).getRowObjectsJS();
+      const kept = new Set(rows.map((r) => Number(r.v)));
+      for (const f of can) expect(kept.has(nonNamePack(f)), JSON.stringify(f)).toBe(true);
+      const nameZipOnly = { email: ID.missing, phone: ID.missing, dob: DOB.missing, address: ADDR.zip };
+      expect(kept.has(nonNamePack(nameZipOnly))).toBe(false);
+      expect(kept.has(nonNamePack({ ...nameZipOnly, dob: DOB.disagree, address: ADDR.disagree }))).toBe(false);
+      expect(kept.has(nonNamePack({ ...nameZipOnly, dob: DOB.exact }))).toBe(true);
+      // Exactly the non-name values some names make decidable: nothing kept that no names could use.
+      expect(kept).toEqual(new Set(can.map(nonNamePack)));
+    } finally {
+      db.closeSync();
+    }
   });
 
   it('decidableSql is canQualify on every packed value, and packFeatures inverts unpackFeatures', async () => {
