@@ -141,7 +141,9 @@ export function normalizeMatchInput(input: unknown, opts: NormalizeOptions = {})
     const n = take(field, normalizeEmail(value), warnings);
     if (!n || emails.has(n)) continue;
     const matchKey = emailMatchKey(n);
-    emails.set(n, { normalized: n, matchKey, sha256: emailSha256(n), matchKeySha256: emailSha256(matchKey) });
+    const sha256 = emailSha256(n);
+    // Most addresses are their own match key (no provider folding): one hash, not two.
+    emails.set(n, { normalized: n, matchKey, sha256, matchKeySha256: matchKey === n ? sha256 : emailSha256(matchKey) });
   }
   const emailSha256Inputs = new Set<string>();
   for (const { field, value } of collect(rec, 'email_sha256', 'emails_sha256', warnings)) {
