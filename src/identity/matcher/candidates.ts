@@ -40,25 +40,27 @@ export function packFeatures(f: Features): number {
   return f.email + 8 * f.phone + 64 * f.first + 512 * f.last + 4096 * f.dob + 32768 * f.address + (f.swapped ? 262144 : 0);
 }
 
+/** Every valid combination of feature levels (112,896), for predicates enumerated from the level rules. */
+function* everyFeatures(): Generator<Features> {
+  for (const email of Object.values(EMAIL)) for (const phone of Object.values(ID)) for (const first of Object.values(FIRST)) {
+    for (const last of Object.values(LAST)) for (const dob of Object.values(DOB)) for (const address of Object.values(ADDR)) {
+      for (const swapped of [false, true]) yield { email, phone, first, last, dob, address, swapped };
+    }
+  }
+}
+
+/** An agreeing email or phone, or a current residence: always of use to a decision (D, A, H). */
+const alwaysDecidable = (f: Features) => f.email === ID.agree || f.phone === ID.agree || f.address === ADDR.unit || f.address === ADDR.street;
+
 let decidableValues: string | undefined;
 
 /**
  * SQL: whether the packed features `fp` can take part in a decision (levels.ts canQualify). An agreeing email or
  * phone or a current residence always can; of the other packed values, those canQualify accepts are enumerated
- * from the level rules themselves (a few thousand), so the SQL never restates the rules.
+ * from the level rules themselves (a few thousand, probed as a semi join), so the SQL never restates the rules.
  */
 export function decidableSql(fp: string): string {
-  if (decidableValues === undefined) {
-    const values: number[] = [];
-    const others = <T extends Record<string, number>>(levels: T, ...not: number[]) => Object.values(levels).filter((v) => !not.includes(v));
-    for (const email of others(EMAIL, ID.agree)) for (const phone of others(ID, ID.agree)) for (const address of others(ADDR, ADDR.unit, ADDR.street)) {
-      for (const first of others(FIRST)) for (const last of others(LAST)) for (const dob of others(DOB)) for (const swapped of [false, true]) {
-        const f: Features = { email, phone, first, last, dob, address, swapped };
-        if (canQualify(f)) values.push(packFeatures(f));
-      }
-    }
-    decidableValues = values.join(', ');
-  }
+  decidableValues ??= [...everyFeatures()].filter((f) => !alwaysDecidable(f) && canQualify(f)).map(packFeatures).join(', ');
   return `((${fp} & 7) = ${ID.agree} OR ((${fp} >> 3) & 7) = ${ID.agree} OR ((${fp} >> 15) & 7) IN (${ADDR.unit}, ${ADDR.street})
     OR ${fp} IN (SELECT unnest([${decidableValues}])))`;
 }
@@ -76,15 +78,7 @@ let supportableValues: string | undefined;
  * and nothing else. The values are enumerated from the rules (levels.ts), as in decidableSql.
  */
 export function supportableSql(): string {
-  if (supportableValues === undefined) {
-    const values = new Set<number>();
-    for (const email of Object.values(EMAIL)) for (const phone of Object.values(ID)) for (const dob of Object.values(DOB)) {
-      for (const address of Object.values(ADDR)) for (const first of Object.values(FIRST)) for (const last of Object.values(LAST)) {
-        for (const swapped of [false, true]) if (canQualify({ email, phone, first, last, dob, address, swapped })) values.add(nonNamePack({ email, phone, dob, address }));
-      }
-    }
-    supportableValues = [...values].join(', ');
-  }
+  supportableValues ??= [...new Set([...everyFeatures()].filter(canQualify).map(nonNamePack))].join(', ');
   return `${NON_NAME_PACK_SQL} IN (SELECT unnest([${supportableValues}]))`;
 }
 
