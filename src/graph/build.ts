@@ -6,7 +6,7 @@
  * untouched.
  */
 import fs from 'node:fs';
-import path from 'node:path';
+import { removeAbandonedFiles } from '../lib/abandoned-files.ts';
 import { lit, openReleaseWriter, type ReleaseWriter } from './duck.ts';
 import {
   newReleaseFileName, publishReleaseFile, releasesDir, tempReleasePath, writeCurrentRelease, type ReleaseInfo,
@@ -77,20 +77,7 @@ export async function buildRelease(o: BuildOptions): Promise<ReleaseInfo> {
  * gigabytes. Their names carry the writer's pid: remove those whose process is gone.
  */
 function removeAbandonedTempFiles(dataDir: string): void {
-  for (const name of fs.readdirSync(releasesDir(dataDir))) {
-    const m = /^\.graph-.*-(\d+)\.duckdb\.tmp/.exec(name);
-    if (!m || Number(m[1]) === process.pid || processAlive(Number(m[1]))) continue;
-    fs.rmSync(path.join(releasesDir(dataDir), name), { recursive: true, force: true });
-  }
-}
-
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
+  removeAbandonedFiles(releasesDir(dataDir), /^\.graph-.*-(\d+)\.duckdb\.tmp/);
 }
 
 /** Today's date (UTC) as YYYY-MM-DD: the default release date. */

@@ -3,12 +3,13 @@
  * matchLevels restriction, direct refresh and its fallback, moved people, absent people, SQL/JS
  * scoring parity and micro-batch vs file-path parity.
  */
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createMatcher, scoreCandidate, type CandidateAttributes, type Matcher, type MatchOptions, type StagedDecision } from '../../src/identity/matcher/index.ts';
+import { buildMatchIndex, createMatcher, scoreCandidate, type CandidateAttributes, type Matcher, type MatchOptions, type StagedDecision } from '../../src/identity/matcher/index.ts';
 import { stageRows } from '../../src/identity/matcher/stage.ts';
 import { generateHardenedSet } from '../../src/identity/matcher/hardened-set.ts';
 import { personLookupSql } from '../../src/identity/matcher/point.ts';
@@ -193,6 +194,21 @@ describe('matchBatch levels and types', () => {
 });
 
 describe('engine internals', () => {
+  it('buildMatchIndex removes the temporary files a killed build left beside the release, not a running one\'s', async () => {
+    const dir = path.dirname(g.indexPath);
+    const ended = spawnSync(process.execPath, ['-e', '0']).pid!;
+    const left = [`.${path.basename(g.indexPath)}.${ended}.tmp`, `.${path.basename(g.indexPath)}.${ended}.tmp.wal`];
+    const own = `.${path.basename(g.indexPath)}.${process.pid}.tmp`;
+    for (const n of [...left, own]) fs.writeFileSync(path.join(dir, n), 'x');
+    try {
+      expect(await buildMatchIndex(g.releaseFile)).toBe(g.indexPath);
+      for (const n of left) expect(fs.existsSync(path.join(dir, n))).toBe(false);
+      expect(fs.existsSync(path.join(dir, own))).toBe(true);
+    } finally {
+      fs.rmSync(path.join(dir, own), { force: true });
+    }
+  });
+
   it('refuses a match index whose keys were reduced by another hash (m_meta.k64_probe), naming it', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ads-k64-'));
     const copy = path.join(dir, path.basename(g.indexPath));

@@ -19,6 +19,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { defaultMemoryLimit, lit, litList } from '../../graph/duck.ts';
+import { removeAbandonedFiles } from '../../lib/abandoned-files.ts';
 import { loadStreetSuffixes } from '../reference-data.ts';
 import { DIRECTIONALS } from '../normalize/address/words.ts';
 import { COMMON_BLOCK_MAX, EMAIL_LOCAL_MIN, HASH_KEY_SQL, K64_SQL, KIND, SOUNDEX_SQL } from './keys.ts';
@@ -92,6 +93,8 @@ export interface BuildMatchIndexOptions {
 /** Builds (once) the sidecar for `releaseFile`; returns its path. Safe to call again: no-op. */
 export async function buildMatchIndex(releaseFile: string, o: BuildMatchIndexOptions = {}): Promise<string> {
   const target = matchIndexPath(releaseFile);
+  // A build killed mid-way left its temporary file (gigabytes at 10M persons): remove those of ended processes.
+  removeAbandonedFiles(path.dirname(target), /^\..*\.match-v\d+\.duckdb\.(\d+)\.tmp/);
   if (fs.existsSync(target)) return target;
   const tmp = path.join(path.dirname(target), `.${path.basename(target)}.${process.pid}.tmp`);
   for (const p of [tmp, `${tmp}.wal`]) fs.rmSync(p, { force: true });
