@@ -1,6 +1,7 @@
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
+import { processAlive } from '../lib/process-alive.ts';
 
 /**
  * PGlite is one process's database: a second process opening the same directory would corrupt it.
@@ -50,15 +51,6 @@ export function processInfo(pid: number): { state: string; start: string } | nul
   return { state: rest[0]!, start: rest[19]! };
 }
 
-function pidAnswers(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
 export function holderAlive(holder: Holder): boolean {
   if (!Number.isInteger(holder.pid) || holder.pid <= 0) return false;
   const boot = bootId();
@@ -70,7 +62,7 @@ export function holderAlive(holder: Holder): boolean {
     if (info.state === 'Z' || info.state === 'X') return false; // killed, not yet reaped
     return info.start === holder.start;
   }
-  return pidAnswers(holder.pid);
+  return processAlive(holder.pid);
 }
 
 function readHolder(path: string): Holder | null {

@@ -5,6 +5,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { processAlive } from './process-alive.ts';
 
 /** Removes the entries of `dir` whose name matches `pattern` (group 1: the writer's pid) and whose writer has ended. */
 export function removeAbandonedFiles(dir: string, pattern: RegExp): string[] {
@@ -17,14 +18,4 @@ export function removeAbandonedFiles(dir: string, pattern: RegExp): string[] {
     removed.push(name);
   }
   return removed;
-}
-
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    // EPERM: the process exists but belongs to someone else.
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
