@@ -34,7 +34,7 @@ import { createPackedAttrs } from './attr-pack.ts';
  * 10: blocks el: (email local part), ed: (email domain + full name, local part as unit), dp: (dob + surname
  * Soundex); m_person.last_sx (the surname's Soundex, for the phonetic level).
  * 11: m_person.house (the house number of the current address: the `house` address level, a misspelled street).
- * 12: keys reduced by DuckDB's hash() instead of a SHA-256 prefix (key-hash.ts), e:/p: keys on 16 hex digits of
+ * 12: keys reduced by part of their MD5 instead of a SHA-256 prefix (key-hash.ts), e:/p: keys on 16 hex digits of
  * the email/phone hash (keys.ts HASH_KEY_DIGITS); m_meta.k64_probe.
  * (7 and 8 named unreleased block-key attempts of decision 045; skipped so no stray file of theirs is read.)
  */
@@ -118,8 +118,8 @@ export async function buildMatchIndex(releaseFile: string, o: BuildMatchIndexOpt
     await run(`INSERT INTO ${name} ${select}`);
   };
   try {
-    // Keys are made with this DuckDB's hash(): it must be the matcher's (key-hash.ts), or no key would ever meet.
-    assertKeyHash(BigInt((await c.runAndReadAll(`SELECT ${K64_SQL(lit(K64_PROBE))}::VARCHAR AS k`)).getRowObjectsJS()[0]!.k as string), 'this DuckDB\'s hash()');
+    // Keys are reduced by this DuckDB's md5_number: it must reduce as the matcher does (key-hash.ts), or no key would ever meet.
+    assertKeyHash(BigInt((await c.runAndReadAll(`SELECT ${K64_SQL(lit(K64_PROBE))}::VARCHAR AS k`)).getRowObjectsJS()[0]!.k as string), 'this DuckDB\'s md5_number');
     await run(`ATTACH ${lit(releaseFile)} AS g (READ_ONLY)`);
     await run(`CREATE TEMP TABLE addr AS
       SELECT person_key, is_current, akey, unit, zip5 FROM (${addressKeyFrom(
