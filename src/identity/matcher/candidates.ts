@@ -89,6 +89,9 @@ export function unpackFeatures(fp: number): Features {
   };
 }
 
+/** Bits of a candidate's block hits (cand.hit): which blocks found it, all that its email, phone and address features need. */
+const HIT = { email: 1, phone: 2, emailNear: 4, unit: 8, street: 16, history: 32 } as const;
+
 export function candidateSql(p: CandidateSqlParts): string {
   const packed = `SELECT r::INTEGER AS r, person_key::BIGINT AS person_key, household_key::BIGINT AS household_key, hh_ref::BIGINT AS hh_ref, ${PACK_SQL} AS fp FROM f2`;
   const output = p.decidable ? `SELECT * FROM (${packed}) WHERE ${decidableSql('fp')}` : packed;
@@ -99,11 +102,10 @@ export function candidateSql(p: CandidateSqlParts): string {
     SELECT i.r, m.person_key, m.kind, i.unit AS iu, m.unit AS gu
     FROM in_key i JOIN ${p.mx}.m_key m ON m.k = i.k WHERE i.kind <> ${KIND.street}),
   cand AS (
-    SELECT r, person_key,
-      bool_or(kind = ${KIND.email}) AS email_hit, bool_or(kind = ${KIND.phone}) AS phone_hit,
-      bool_or(kind = ${KIND.emailLocal} OR (kind = ${KIND.emailDomainName} AND levenshtein(iu, gu) <= ${EMAIL_NEAR_MAX_EDITS})) AS email_near,
-      max(CASE WHEN kind = ${KIND.address} AND coalesce(iu, '') = coalesce(gu, '') THEN 3 WHEN kind = ${KIND.address} THEN 2
-               WHEN kind = ${KIND.addressHistory} THEN 1 ELSE 0 END) AS addr_hit
+    SELECT r, person_key, bit_or(CASE kind WHEN ${KIND.email} THEN ${HIT.email} WHEN ${KIND.phone} THEN ${HIT.phone} WHEN ${KIND.emailLocal} THEN ${HIT.emailNear}
+      WHEN ${KIND.emailDomainName} THEN CASE WHEN levenshtein(iu, gu) <= ${EMAIL_NEAR_MAX_EDITS} THEN ${HIT.emailNear} ELSE 0 END
+      WHEN ${KIND.address} THEN CASE WHEN coalesce(iu, '') = coalesce(gu, '') THEN ${HIT.unit} ELSE ${HIT.street} END
+      WHEN ${KIND.addressHistory} THEN ${HIT.history} ELSE 0 END)::UTINYINT AS hit
     FROM hits GROUP BY r, person_key),
   -- The candidates' person attributes first: cand is narrow, so it is the hash table's side and m_person streams
   -- past it (joined after in_row, the wide row-and-candidate rows were the build side: about twice the CPU).
@@ -113,9 +115,9 @@ export function candidateSql(p: CandidateSqlParts): string {
     FROM cand c JOIN ${p.mx}.m_person p ON p.person_key = c.person_key),
   f0 AS (
     SELECT c.r, c.person_key, c.household_key, c.hh_ref,
-      CASE WHEN c.email_hit THEN ${ID.agree} WHEN c.email_near THEN ${EMAIL.near} WHEN i.has_email THEN ${ID.disagree} ELSE ${ID.missing} END AS f_email,
-      CASE WHEN c.phone_hit THEN ${ID.agree} WHEN i.has_phone THEN ${ID.disagree} ELSE ${ID.missing} END AS f_phone,
-      CASE c.addr_hit WHEN 3 THEN ${ADDR.unit} WHEN 2 THEN ${ADDR.street} WHEN 1 THEN ${ADDR.history}
+      CASE WHEN c.hit & ${HIT.email} <> 0 THEN ${ID.agree} WHEN c.hit & ${HIT.emailNear} <> 0 THEN ${EMAIL.near} WHEN i.has_email THEN ${ID.disagree} ELSE ${ID.missing} END AS f_email,
+      CASE WHEN c.hit & ${HIT.phone} <> 0 THEN ${ID.agree} WHEN i.has_phone THEN ${ID.disagree} ELSE ${ID.missing} END AS f_phone,
+      CASE WHEN c.hit & ${HIT.unit} <> 0 THEN ${ADDR.unit} WHEN c.hit & ${HIT.street} <> 0 THEN ${ADDR.street} WHEN c.hit & ${HIT.history} <> 0 THEN ${ADDR.history}
         ELSE CASE WHEN list_contains(i.house_zips, c.g_zip5 || ':' || c.g_house) THEN ${ADDR.house}
           WHEN list_contains(i.zip5s, c.g_zip5) THEN ${ADDR.zip} WHEN i.has_addr THEN ${ADDR.disagree} ELSE ${ADDR.missing} END END AS f_address,
       CASE WHEN i.dob_part IS NOT NULL THEN ${dobPartSql('i.dob_part', 'c.g_dob')} ELSE ${dobSql('i.dob', 'c.g_dob')} END AS f_dob,
