@@ -15,7 +15,8 @@
 import { comparedDob, localityZips, recordZips, type NormalizedRecord } from '../normalize/record.ts';
 import { nameVariants } from '../normalize/nickname.ts';
 import { compareDob, compareNames, emailLocalNear } from './compare.ts';
-import { KIND, onStreet, rowHouseZips, rowKeys, type StagedKey } from './keys.ts';
+import { KIND, onStreet, rowHouseZips, type StagedKey } from './keys.ts';
+import { matchKeys } from './row-evidence.ts';
 import { canQualify, type ScoredCandidate, type SpatialAnchor } from './levels.ts';
 import { PRIOR_SCORING, type Scoring } from './params.ts';
 import { PERSON_COLUMNS, type ResidentPersons } from './resident-persons.ts';
@@ -77,11 +78,11 @@ export interface StreetAnchor { person: bigint; household: bigint | null }
 
 /**
  * Candidates of every row (index = position in `rows`), two point-lookup statements in all.
- * `keys` may be passed when the caller already computed rowKeys. `streets`, when given, receives
+ * `keys`: the blocks to look up (default matchKeys: row-evidence.ts). `streets`, when given, receives
  * each row's street anchor (the lowest anchor person among the row's streets the house number is on).
  */
 export async function pointCandidates(query: Query, mx: string, rows: readonly NormalizedRecord[],
-  keys: readonly StagedKey[][] = rows.map(rowKeys), ways = 1, streets?: Map<number, StreetAnchor>, scoring: Scoring = PRIOR_SCORING,
+  keys: readonly StagedKey[][] = rows.map(matchKeys), ways = 1, streets?: Map<number, StreetAnchor>, scoring: Scoring = PRIOR_SCORING,
   resident: ResidentPersons | null = null): Promise<Map<number, ScoredCandidate[]>> {
   const out = new Map<number, ScoredCandidate[]>();
   const all = new Set<bigint>();

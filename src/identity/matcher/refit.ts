@@ -30,7 +30,7 @@ import { matchWeight, probability, WEIGHTS, type WeightTable } from './model.ts'
 import { MATCH_PARAMS_FORMAT, tfBits, tfLookup, type MatchParams } from './params.ts';
 import { shortlist } from './point.ts';
 import { stageRows } from './stage.ts';
-import { KIND } from './keys.ts';
+import { KIND, rowKeySources } from './keys.ts';
 import { ADDR, DOB, FIRST, ID, LAST, type Features } from './types.ts';
 import { decideRow, type ScoredCandidate } from './levels.ts';
 
@@ -143,7 +143,8 @@ export async function blockedPairs(wh: MatchWarehouse, rows: number, seed: numbe
   const set: { record: Record<string, unknown>; personKey: bigint | null }[] = [
     ...await generateHardenedSet(wh, 'graph', half, seed), ...await generateLabelledSet(wh, 'graph', rows - half, seed + 1)];
   const normalized = set.map((s, i) => normalizeMatchInput(s.record, { position: i + 1 }));
-  const staged = stageRows(normalized);
+  // Every block: the fit reads every blocked pair, those no decision can use included.
+  const staged = stageRows(normalized, rowKeySources);
   const byRow: ScoredCandidate[][] = set.map(() => []);
   try {
     await wh.stream(candidateSql({ rowSql: staged.rowSql, keySql: staged.keySql, mx: 'mx' }), (c, k) => {

@@ -5,7 +5,8 @@
  */
 import { nameVariants } from '../normalize/nickname.ts';
 import { comparedDob, localityZips, recordZips, type NormalizedRecord } from '../normalize/record.ts';
-import { k64, KIND, rowHouseZips, rowKeySources, soundex } from './keys.ts';
+import { k64, KIND, rowHouseZips, soundex, type KeySource } from './keys.ts';
+import { matchKeySources } from './row-evidence.ts';
 
 /** TSV cells cannot carry tabs, newlines, the list separator or backslashes. */
 export const clean = (s: string | null) => (s === null ? null : s.replace(/[\t\n\r|\\]/g, ' '));
@@ -87,9 +88,12 @@ export const NULL_CELL = NULL;
 const utf8 = new TextEncoder();
 const text = (lines: string[]) => utf8.encode(lines.length ? lines.join('\n') + '\n' : '');
 
-/** Formats `rows` staged as r = base, base + 1, ...; `direct[i]` is row i's direct person key. */
+/**
+ * Formats `rows` staged as r = base, base + 1, ...; `direct[i]` is row i's direct person key. `keysOf`: the blocks
+ * of a row, those the matcher looks up (row-evidence.ts) unless a caller (model fitting) wants every block.
+ */
 export function stageLines(rows: readonly NormalizedRecord[], base: number, direct: readonly (bigint | string | null)[] | null,
-  varsOf: (first: string) => string): StagedLines {
+  varsOf: (first: string) => string, keysOf: (row: NormalizedRecord) => KeySource[] = matchKeySources): StagedLines {
   const rowLines: string[] = [];
   const keyLines: string[] = [];
   const streetLines: string[] = [];
@@ -103,7 +107,7 @@ export function stageLines(rows: readonly NormalizedRecord[], base: number, dire
     if (d !== null) directCount++;
     rowLines.push(`${r}\t${n(f.first)}\t${n(f.last)}\t${f.vars}\t${n(f.dob)}\t${f.hasEmail}\t${f.hasPhone}\t${f.hasAddr}\t${f.zips}\t${d ?? NULL}\t${n(f.firstSx)}\t${n(f.lastSx)}\t${f.houseZips}`);
     names.push(n(f.first), n(f.last));
-    for (const k of rowKeySources(row)) {
+    for (const k of keysOf(row)) {
       (k.kind === KIND.street ? streetLines : keyLines).push(UNSAFE.test(k.s)
         ? `${r}\t${k64(k.s)}\t${NULL}\t${k.kind}\t${n(clean(k.unit))}`
         : `${r}\t${NULL}\t${k.s}\t${k.kind}\t${n(clean(k.unit))}`);

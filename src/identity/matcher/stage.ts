@@ -17,7 +17,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { lit } from '../../graph/duck.ts';
 import type { NormalizedRecord } from '../normalize/record.ts';
-import { K64_SQL, KIND, rowKeySources } from './keys.ts';
+import { K64_SQL, KIND, type KeySource } from './keys.ts';
+import { matchKeySources } from './row-evidence.ts';
 import { NULL_CELL, rowFields, stageLines, variantsCache, type StagedLines } from './stage-lines.ts';
 
 /** Above this many rows staging goes through files. */
@@ -47,15 +48,16 @@ const wrapKeys = (src: string) => `SELECT r::INTEGER AS r, coalesce(k::UBIGINT, 
 const KEY_COLUMNS = `'r': 'INTEGER', 'k': 'UBIGINT', 's': 'VARCHAR', 'kind': 'UTINYINT', 'unit': 'VARCHAR'`;
 const sqlStr = (s: string | null) => (s === null ? 'NULL' : lit(s));
 
-export function stageRows(rows: readonly NormalizedRecord[]): StagedFile {
+/** Stages `rows` with the blocks `keysOf` gives: the matcher's (default), or every block (model fitting). */
+export function stageRows(rows: readonly NormalizedRecord[], keysOf: (row: NormalizedRecord) => KeySource[] = matchKeySources): StagedFile {
   if (rows.length > INLINE_MAX_ROWS) {
     const writer = createStageWriter(fs.mkdtempSync(path.join(os.tmpdir(), 'ads-match-')), { removeDir: true });
-    writer.addLines(stageLines(rows, 0, null, variantsCache()));
+    writer.addLines(stageLines(rows, 0, null, variantsCache(), keysOf));
     return writer.close();
   }
   const varsOf = variantsCache();
   const fields = rows.map((row) => rowFields(row, varsOf));
-  const keys = rows.map(rowKeySources);
+  const keys = rows.map(keysOf);
   let keyCount = 0;
   let streetCount = 0;
   for (const ks of keys) {
