@@ -91,11 +91,40 @@ export function onStreet(house: string | null, range: string | null): boolean {
  * first letter's own code included), padded to three digits. Null without a letter. SOUNDEX_SQL is its twin.
  */
 export function soundex(name: string | null): string | null {
-  return name ? soundexMemo(name) : null;
+  if (!name) return null;
+  return ASCII.test(name) ? soundexAscii(name) : soundexMemo(name);
 }
 
-// Memoized: every staged row asks for two names' codes, and a file repeats its names.
-const soundexMemo = boundedMemo((name: string): string | null => {
+const ASCII = /^[\x00-\x7f]*$/;
+
+/**
+ * soundex() of an ASCII name in one pass over its characters, without the regular expressions and allocations of
+ * soundexReference (every staged row codes its names several times). Equal to it on every ASCII string (tested).
+ */
+function soundexAscii(name: string): string | null {
+  let first = 0;
+  let last = ''; // the last code appended in soundexReference's `codes`, vowels' '0' included
+  let digits = '';
+  for (let i = 0; i < name.length && digits.length < 3; i++) {
+    let ch = name.charCodeAt(i);
+    if (ch >= 97 && ch <= 122) ch -= 32;
+    if (ch < 65 || ch > 90) continue;
+    const c = SOUNDEX_CODES[ch - 65]!;
+    const isFirst = first === 0;
+    if (isFirst) first = ch;
+    if (c === '-' || c === last) continue;
+    last = c;
+    // The first letter's own code is not repeated after it; vowels only separate runs.
+    if (!isFirst && c !== '0') digits += c;
+  }
+  return first === 0 ? null : String.fromCharCode(first) + (digits + '000').slice(0, 3);
+}
+
+// Memoized: a file repeats its names.
+const soundexMemo = boundedMemo((name: string) => soundexReference(name));
+
+/** The definition (any string): letters A-Z of the upper-cased name, coded as above. */
+export function soundexReference(name: string): string | null {
   const letters = name.toUpperCase().replace(/[^A-Z]/g, '');
   if (!letters) return null;
   let codes = '';
@@ -106,7 +135,7 @@ const soundexMemo = boundedMemo((name: string): string | null => {
   // The first letter's code is not repeated after it (unless the letter was H or W, which have none).
   const rest = letters[0] === 'H' || letters[0] === 'W' ? codes : codes.slice(1);
   return letters[0] + (rest.replace(/0/g, '') + '000').slice(0, 3);
-});
+}
 /** Code per letter A-Z: vowels and Y '0' (they separate runs), H and W '-' (transparent). */
 const SOUNDEX_CODES = '01230120022455012623010202'.replace(/./g, (c, i: number) => ('HW'.includes(String.fromCharCode(65 + i)) ? '-' : c));
 

@@ -9,8 +9,13 @@ import { boundedMemo } from '../../lib/memo.ts';
 import { foldToAsciiUpper } from './text.ts';
 
 export function canonicalName(raw: string | null | undefined): string | null {
-  return raw === null || raw === undefined ? null : canonicalText(raw);
+  if (raw === null || raw === undefined) return null;
+  // Most names are ASCII letters alone ("Smith", "JOHN"): their canonical form is the upper case, with no rule
+  // below applying; cheaper than the memo's lookup.
+  return LETTERS_ONLY.test(raw) ? raw.toUpperCase() : canonicalText(raw);
 }
+
+const LETTERS_ONLY = /^[A-Za-z]+$/;
 
 // Memoized: a file repeats its names, and the regex chain below is most of a row's name work.
 const canonicalText = boundedMemo((raw: string): string | null => {

@@ -3,6 +3,17 @@ import { normalizeNameSuffix, parseFullName } from '../../../src/identity/normal
 import { canonicalName } from '../../../src/identity/normalize/name.ts';
 
 describe('canonicalName', () => {
+  it('a name of ASCII letters alone is its upper case, as the full rules give it', () => {
+    let seed = 3;
+    const rnd = (n: number) => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) % n;
+    for (let i = 0; i < 5000; i++) {
+      const raw = Array.from({ length: 1 + rnd(10) }, () => 'AbcDEfghIJkLmnOPqrStUVwxYZ'[rnd(26)]).join('');
+      // The trailing period sends the same name through the full rules (periods are dropped).
+      expect(canonicalName(raw)).toBe(canonicalName(`${raw}.`));
+      expect(canonicalName(raw)).toBe(raw.toUpperCase());
+    }
+  });
+
   it.each([
     ['  john  ', 'JOHN'],
     ['José', 'JOSE'],

@@ -44,9 +44,10 @@ const PO_BOX =
 
 /** "P.O. Box 12", "POB 12", "Post Office Box 12", "Box #12" -> "12". */
 export function poBoxNumber(raw: string): string | null {
-  const text = streetTokens(raw).join(' ');
-  return PO_BOX.exec(text)?.[1] ?? null;
+  return poBoxOfTokens(streetTokens(raw));
 }
+
+const poBoxOfTokens = (toks: readonly string[]) => PO_BOX.exec(toks.join(' '))?.[1] ?? null;
 
 const HOUSE = /^(?:\d+[A-Z]?|\d+-\d+[A-Z]?|\d+[A-Z]?-[A-Z0-9]+|[NSEW]\d+[NSEW]\d+)$/;
 
@@ -55,11 +56,11 @@ export function parseStreetLine(raw: string, dir?: RefDir): StreetLine {
     houseNumber: null, preDirectional: null, streetName: null, streetSuffix: null,
     postDirectional: null, poBox: null, unit: null, line: '',
   };
-  const box = poBoxNumber(raw);
+  let toks = streetTokens(raw);
+  const box = poBoxOfTokens(toks);
   if (box) return { ...empty, poBox: box, line: `PO BOX ${box}` };
 
   const suffixes = loadStreetSuffixes(dir);
-  let toks = streetTokens(raw);
   if (toks.length === 0) return empty;
 
   let houseNumber: string | null = null;
