@@ -186,9 +186,13 @@ export function rowKeys(row: NormalizedRecord): StagedKey[] {
 
 /** The namespaced key strings of one row, distinct, first occurrence wins (as rowKeys). */
 export function rowKeySources(row: NormalizedRecord): KeySource[] {
-  const out = new Map<string, KeySource>();
+  // A row has a dozen keys at most: a list is cheaper than hashing every key string into a Map.
+  const out: KeySource[] = [];
+  const seen: string[] = [];
   const add = (s: string, kind: number, unit: string | null = null, distinct = s) => {
-    if (!out.has(distinct)) out.set(distinct, { s, kind, unit });
+    if (seen.includes(distinct)) return;
+    seen.push(distinct);
+    out.push({ s, kind, unit });
   };
   for (const h of row.emailHashes) add(`e:${h.slice(0, HASH_KEY_DIGITS)}`, KIND.email);
   for (const h of row.phoneHashes) add(`p:${h.slice(0, HASH_KEY_DIGITS)}`, KIND.phone);
@@ -248,5 +252,5 @@ export function rowKeySources(row: NormalizedRecord): KeySource[] {
       if (first.length > 1) add(`fl:${last}|${first}`, KIND.fullName);
     }
   }
-  return [...out.values()];
+  return out;
 }

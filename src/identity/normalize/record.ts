@@ -117,6 +117,14 @@ function str(rec: Record<string, unknown>, key: string): string | null {
   return s !== null && s.trim() !== '' ? s : null;
 }
 
+/** The values of `a` then `b`, each once, in that order (a record has a handful: no Set needed). */
+function distinct(a: readonly string[], b: Iterable<string>): string[] {
+  const out: string[] = [];
+  for (const v of a) if (!out.includes(v)) out.push(v);
+  for (const v of b) if (!out.includes(v)) out.push(v);
+  return out;
+}
+
 /** The iag_person_id of a record as normalizeMatchInput reads it (trimmed), or null. */
 export function iagPersonIdOf(rec: Record<string, unknown>): string | null {
   const pid = str(rec, 'iag_person_id');
@@ -175,7 +183,7 @@ export function normalizeMatchInput(input: unknown, opts: NormalizeOptions = {})
     name.first = withInitial[1]!;
     name.middle ??= withInitial[2]!;
   }
-  const hadFields = Object.values(name).some((v) => v !== null);
+  const hadFields = name.first !== null || name.middle !== null || name.last !== null || name.suffix !== null;
   let nameSource: NormalizedRecord['nameSource'] = hadFields ? 'fields' : null;
   const full = str(rec, 'full_name');
   if (full && (!name.first || !name.last)) {
@@ -193,6 +201,7 @@ export function normalizeMatchInput(input: unknown, opts: NormalizeOptions = {})
   const firstNameCanonicals = name.first ? canonicalGivenNames(name.first, opts.referenceDir) : [];
 
   const addresses: NormalizedAddress[] = [];
+  const addressKeys: (AddressKey | null)[] = [];
   const seen = new Set<string>();
   const collected = addressesFromInput(rec);
   warnings.push(...collected.warnings);
@@ -206,6 +215,7 @@ export function normalizeMatchInput(input: unknown, opts: NormalizeOptions = {})
     if (seen.has(dedupe)) continue;
     seen.add(dedupe);
     addresses.push(r.value);
+    addressKeys.push(k);
   }
 
   let localityZip5: string | null = null;
@@ -230,15 +240,15 @@ export function normalizeMatchInput(input: unknown, opts: NormalizeOptions = {})
     rowId,
     emails: emailList,
     emailSha256Inputs: [...emailSha256Inputs],
-    emailHashes: [...new Set([...emailList.flatMap((e) => [e.sha256, e.matchKeySha256]), ...emailSha256Inputs])],
+    emailHashes: distinct(emailList.flatMap((e) => [e.sha256, e.matchKeySha256]), emailSha256Inputs),
     phones: phoneList,
     phoneSha256Inputs: [...phoneSha256Inputs],
-    phoneHashes: [...new Set([...phoneList.map((p) => p.sha256), ...phoneSha256Inputs])],
+    phoneHashes: distinct(phoneList.map((p) => p.sha256), phoneSha256Inputs),
     name,
     nameSource,
     firstNameCanonicals,
     addresses,
-    addressKeys: addresses.map(addressKey),
+    addressKeys,
     localityZip5,
     cityZip5s: city.zips,
     cityAddressKeys: city.keys,
