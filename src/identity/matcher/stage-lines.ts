@@ -34,6 +34,9 @@ export interface RowFields {
   houseZips: string;
 }
 
+/** The first ZIP5 the record itself gives (never one of its city's), or null. */
+const spatialZipOf = (row: NormalizedRecord) => recordZips(row)[0] ?? null;
+
 export function rowFields(row: NormalizedRecord, varsOf: (first: string) => string): RowFields {
   const zips = localityZips(row);
   return {
@@ -48,7 +51,7 @@ export function rowFields(row: NormalizedRecord, varsOf: (first: string) => stri
     hasPhone: row.phoneHashes.length > 0,
     hasAddr: row.addresses.length > 0 || zips.length > 0,
     zips: zips.join('|'),
-    spatialZip: recordZips(row)[0] ?? null,
+    spatialZip: spatialZipOf(row),
     houseZips: rowHouseZips(row).join('|'),
   };
 }
@@ -102,17 +105,24 @@ export function stageLines(rows: readonly NormalizedRecord[], base: number, dire
   let directCount = 0;
   rows.forEach((row, i) => {
     const r = base + i;
-    const f = rowFields(row, varsOf);
     const d = direct?.[i] ?? null;
     if (d !== null) directCount++;
-    rowLines.push(`${r}\t${n(f.first)}\t${n(f.last)}\t${f.vars}\t${n(f.dob)}\t${f.hasEmail}\t${f.hasPhone}\t${f.hasAddr}\t${f.zips}\t${d ?? NULL}\t${n(f.firstSx)}\t${n(f.lastSx)}\t${f.houseZips}`);
-    names.push(n(f.first), n(f.last));
+    // The candidate and direct statements are all that read a row's line: a row without a block key (other than
+    // its street's) or a direct key has none (row-evidence.ts leaves a fifth of a mixed list without keys).
+    let read = d !== null;
     for (const k of keysOf(row)) {
+      if (k.kind !== KIND.street) read = true;
       (k.kind === KIND.street ? streetLines : keyLines).push(UNSAFE.test(k.s)
         ? `${r}\t${k64(k.s)}\t${NULL}\t${k.kind}\t${n(clean(k.unit))}`
         : `${r}\t${NULL}\t${k.s}\t${k.kind}\t${n(clean(k.unit))}`);
     }
-    zips[i] = f.spatialZip ? Number(f.spatialZip) : -1;
+    if (read) {
+      const f = rowFields(row, varsOf);
+      rowLines.push(`${r}\t${n(f.first)}\t${n(f.last)}\t${f.vars}\t${n(f.dob)}\t${f.hasEmail}\t${f.hasPhone}\t${f.hasAddr}\t${f.zips}\t${d ?? NULL}\t${n(f.firstSx)}\t${n(f.lastSx)}\t${f.houseZips}`);
+    }
+    names.push(n(clean(row.name.first)), n(clean(row.name.last)));
+    const spatialZip = spatialZipOf(row);
+    zips[i] = spatialZip ? Number(spatialZip) : -1;
   });
   return {
     rows: text(rowLines), keys: text(keyLines), streets: text(streetLines), rowCount: rows.length, keyCount: keyLines.length,

@@ -1,6 +1,7 @@
 /**
  * Staging: normalized rows become two relations the candidate SQL joins against the match index,
  *   in_row (r, first, last, first_sx, last_sx, vars, dob, has_email, has_phone, has_addr, zips, direct, house_zips)  one per input row
+ *     (on the file path, one per row with a block key or a direct key: no statement reads the others)
  *     (first_sx / last_sx: the names' Soundex, computed in JS while staging: in SQL it cost ~5 us a value)
  *   in_key (r, k, kind, unit)                                                       one per blocking key
  *   (a file keeps its street keys, KIND.street, apart in streets.tsv: only the street anchor statement reads them)

@@ -9,6 +9,7 @@ import { packFeatures } from '../../../src/identity/matcher/candidates.ts';
 import { compareRecord } from '../../../src/identity/matcher/compare.ts';
 import { KIND, rowKeySources } from '../../../src/identity/matcher/keys.ts';
 import { canQualify } from '../../../src/identity/matcher/levels.ts';
+import { stageLines, variantsCache } from '../../../src/identity/matcher/stage-lines.ts';
 import { matchKeys, matchKeySources, possibleFeatures, rowCanQualify, rowEvidence, type RowEvidence } from '../../../src/identity/matcher/row-evidence.ts';
 import type { CandidateAttributes } from '../../../src/identity/matcher/types.ts';
 import { emailSha256 } from '../../../src/identity/normalize/email.ts';
@@ -81,6 +82,18 @@ describe('rows no candidate can help', () => {
       expect(matchKeySources(row)).toEqual(rowKeySources(row));
       expect(matchKeySources(row).some((k) => k.kind === KIND.street) || !rec.address_1).toBe(true);
     }
+  });
+
+  it('a staged file holds no line for such a row, but its names and spatial ZIP (its r is kept)', () => {
+    const rows = [{ first_name: 'John', last_name: 'Smith', zip: '02134' }, { first_name: 'Ann', last_name: 'Lee', zip: '02135', dob: '1980-03-12' }]
+      .map((rec) => normalizeMatchInput(rec));
+    const lines = stageLines(rows, 10, null, variantsCache());
+    const rowLines = new TextDecoder().decode(lines.rows).trim().split('\n');
+    expect(rowLines.map((l) => l.split('\t').slice(0, 3))).toEqual([['11', 'ANN', 'LEE']]);
+    expect(new TextDecoder().decode(lines.keys).trim().split('\n').every((l) => l.startsWith('11\t'))).toBe(true);
+    expect([lines.rowCount, lines.names, [...lines.zips]]).toEqual([2, 'JOHN\tSMITH\tANN\tLEE', [2134, 2135]]);
+    // A direct key (a verified iag_person_id) keeps the line: the direct statement reads it.
+    expect(new TextDecoder().decode(stageLines(rows, 10, [7n, null], variantsCache()).rows).trim().split('\n').length).toBe(2);
   });
 
   it('compareRecord never gives a row a vector outside possibleFeatures of its evidence (8,000 random pairs)', () => {
