@@ -117,40 +117,57 @@ function digitalType(f: Features): MatchType {
   return f.email === ID.agree ? 'email' : 'phone';
 }
 
+const householdDecision = (c: ScoredCandidate, confidence: number, type: MatchType = 'household'): Decision => ({
+  personKey: c.hhRef ?? c.personKey, householdKey: c.householdKey, level: 'H', type, confidence,
+});
+const atHousehold = (c: ScoredCandidate) => addrCurrent(c.features) && lastAgrees(c.features) && c.householdKey !== null;
+const digitalAgrees = (c: ScoredCandidate) => digital(c.features) && c.probability >= D_THRESHOLD;
+const atResidence = (c: ScoredCandidate) => addrCurrent(c.features) && c.householdKey !== null;
+const LEVEL_ORDER: readonly MatchLevel[] = ['I', 'H', 'D', 'A', 'S'];
+
 /**
  * Decides one row. `candidates` must be sorted by weight, best first. `allowed` is the
  * matchLevels option. `iThreshold`: the minimum probability of I (I_THRESHOLD, or the one fitted
  * with a release's parameters, params.ts). Returns null when nothing allowed qualifies.
+ * (Loops and module-level predicates, no closures: the file path calls it for most of a million rows.)
  */
 export function decideRow(
   candidates: readonly ScoredCandidate[], allowed: ReadonlySet<MatchLevel>, spatialMode: SpatialMode, anchor: SpatialAnchor | null,
   iThreshold = I_THRESHOLD,
 ): Decision | null {
   const options: Decision[] = [];
-  const household = (c: ScoredCandidate, confidence: number, type: MatchType = 'household'): Decision => ({
-    personKey: c.hhRef ?? c.personKey, householdKey: c.householdKey, level: 'H', type, confidence,
-  });
 
   // I: the best person-level candidate, unless a different person is (nearly) as good.
-  const indiv = candidates.filter((c) => individualType(c, iThreshold) !== null);
-  const best = indiv[0];
+  let best: ScoredCandidate | null = null;
+  let bestType: MatchType | null = null;
+  let rival: ScoredCandidate | null = null;
+  for (const c of candidates) {
+    const type = individualType(c, iThreshold);
+    if (type === null) continue;
+    if (best === null) {
+      best = c;
+      bestType = type;
+    } else if (c.personKey !== best.personKey && c.weight >= best.weight - AMBIGUITY_MARGIN) {
+      rival = c;
+      break;
+    }
+  }
   if (best) {
-    const rival = indiv.find((c) => c.personKey !== best.personKey && c.weight >= best.weight - AMBIGUITY_MARGIN);
     if (!rival) {
-      options.push({ personKey: best.personKey, householdKey: best.householdKey, level: 'I', type: individualType(best, iThreshold)!, confidence: best.probability });
-      if (best.householdKey !== null) options.push(household(best, best.probability));
+      options.push({ personKey: best.personKey, householdKey: best.householdKey, level: 'I', type: bestType!, confidence: best.probability });
+      if (best.householdKey !== null) options.push(householdDecision(best, best.probability));
     } else if (rival.householdKey !== null && rival.householdKey === best.householdKey) {
-      options.push(household(best, Math.max(best.probability, LEVEL_CONFIDENCE.H)));
+      options.push(householdDecision(best, Math.max(best.probability, LEVEL_CONFIDENCE.H)));
     }
   }
   // H: surname at a current residence without a specific member.
-  const hh = candidates.find((c) => addrCurrent(c.features) && lastAgrees(c.features) && c.householdKey !== null);
-  if (hh) options.push(household(hh, LEVEL_CONFIDENCE.H));
+  const hh = candidates.find(atHousehold);
+  if (hh) options.push(householdDecision(hh, LEVEL_CONFIDENCE.H));
   // D: the best candidate whose email or phone agrees.
-  const dig = candidates.find((c) => digital(c.features) && c.probability >= D_THRESHOLD);
+  const dig = candidates.find(digitalAgrees);
   if (dig) options.push({ personKey: dig.personKey, householdKey: dig.householdKey, level: 'D', type: digitalType(dig.features), confidence: dig.probability });
   // A: a current residence at the row's address.
-  const addr = candidates.find((c) => addrCurrent(c.features) && c.householdKey !== null);
+  const addr = candidates.find(atResidence);
   if (addr) options.push({ personKey: addr.hhRef ?? addr.personKey, householdKey: addr.householdKey, level: 'A', type: 'address', confidence: LEVEL_CONFIDENCE.A });
   // S: spatial anchor for the row's ZIP.
   if (anchor) {
@@ -163,11 +180,9 @@ export function decideRow(
     const s = spatialMode === 'work' ? work : (res ?? work);
     if (s) options.push({ ...s, level: 'S' });
   }
-  const order: MatchLevel[] = ['I', 'H', 'D', 'A', 'S'];
-  for (const level of order) {
+  for (const level of LEVEL_ORDER) {
     if (!allowed.has(level)) continue;
-    const d = options.find((o) => o.level === level);
-    if (d) return d;
+    for (const d of options) if (d.level === level) return d;
   }
   return null;
 }
