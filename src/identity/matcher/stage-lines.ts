@@ -1,6 +1,6 @@
 /**
- * The text of staged rows (stage.ts): one rows.tsv line per normalized row and one keys.tsv line
- * per blocking key. Pure and free of DuckDB, so the staging worker (stage-worker.ts) formats lines
+ * The text of staged rows (stage.ts): one rows.tsv line per normalized row that has a blocking key (or a direct
+ * key) and one keys.tsv line per blocking key. Pure and free of DuckDB, so the staging worker (stage-worker.ts) formats lines
  * with exactly the code the in-process writer uses.
  */
 import { nameVariants } from '../normalize/nickname.ts';
