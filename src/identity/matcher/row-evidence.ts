@@ -4,7 +4,7 @@
  * one, a row without a dob has none to compare. When no combination of levels the row allows passes canQualify
  * (levels.ts), none of its candidates can take part in a decision: its blocks are not looked up at all (its street
  * keys still are, for the spatial level, which needs no candidate). Name + ZIP rows without a dob are the common
- * case: a tenth of a typical mixed list, and a quarter of its candidates.
+ * case: a fifth of the benchmark's mixed list, and a quarter of its candidates.
  *
  * Like decidableSql this is derived from canQualify by enumeration, never restated, so it follows the level rules.
  * Model fitting reads every candidate of its sample and keeps using rowKeySources.
