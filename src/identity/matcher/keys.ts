@@ -179,6 +179,16 @@ function canonicalsOf(first: string, row: NormalizedRecord): string[] {
   return row.firstNameCanonicals.filter((c) => c !== first);
 }
 
+/** Street in ZIP keys of a row (spatial level only, never a candidate): the unit carries the house number. */
+export function rowStreetKeys(row: NormalizedRecord): KeySource[] {
+  const out: KeySource[] = [];
+  for (const a of row.addressKeys) {
+    const st = a ? streetOfKey(a.key) : null;
+    if (st && !out.some((k) => k.s === st.street)) out.push({ s: st.street, kind: KIND.street, unit: String(st.house) });
+  }
+  return out;
+}
+
 /** Blocking keys of one normalized row. */
 export function rowKeys(row: NormalizedRecord): StagedKey[] {
   return rowKeySources(row).map(({ s, kind, unit }) => ({ k: k64(s), kind, unit }));
@@ -199,11 +209,7 @@ export function rowKeySources(row: NormalizedRecord): KeySource[] {
   // (An address without a ZIP is keyed by its city's ZIPs instead: the graph keys only ZIP5 localities.)
   for (const a of row.addressKeys) if (zipKeyed(a)) add(`a:${a!.key}`, KIND.address, a!.unit);
   for (const a of row.cityAddressKeys) add(`a:${a.key}`, KIND.address, a.unit);
-  // Street in ZIP (spatial level only, never a candidate): the unit carries the house number.
-  for (const a of row.addressKeys) {
-    const st = a ? streetOfKey(a.key) : null;
-    if (st) add(st.street, KIND.street, String(st.house));
-  }
+  for (const k of rowStreetKeys(row)) add(k.s, k.kind, k.unit);
   const { first, last } = row.name;
   // One-typo emails: the local part alone (a typo in the domain), and the domain with the exact full name,
   // carrying the local part as its unit (a typo in the local part; compared by edit distance, compare.ts).

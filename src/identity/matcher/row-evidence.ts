@@ -11,7 +11,7 @@
  */
 import { comparedDob, localityZips, type NormalizedRecord } from '../normalize/record.ts';
 import { canQualify } from './levels.ts';
-import { k64, KIND, rowHouseZips, rowKeySources, type KeySource, type StagedKey } from './keys.ts';
+import { k64, rowHouseZips, rowKeySources, rowStreetKeys, type KeySource, type StagedKey } from './keys.ts';
 import { ADDR, DOB, EMAIL, FIRST, ID, LAST, type Features } from './types.ts';
 
 /** What a row gives that its candidates' feature levels depend on. */
@@ -105,8 +105,7 @@ export function rowCanQualify(e: RowEvidence): boolean {
 
 /** The blocks the matcher looks up for a row: all of them, or only its street keys when no candidate could help. */
 export function matchKeySources(row: NormalizedRecord): KeySource[] {
-  const keys = rowKeySources(row);
-  return rowCanQualify(rowEvidence(row)) ? keys : keys.filter((k) => k.kind === KIND.street);
+  return rowCanQualify(rowEvidence(row)) ? rowKeySources(row) : rowStreetKeys(row);
 }
 
 /** matchKeySources reduced to 64 bits (the point lookups). */

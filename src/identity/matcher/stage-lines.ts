@@ -116,12 +116,10 @@ export function stageLines(rows: readonly NormalizedRecord[], base: number, dire
         ? `${r}\t${k64(k.s)}\t${NULL}\t${k.kind}\t${n(clean(k.unit))}`
         : `${r}\t${NULL}\t${k.s}\t${k.kind}\t${n(clean(k.unit))}`);
     }
-    if (read) {
-      const f = rowFields(row, varsOf);
-      rowLines.push(`${r}\t${n(f.first)}\t${n(f.last)}\t${f.vars}\t${n(f.dob)}\t${f.hasEmail}\t${f.hasPhone}\t${f.hasAddr}\t${f.zips}\t${d ?? NULL}\t${n(f.firstSx)}\t${n(f.lastSx)}\t${f.houseZips}`);
-    }
-    names.push(n(clean(row.name.first)), n(clean(row.name.last)));
-    const spatialZip = spatialZipOf(row);
+    const f = read ? rowFields(row, varsOf) : null;
+    if (f) rowLines.push(`${r}\t${n(f.first)}\t${n(f.last)}\t${f.vars}\t${n(f.dob)}\t${f.hasEmail}\t${f.hasPhone}\t${f.hasAddr}\t${f.zips}\t${d ?? NULL}\t${n(f.firstSx)}\t${n(f.lastSx)}\t${f.houseZips}`);
+    names.push(n(f ? f.first : clean(row.name.first)), n(f ? f.last : clean(row.name.last)));
+    const spatialZip = f ? f.spatialZip : spatialZipOf(row);
     zips[i] = spatialZip ? Number(spatialZip) : -1;
   });
   return {
