@@ -15,6 +15,12 @@ export interface JobQueue {
   ensureQueue(name: string, options?: { retryLimit?: number; retryDelay?: number; retryBackoff?: boolean; expireInSeconds?: number }): Promise<void>;
   send<T extends object>(name: string, data: T, options?: SendOptions, trx?: Kysely<any>): Promise<string | null>;
   work<T>(name: string, options: WorkOptions, handler: JobHandler<T>): Promise<string>;
+  /**
+   * Asks this process's workers of `name` to look for jobs now rather than at their next poll. A job sent inside a
+   * transaction is only visible once it commits, so the sender wakes them after its commit; on PGlite, where
+   * workers poll, a user's upload would otherwise wait up to a polling interval to start. No worker here: nothing.
+   */
+  wake(name: string): void;
   start(): Promise<void>;
   stop(): Promise<void>;
 }
@@ -70,6 +76,7 @@ export function createJobQueue(database: Database, options: { schema?: string; s
   let started: Promise<unknown> | null = null;
   let stopped = false;
   const known = new Set<string>();
+  const workerIds = new Map<string, string[]>();
 
   return {
     boss,
@@ -90,8 +97,13 @@ export function createJobQueue(database: Database, options: { schema?: string; s
       }
       return boss.send(name, data, trx ? { ...sendOptions, db: transactionAdapter(trx) } : sendOptions);
     },
-    work(name, workOptions, handler) {
-      return boss.work(name, workOptions, handler as any);
+    async work(name, workOptions, handler) {
+      const id = await boss.work(name, workOptions, handler as any);
+      workerIds.set(name, [...(workerIds.get(name) ?? []), id]);
+      return id;
+    },
+    wake(name) {
+      for (const id of workerIds.get(name) ?? []) boss.notifyWorker(id);
     },
     async start() {
       started ??= boss.start();

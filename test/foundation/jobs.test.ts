@@ -51,6 +51,32 @@ describe('job queue', () => {
     expect(stored.map((j: { data: any }) => j.data.tag)).not.toContain('rolled-back');
   });
 
+  it('wake starts a sent job now instead of at the next poll', async () => {
+    const { queue } = await testStores();
+    const slow = `test-wake-${Date.now()}`;
+    // notify: false, so PostgreSQL's LISTEN/NOTIFY does not wake the worker either: only its 20 s poll or wake().
+    await queue.boss.createQueue(slow, { notify: false });
+    const handled: string[] = [];
+    const id = await queue.work<{ tag: string }>(slow, { pollingIntervalSeconds: 20 }, async (jobs) => {
+      for (const job of jobs) handled.push(job.data.tag);
+    });
+    try {
+      await queue.send(slow, { tag: 'first' });
+      queue.wake(slow);
+      await waitFor(() => handled.includes('first'));
+      await new Promise((r) => setTimeout(r, 1000)); // the worker is asleep until its next poll, 20 s away
+      await queue.send(slow, { tag: 'woken' });
+      const sent = Date.now();
+      queue.wake(slow);
+      await waitFor(() => handled.includes('woken'), 6000);
+      expect(handled).toEqual(['first', 'woken']);
+      expect(Date.now() - sent).toBeLessThan(6000);
+      queue.wake('no-such-queue'); // no worker of it here: nothing happens
+    } finally {
+      await queue.boss.offWork(slow, { id });
+    }
+  });
+
   it('does not let other statements leak into an open transaction (PGlite lock)', async () => {
     const { database } = await testStores();
     await sql`create table if not exists tx_probe (v text)`.execute(database.db);

@@ -144,6 +144,7 @@ export function createDeliveryService(deps: DeliveryServiceDeps) {
       } finally {
         if (!inserted && held) await billing.releaseDelivery(held);
       }
+      if (inserted) deps.queue.wake(DELIVERY_EXPORT_JOB);
       if (!inserted) {
         // An identical request won the race: it is the delivery, this one is free.
         const winner = await deliveryStore.byContentKey(db, viewer.orgId, r.contentKey);

@@ -94,7 +94,10 @@ export function createMappingService(deps: { db: Kysely<DB>; clock: Clock; queue
       await segments.markPending(trx, viewer.orgId, id, { details: { ...details, shard_count: fm.shard_count, hitl: true }, now });
       await enqueueResolution(deps.queue, trx, { orgId: viewer.orgId, segmentId: id, uploadVersion: fm.upload_version });
     });
-    if (staged) deps.objects.remove(`${objectKeys.uploadRoot(viewer.orgId, id, fm.upload_version)}/staging`);
+    if (staged) {
+      deps.queue.wake(RESOLVE_JOB);
+      deps.objects.remove(`${objectKeys.uploadRoot(viewer.orgId, id, fm.upload_version)}/staging`);
+    }
     return { ok: true, segment_id: id, column_mappings: mappings, mapping_confirmed: true, resolution_started: staged };
   }
 

@@ -62,7 +62,7 @@ export function createUploadHandler(deps: {
     const key = objectKeys.shard(org, seg, version, shard, fm.hitl ? 'staging' : 'final');
     const bytes = await deps.objects.put(key, req.body);
     const now = clock.now();
-    return db.transaction().execute(async (trx) => {
+    const stored = await db.transaction().execute(async (trx) => {
       const locked = await fileMatchStore.find(trx, org, seg, { forUpdate: true });
       if (!locked || locked.upload_version !== version || locked.matching_status !== 'awaiting_upload') {
         throw conflict('UPLOAD_SUPERSEDED', 'The upload changed while this shard was being received.', 'Use the URLs returned by the latest refresh.');
@@ -77,5 +77,7 @@ export function createUploadHandler(deps: {
       }
       return { ok: true, segment_id: seg, shard_index: shard, bytes, shards_uploaded: received, shard_count: locked.shard_count, matching_status: status };
     });
+    if (stored.matching_status === 'queued') deps.queue.wake(RESOLVE_JOB); // committed: a local worker starts it now
+    return stored;
   };
 }
