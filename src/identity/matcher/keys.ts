@@ -194,8 +194,19 @@ export function rowKeys(row: NormalizedRecord): StagedKey[] {
   return rowKeySources(row).map(({ s, kind, unit }) => ({ k: k64(s), kind, unit }));
 }
 
-/** The namespaced key strings of one row, distinct, first occurrence wins (as rowKeys). */
-export function rowKeySources(row: NormalizedRecord): KeySource[] {
+/**
+ * The ZIP5s a row has name + ZIP blocks for: its locality ZIPs (its own, then its city's), or only its own when its
+ * city has more than CITY_NAME_BLOCK_MAX_ZIPS ZIPs.
+ */
+export function nameBlockZips(row: NormalizedRecord): readonly string[] {
+  return row.cityZip5s.length <= CITY_NAME_BLOCK_MAX_ZIPS ? localityZips(row) : recordZips(row);
+}
+
+/**
+ * The namespaced key strings of one row, distinct, first occurrence wins (as rowKeys). `fullNameBlocks: false`
+ * leaves out the full-name blocks (the matcher does where they cannot help, row-evidence.ts).
+ */
+export function rowKeySources(row: NormalizedRecord, opts: { fullNameBlocks?: boolean } = {}): KeySource[] {
   // A row has a dozen keys at most: a list is cheaper than hashing every key string into a Map.
   const out: KeySource[] = [];
   const seen: string[] = [];
@@ -226,8 +237,7 @@ export function rowKeySources(row: NormalizedRecord): KeySource[] {
   // Surname + ZIP5, both ways round so a swapped first/last still blocks.
   // (The locality ZIP of a row without address_1 counts: name + ZIP blocks without a street; so do the ZIPs
   // of the city of a row without any ZIP, for a city of at most CITY_NAME_BLOCK_MAX_ZIPS ZIPs.)
-  const zips = row.cityZip5s.length <= CITY_NAME_BLOCK_MAX_ZIPS ? localityZips(row) : recordZips(row);
-  for (const zip of zips) {
+  for (const zip of nameBlockZips(row)) {
     if (last) add(`n:${last}|${zip}`, KIND.nameZip);
     if (first && first.length > 1) add(`n:${first}|${zip}`, KIND.nameZip);
   }
@@ -253,7 +263,7 @@ export function rowKeySources(row: NormalizedRecord): KeySource[] {
       add(`di:${row.dob.iso}|${last[0]}|${first[0]}`, KIND.dobInitials);
     }
     const strong = row.emailHashes.length > 0 || row.phoneHashes.length > 0 || row.addressKeys.some(zipKeyed) || row.cityAddressKeys.length > 0;
-    if (!strong) {
+    if (!strong && opts.fullNameBlocks !== false) {
       for (const f of firsts) add(`fl:${f}|${last}`, KIND.fullName);
       if (first.length > 1) add(`fl:${last}|${first}`, KIND.fullName);
     }

@@ -7,14 +7,15 @@
 import { describe, expect, it } from 'vitest';
 import { packFeatures } from '../../../src/identity/matcher/candidates.ts';
 import { compareRecord } from '../../../src/identity/matcher/compare.ts';
-import { KIND, rowKeySources } from '../../../src/identity/matcher/keys.ts';
+import { KIND, nameBlockZips, rowKeySources } from '../../../src/identity/matcher/keys.ts';
 import { canQualify } from '../../../src/identity/matcher/levels.ts';
 import { stageLines, variantsCache } from '../../../src/identity/matcher/stage-lines.ts';
-import { matchKeys, matchKeySources, possibleFeatures, rowCanQualify, rowEvidence, type RowEvidence } from '../../../src/identity/matcher/row-evidence.ts';
+import { fullNameCanHelp, matchKeys, matchKeySources, possibleFeatures, rowCanQualify, rowEvidence, type RowEvidence } from '../../../src/identity/matcher/row-evidence.ts';
 import type { CandidateAttributes } from '../../../src/identity/matcher/types.ts';
 import { emailSha256 } from '../../../src/identity/normalize/email.ts';
 import { phoneSha256 } from '../../../src/identity/normalize/phone.ts';
-import { normalizeMatchInput, type NormalizedRecord } from '../../../src/identity/normalize/record.ts';
+import { localityZips, normalizeMatchInput, type NormalizedRecord } from '../../../src/identity/normalize/record.ts';
+import { cityZip5s } from '../../../src/identity/normalize/address/city-zips.ts';
 
 let seed = 7;
 const rnd = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32);
@@ -79,7 +80,7 @@ describe('rows no candidate can help', () => {
     for (const rec of [{ first_name: 'John', last_name: 'Smith', zip: '02134', dob: '1980-03-12' }, { email: 'john@example.com' },
       { first_name: 'John', last_name: 'Smith', address_1: '12 Main St', zip: '02134' }]) {
       const row = normalizeMatchInput(rec);
-      expect(matchKeySources(row)).toEqual(rowKeySources(row));
+      expect(matchKeySources(row)).toEqual(rowKeySources(row).filter((k) => k.kind !== KIND.fullName || fullNameCanHelp(row)));
       expect(matchKeySources(row).some((k) => k.kind === KIND.street) || !rec.address_1).toBe(true);
     }
   });
@@ -133,5 +134,73 @@ describe('rows no candidate can help', () => {
       if (!forgetful.has(packFeatures(compareRecord(row, randomPerson(row))))) missed++;
     }
     expect(missed).toBeGreaterThan(100);
+  });
+});
+
+/**
+ * A graph person's d:, n: and fl: block strings, as match-index.ts builds them (dob with each name; surname in each ZIP;
+ * first name or nickname with the surname), none capped but fl: (a test pair is never in a common block).
+ */
+function personBlocks(p: CandidateAttributes): Set<string> {
+  const out = new Set<string>();
+  for (const n of [p.firstName, p.lastName]) if (p.dob && n) out.add(`d:${p.dob}|${n}`);
+  if (p.lastName && p.zip5) out.add(`n:${p.lastName}|${p.zip5}`);
+  for (const f of [p.firstName, p.nickname]) if (f && p.lastName) out.add(`fl:${f}|${p.lastName}`);
+  return out;
+}
+
+describe('full-name blocks only where they can help', () => {
+  const houston = cityZip5s('HOUSTON', 'TX');
+
+  it('a big city without its ZIP and a dob keeps them; a ZIP, a small city or no dob does not', () => {
+    const keys = (rec: Record<string, unknown>) => matchKeySources(normalizeMatchInput(rec)).filter((k) => k.kind === KIND.fullName).map((k) => k.s);
+    const name = { first_name: 'Bob', last_name: 'Smith' };
+    expect(houston.length).toBeGreaterThan(20);
+    const bigCity = keys({ ...name, city: 'Houston', state: 'TX', dob: '1980-03-12' });
+    expect(bigCity).toEqual(expect.arrayContaining(['fl:BOB|SMITH', 'fl:ROBERT|SMITH', 'fl:SMITH|BOB']));
+    expect(keys({ ...name, city: 'Houston', state: 'TX', dob: '1980-03' })).toEqual(bigCity); // a year and month is near
+    expect(keys({ ...name, city: 'Houston', state: 'TX', zip: '77002', dob: '1980-03-12' })).toEqual([]); // its ZIP has n: blocks
+    expect(keys({ ...name, city: 'Cambridge', state: 'MA', dob: '1980-03-12' })).toEqual([]); // a small city's ZIPs all have them
+    expect(keys({ ...name, dob: '1980-03-12' })).toEqual([]); // no locality: only an exact dob could make I, and d: finds it
+    // Model fitting still stages every block.
+    expect(rowKeySources(normalizeMatchInput({ ...name, dob: '1980-03-12' })).some((k) => k.kind === KIND.fullName)).toBe(true);
+  });
+
+  it('no candidate found by full-name blocks alone qualifies for a row where they are left out (10,000 random pairs)', () => {
+    let fullNameOnly = 0;
+    let qualifying = 0;
+    let leftOut = 0;
+    for (let i = 0; i < 5000; i++) {
+      const place = pick([{ city: 'Houston', state: 'TX' }, { city: 'Houston', state: 'TX', zip: '77002' }, { city: 'Cambridge', state: 'MA' }, { zip: '02134' }, {}]);
+      const row = normalizeMatchInput({
+        first_name: pick(['John', 'Bob', 'Robert', 'J']), last_name: pick(['Smith', 'Lee']),
+        dob: maybe(0.8, pick(['1980-03-12', '1980-03', '1980'])), ...place,
+      });
+      const rowBlocks = rowKeySources(row).map((k) => k.s);
+      const zips = localityZips(row);
+      for (let j = 0; j < 2; j++) {
+        const person: CandidateAttributes = {
+          personKey: 1n, householdKey: 1n,
+          firstName: pick(['JOHN', 'ROBERT', 'SMITH', 'LEE', 'JON']), lastName: pick(['SMITH', 'LEE', 'JOHN', 'BOB']), nickname: maybe(0.4, 'BOB') ?? null,
+          dob: pick(['1980-03-12', '1980-03-13', '1980-12-03', '1980-03-30', '1975-01-01']),
+          zip5: pick([...zips.slice(0, 3), pick(houston), '90210']) ?? '90210',
+          emailHashes: [], emailKeys: [], phoneHashes: [], addresses: [],
+        };
+        const graph = personBlocks(person);
+        const hits = rowBlocks.filter((s) => graph.has(s));
+        if (hits.length === 0 || !hits.every((s) => s.startsWith('fl:'))) continue;
+        fullNameOnly++;
+        if (!fullNameCanHelp(row)) leftOut++;
+        if (canQualify(compareRecord(row, person))) {
+          qualifying++;
+          expect(fullNameCanHelp(row), JSON.stringify({ row: row.name, zips: nameBlockZips(row).length, person: { ...person, personKey: 1, householdKey: 1 } })).toBe(true);
+        }
+      }
+    }
+    // Both outcomes occur often: candidates the full-name blocks alone find that qualify (a big city, a near dob) and
+    // rows whose full-name-only candidates are left out.
+    expect(qualifying).toBeGreaterThan(10);
+    expect(leftOut).toBeGreaterThan(200);
+    expect(fullNameOnly).toBeGreaterThan(qualifying + leftOut - 1);
   });
 });
