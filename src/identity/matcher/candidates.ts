@@ -157,7 +157,7 @@ export function streetAnchorSql(keySql: string, mx: string): string {
     WHERE try_cast(i.unit AS INTEGER) BETWEEN try_cast(split_part(m.unit, '-', 1) AS INTEGER) - ${STREET_RANGE_SLACK}
                                           AND try_cast(split_part(m.unit, '-', 2) AS INTEGER) + ${STREET_RANGE_SLACK}
     GROUP BY i.r)
-  SELECT s.r, s.person_key, p.household_key FROM s JOIN ${mx}.m_person p USING (person_key)`;
+  SELECT s.r::INTEGER AS r, s.person_key::BIGINT AS person_key, p.household_key::BIGINT AS household_key FROM s JOIN ${mx}.m_person p USING (person_key)`;
 }
 
 /** Staged rows whose direct person key (a verified iag_person_id) is a person of the index. */

@@ -20,6 +20,7 @@ import { decideRow, type Decision, type ScoredCandidate } from './levels.ts';
 import { scoringOfIndex, type Scoring } from './params.ts';
 import { createRowShortlister, packedColumnsOfChunk, type PackedColumns } from './packed-rows.ts';
 import { loadAnchors, pointCandidates, rowZips, spatialAnchor, type AnchorTables, type StreetAnchor } from './point.ts';
+import { streetAnchorsByRow } from './street-anchors.ts';
 import { stageRows, type StagedFile } from './stage.ts';
 import { loadResidentPersons, RESIDENT_BYTES_PER_PERSON, type ResidentPersons } from './resident-persons.ts';
 import { warmMatchIndex, type WarmOptions, type WarmResult } from './warm.ts';
@@ -204,12 +205,8 @@ export function createMatcher(deps: MatcherDeps): Matcher {
       for (const d of direct.sort((a, b) => a.r - b.r)) await emit(d);
     }
     // Street anchors (spatial level): rows whose address is on a graph street.
-    const streets = new Map<number, StreetAnchor>();
-    if (anchorTables && staged.streetCount > 0) {
-      await deps.warehouse.stream(streetAnchorSql(staged.streetKeySql, mx), (cols, n) => {
-        for (let i = 0; i < n; i++) streets.set(Number(cols[0]![i]), { person: big(cols[1]![i])!, household: big(cols[2]![i]) });
-      });
-    }
+    const streets = streetAnchorsByRow(staged.rowCount);
+    if (anchorTables && staged.streetCount > 0) await deps.warehouse.streamRaw(streetAnchorSql(staged.streetKeySql, mx), streets.addChunk);
     let next = 0;
     // Synchronous unless `emit` answers with a promise (a progress write): a million rows must not cost a
     // million awaits. Returns the promise to wait for before the next call, if any.
@@ -219,7 +216,7 @@ export function createMatcher(deps: MatcherDeps): Matcher {
         const list = next === r ? shortlisted : [];
         const street = streets.get(next);
         if (done[next] || (list.length === 0 && !street)) continue;
-        const d = decideRow(list, allowed, options.spatialMode, anchorTables ? spatialAnchor(anchorTables, staged.firstZip(next), street) : null, scoring.iThreshold);
+        const d = decideRow(list, allowed, options.spatialMode, anchorTables && street ? spatialAnchor(anchorTables, staged.firstZip(next), street) : null, scoring.iThreshold);
         const pending = d ? emit({ r: next, personKey: d.personKey, householdKey: d.householdKey, matchLevel: d.level, matchType: d.type, matchConfidence: roundConfidence(d.confidence) }) : undefined;
         if (pending) {
           next++;
