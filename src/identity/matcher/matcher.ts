@@ -204,9 +204,13 @@ export function createMatcher(deps: MatcherDeps): Matcher {
       });
       for (const d of direct.sort((a, b) => a.r - b.r)) await emit(d);
     }
-    // Street anchors (spatial level): rows whose address is on a graph street.
+    // Street anchors (spatial level): rows whose address is on a graph street. With a second connection, found
+    // while the candidate statement runs (it fills the cores that statement leaves idle); decisions wait for them.
     const streets = streetAnchorsByRow(staged.rowCount);
-    if (anchorTables && staged.streetCount > 0) await deps.warehouse.streamRaw(streetAnchorSql(staged.streetKeySql, mx), streets.addChunk);
+    const streetsFound = anchorTables && staged.streetCount > 0
+      ? deps.warehouse.streamRaw(streetAnchorSql(staged.streetKeySql, mx), streets.addChunk) : Promise.resolve();
+    streetsFound.catch(() => {}); // awaited below; a failure must not go unhandled while the other statement runs
+    if ((deps.warehouse.connections ?? 1) < 2) await streetsFound;
     let next = 0;
     // Synchronous unless `emit` answers with a promise (a progress write): a million rows must not cost a
     // million awaits. Returns the promise to wait for before the next call, if any.
@@ -229,6 +233,7 @@ export function createMatcher(deps: MatcherDeps): Matcher {
       let cur = -1;
       const rows = createRowShortlister(scoring);
       const onColumns = async (columns: PackedColumns) => {
+        if (cur < 0) await streetsFound;
         for (let i = 0; i < columns.count; i++) {
           const r = columns.r[i]!;
           if (r !== cur) {
@@ -246,6 +251,7 @@ export function createMatcher(deps: MatcherDeps): Matcher {
       await deps.warehouse.streamRaw(sql, (chunk) => onColumns(packedColumnsOfChunk(chunk)));
       if (cur >= 0) await decideUpTo(cur + 1, cur, rows.take());
     }
+    await streetsFound;
     await decideUpTo(staged.rowCount, -1, []);
   }
 
