@@ -118,7 +118,7 @@ function str(rec: Record<string, unknown>, key: string): string | null {
 }
 
 /** The values of `a` then `b`, each once, in that order (a record has a handful: no Set needed). */
-function distinct(a: readonly string[], b: Iterable<string>): string[] {
+function distinct(a: readonly string[], b: readonly string[]): string[] {
   const out: string[] = [];
   for (const v of a) if (!out.includes(v)) out.push(v);
   for (const v of b) if (!out.includes(v)) out.push(v);
@@ -144,30 +144,31 @@ export function normalizeMatchInput(input: unknown, opts: NormalizeOptions = {})
   }
   rowId ??= opts.position !== undefined ? String(opts.position) : null;
 
-  const emails = new Map<string, NormalizedEmail>();
+  // Lists, not Maps and Sets: a record has a handful of values, and spreading iterators cost more than the dedupe.
+  const emails: NormalizedEmail[] = [];
   for (const { field, value } of collect(rec, 'email', 'emails', warnings)) {
     const n = take(field, normalizeEmail(value), warnings);
-    if (!n || emails.has(n)) continue;
+    if (!n || emails.some((e) => e.normalized === n)) continue;
     const matchKey = emailMatchKey(n);
     const sha256 = emailSha256(n);
     // Most addresses are their own match key (no provider folding): one hash, not two.
-    emails.set(n, { normalized: n, matchKey, sha256, matchKeySha256: matchKey === n ? sha256 : emailSha256(matchKey) });
+    emails.push({ normalized: n, matchKey, sha256, matchKeySha256: matchKey === n ? sha256 : emailSha256(matchKey) });
   }
-  const emailSha256Inputs = new Set<string>();
+  const emailSha256Inputs: string[] = [];
   for (const { field, value } of collect(rec, 'email_sha256', 'emails_sha256', warnings)) {
     const h = take(field, normalizeSha256(value, field), warnings);
-    if (h) emailSha256Inputs.add(h);
+    if (h && !emailSha256Inputs.includes(h)) emailSha256Inputs.push(h);
   }
 
-  const phones = new Map<string, NormalizedPhone>();
+  const phones: NormalizedPhone[] = [];
   for (const { field, value } of collect(rec, 'phone', 'phones', warnings)) {
     const e164 = take(field, normalizePhone(value, opts.defaultCountry), warnings);
-    if (e164 && !phones.has(e164)) phones.set(e164, { e164, sha256: phoneSha256(e164) });
+    if (e164 && !phones.some((p) => p.e164 === e164)) phones.push({ e164, sha256: phoneSha256(e164) });
   }
-  const phoneSha256Inputs = new Set<string>();
+  const phoneSha256Inputs: string[] = [];
   for (const { field, value } of collect(rec, 'phone_sha256', 'phones_sha256', warnings)) {
     const h = take(field, normalizeSha256(value, field), warnings);
-    if (h) phoneSha256Inputs.add(h);
+    if (h && !phoneSha256Inputs.includes(h)) phoneSha256Inputs.push(h);
   }
 
   const name: NameParts = {
@@ -202,9 +203,9 @@ export function normalizeMatchInput(input: unknown, opts: NormalizeOptions = {})
 
   const addresses: NormalizedAddress[] = [];
   const addressKeys: (AddressKey | null)[] = [];
-  const seen = new Set<string>();
+  const seen: string[] = [];
   const collected = addressesFromInput(rec);
-  warnings.push(...collected.warnings);
+  for (const w of collected.warnings) warnings.push(w);
   for (const a of collected.addresses) {
     const r = normalizeAddress(a, opts.referenceDir);
     for (const w of r.warnings) warnings.push({ field: `${a.source}${w.part}`, code: w.code, message: w.message });
@@ -212,8 +213,8 @@ export function normalizeMatchInput(input: unknown, opts: NormalizeOptions = {})
     // Dedupe on the blocking key so "APT 4" and "# 4" spellings of one address count once.
     const k = addressKey(r.value);
     const dedupe = k ? `${k.key}#${k.unit ?? ''}` : [r.value.line1, r.value.line2, r.value.zip5 ?? r.value.city].join('|');
-    if (seen.has(dedupe)) continue;
-    seen.add(dedupe);
+    if (seen.includes(dedupe)) continue;
+    seen.push(dedupe);
     addresses.push(r.value);
     addressKeys.push(k);
   }
@@ -234,16 +235,18 @@ export function normalizeMatchInput(input: unknown, opts: NormalizeOptions = {})
     warnings.push({ field: 'dob', code: 'dob_partial', message: `dob "${dobRaw!.trim()}" has no ${dobPartial.length === 4 ? 'month or day' : 'day'}; it is compared by ${dobPartial.length === 4 ? 'year' : 'year and month'} only` });
   }
 
-  const emailList = [...emails.values()];
-  const phoneList = [...phones.values()];
+  const emailHashes: string[] = [];
+  for (const e of emails) emailHashes.push(e.sha256, e.matchKeySha256);
+  const phoneHashes: string[] = [];
+  for (const p of phones) phoneHashes.push(p.sha256);
   return {
     rowId,
-    emails: emailList,
-    emailSha256Inputs: [...emailSha256Inputs],
-    emailHashes: distinct(emailList.flatMap((e) => [e.sha256, e.matchKeySha256]), emailSha256Inputs),
-    phones: phoneList,
-    phoneSha256Inputs: [...phoneSha256Inputs],
-    phoneHashes: distinct(phoneList.map((p) => p.sha256), phoneSha256Inputs),
+    emails,
+    emailSha256Inputs,
+    emailHashes: distinct(emailHashes, emailSha256Inputs),
+    phones,
+    phoneSha256Inputs,
+    phoneHashes: distinct(phoneHashes, phoneSha256Inputs),
     name,
     nameSource,
     firstNameCanonicals,
