@@ -9,6 +9,7 @@
 import { boundedMemo } from '../../lib/memo.ts';
 import { k64, K64_SQL } from './key-hash.ts';
 import { localityZips, recordZips, type NormalizedRecord } from '../normalize/record.ts';
+import type { AddressKey } from '../normalize/address/address.ts';
 
 export const KIND = {
   email: 1, phone: 2, address: 3, addressHistory: 4, nameZip: 5, dob: 6, street: 7, dobInitials: 8, fullName: 9,
@@ -55,12 +56,14 @@ export function houseZipOf(key: string): string | null {
 
 /** The row's "<zip5>:<house>" values (houseZipOf of its address keys, the city-keyed ones too), distinct. */
 export function rowHouseZips(row: NormalizedRecord): string[] {
-  const out = new Set<string>();
-  for (const a of [...row.addressKeys, ...row.cityAddressKeys]) {
+  const out: string[] = [];
+  const add = (a: AddressKey | null) => {
     const h = a ? houseZipOf(a.key) : null;
-    if (h) out.add(h);
-  }
-  return [...out];
+    if (h && !out.includes(h)) out.push(h);
+  };
+  for (const a of row.addressKeys) add(a);
+  for (const a of row.cityAddressKeys) add(a);
+  return out;
 }
 
 /**

@@ -304,13 +304,14 @@ export function comparedDob(row: Pick<NormalizedRecord, 'dob' | 'dobPartial'>): 
 /** The record's locality ZIP5s: its own (recordZips), then its city's where they differ (cityZip5s). */
 export function localityZips(row: Pick<NormalizedRecord, 'addresses' | 'localityZip5' | 'cityZip5s'>): readonly string[] {
   const own = recordZips(row);
-  return row.cityZip5s.length ? [...own, ...row.cityZip5s] : own;
+  for (const zip of row.cityZip5s) own.push(zip); // never one of its own (cityLocality)
+  return own;
 }
 
 /** Distinct ZIP5s of a record: its addresses' in order, then its locality ZIP (the first is its spatial ZIP). */
 export function recordZips(row: { readonly addresses: readonly NormalizedAddress[]; readonly localityZip5: string | null }): string[] {
-  const out = new Set<string>();
-  for (const a of row.addresses) if (a.zip5) out.add(a.zip5);
-  if (row.localityZip5) out.add(row.localityZip5);
-  return [...out];
+  const out: string[] = [];
+  for (const a of row.addresses) if (a.zip5 && !out.includes(a.zip5)) out.push(a.zip5);
+  if (row.localityZip5 && !out.includes(row.localityZip5)) out.push(row.localityZip5);
+  return out;
 }
