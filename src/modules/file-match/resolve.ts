@@ -29,9 +29,14 @@ import { RESOLVE_JOB, RESOLVE_QUEUE, type ResolveJobData } from './upload.ts';
 
 /** Rows read between progress updates of the read pass (rows_read). */
 export const PROGRESS_ROWS = 50_000;
-/** Rows per batch handed to the staging pool, and batches queued ahead of the one being appended. */
-const STAGE_BATCH = 2000;
-const STAGE_AHEAD = 8;
+/**
+ * Rows per batch handed to the staging pool, and batches queued ahead of the one being appended. Small batches keep
+ * a worker's live objects (a batch's records, normalized rows and lines) within its young generation, so fewer
+ * survive into the old one: the read pass of the 1M-row mixed file took 9.15-9.39 s with 500-row batches against
+ * 9.93-10.43 s with 2,000 (docs/benchmarks.md); the same 8,000 rows are in flight.
+ */
+const STAGE_BATCH = 500;
+const STAGE_AHEAD = 16;
 /** Least time between progress updates of the match pass (rows_matched). */
 const PROGRESS_MS = 1000;
 export const SAMPLE_ROWS = 1000;
