@@ -202,8 +202,11 @@ export function rowKeys(row: NormalizedRecord): StagedKey[] {
  * city has more than CITY_NAME_BLOCK_MAX_ZIPS ZIPs.
  */
 export function nameBlockZips(row: NormalizedRecord): readonly string[] {
-  return row.cityZip5s.length <= CITY_NAME_BLOCK_MAX_ZIPS ? localityZips(row) : recordZips(row);
+  return hasUnblockedZips(row) ? recordZips(row) : localityZips(row);
 }
+
+/** Whether some locality ZIPs of the row have no name + ZIP blocks: its city's, when it has more than CITY_NAME_BLOCK_MAX_ZIPS. */
+export const hasUnblockedZips = (row: NormalizedRecord): boolean => row.cityZip5s.length > CITY_NAME_BLOCK_MAX_ZIPS;
 
 /**
  * The namespaced key strings of one row, distinct, first occurrence wins (as rowKeys). `fullNameBlocks: false`

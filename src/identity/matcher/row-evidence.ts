@@ -11,7 +11,7 @@
  */
 import { comparedDob, localityZips, type NormalizedRecord } from '../normalize/record.ts';
 import { canQualify } from './levels.ts';
-import { k64, nameBlockZips, rowHouseZips, rowKeySources, rowStreetKeys, type KeySource, type StagedKey } from './keys.ts';
+import { hasUnblockedZips, k64, rowHouseZips, rowKeySources, rowStreetKeys, type KeySource, type StagedKey } from './keys.ts';
 import { ADDR, DOB, EMAIL, FIRST, ID, LAST, type Features } from './types.ts';
 
 /** What a row gives that its candidates' feature levels depend on. */
@@ -114,8 +114,7 @@ export function rowCanQualify(e: RowEvidence): boolean {
  * 6.1M staged keys; the decidable candidates are the same (decision 045).
  */
 export function fullNameCanHelp(row: NormalizedRecord, e: RowEvidence = rowEvidence(row)): boolean {
-  const unblockedZip = localityZips(row).length > nameBlockZips(row).length;
-  const bounded = { ...e, zip: unblockedZip };
+  const bounded = { ...e, zip: hasUnblockedZips(row) };
   const sig = signature(bounded);
   let answer = fullNameAnswers.get(sig);
   if (answer === undefined) {
