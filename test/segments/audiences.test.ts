@@ -159,6 +159,22 @@ describe('audiences, compositions and campaigns (spec 4.4, 4.6, 3)', () => {
     expect([r.status, r.body.error]).toEqual([404, 'SEGMENT_NOT_FOUND']);
   });
 
+  it('refresh naming a segment id that resolves to nothing is 404 SEGMENT_NOT_FOUND; an existing non-member stays 400 SEGMENT_NOT_A_MEMBER', async () => {
+    const aud = (await s.call('POST', '/v1/audiences', { name: 'refresh-ids', segment_ids: [ids.A] })).body;
+    const refresh = (segmentId: string) => s.call('POST', `/v1/audiences/${aud.audience_id}/refresh`, { segment_id: segmentId });
+    const other = await createTestOrg(s.t);
+    const foreign = (await s.segment({ filters: [cond('state', '=', 'CA')], create_audience: false }, await other.token())).segment_id;
+    for (const id of ['seg_doesnotexist000000', foreign]) {
+      const r = await refresh(id);
+      expect([r.status, r.body.error], id).toEqual([404, 'SEGMENT_NOT_FOUND']);
+      expect(r.body.request_id, id).toBeTruthy();
+    }
+    const notMember = await refresh(ids.C);
+    expect([notMember.status, notMember.body.error]).toEqual([400, 'SEGMENT_NOT_A_MEMBER']);
+    // Nothing changed: the audience keeps its version.
+    expect((await s.call('GET', `/v1/audiences/${aud.audience_id}`)).body.snapshot_version).toBe(1);
+  });
+
   it('pages newest first across deleted and archived rows, per campaign by link time', async () => {
     const org = await createTestOrg(s.t);
     const tok = await org.token();

@@ -27,13 +27,16 @@ export function createAudienceChanges(ctx: SegmentsContext, segments: SegmentSer
       }
       const audience = await ctx.findVisibleAudience(viewer, id);
       if (audience.status === 'archived') throw SegmentErrors.transition('archived', 'active', 'Reactivate the audience with PATCH {"status":"active"} first.');
+      // An id that resolves to nothing the caller can see (unknown, deleted, another organization's or
+      // another user's private segment) is 404 SEGMENT_NOT_FOUND (spec 4.4, 7); only an existing
+      // segment outside the audience is 400 SEGMENT_NOT_A_MEMBER.
+      const segment = await ctx.findVisibleSegment(viewer, input.segment_id);
       const refs = (await audienceStore.refs(db, viewer.orgId, [id])).get(id)!;
-      if (!refs.some((r) => r.segment_id === input.segment_id)) {
-        throw new DomainError('SEGMENT_NOT_A_MEMBER', `Segment ${input.segment_id} is not part of audience ${id}.`, {
+      if (!refs.some((r) => r.segment_id === segment.id)) {
+        throw new DomainError('SEGMENT_NOT_A_MEMBER', `Segment ${segment.id} is not part of audience ${id}.`, {
           details: { segment_ids: refs.map((r) => r.segment_id) }, nextStep: 'Send one of the audience\'s segment_ids.',
         });
       }
-      const segment = await ctx.findVisibleSegment(viewer, input.segment_id);
       const { segment_id: _s, ...segmentInput } = input;
       const refreshed = await segments.refresh(viewer, segment.id, segmentInput);
       const pending = refreshed.status === 'pending';
