@@ -22,6 +22,7 @@ import * as m150integrationRunRecords from './150-integration-run-records.ts';
 import * as m155integrationCollections from './155-integration-collections.ts';
 import * as m160integrationRunAudience from './160-integration-run-audience.ts';
 import * as m161deliveryUnbilled from './161-delivery-unbilled.ts';
+import * as m165agentTaskOwner from './165-agent-task-owner.ts';
 
 /**
  * Every migration, in order. Listed in code (not read from a folder) so the same set runs from
@@ -51,6 +52,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '155-integration-collections': m155integrationCollections,
   '160-integration-run-audience': m160integrationRunAudience,
   '161-delivery-unbilled': m161deliveryUnbilled,
+  '165-agent-task-owner': m165agentTaskOwner,
 };
 
 export const migrationProvider: MigrationProvider = {

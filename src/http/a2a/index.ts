@@ -121,13 +121,13 @@ export function registerA2A(app: FastifyInstance, deps: A2ADeps): void {
       release();
     }
     const requestId = call.request.id;
-    if (!outcome.ok) return deps.tasks.finish(call.caller.orgId, task.id, { error: envelope(outcome.error, requestId) }, requestId);
+    if (!outcome.ok) return deps.tasks.finish(call.caller, task.id, { error: envelope(outcome.error, requestId) }, requestId);
     const body = outcome.estimate ?? outcome.body ?? null;
     const follow = outcome.estimate || !tool.op.agent ? undefined : tool.op.agent.follow;
-    return deps.tasks.finish(call.caller.orgId, task.id, { result: body, ...(follow && body ? { progress: follow.progress(body) } : {}) }, requestId);
+    return deps.tasks.finish(call.caller, task.id, { result: body, ...(follow && body ? { progress: follow.progress(body) } : {}) }, requestId);
   }
 
-  /** Reads the resource a following task watches, as the reading caller (the same organization). A resource gone is a failure. */
+  /** Reads the resource a following task watches, as the reading caller (the task's owner). A resource gone is a failure. */
   const followerOf = (call: Call): Follower => async (task) => {
     const agent = toolsByName.get(task.tool)?.op.agent;
     const follow = agent ? agent.follow : undefined;
@@ -175,7 +175,7 @@ export function registerA2A(app: FastifyInstance, deps: A2ADeps): void {
   async function find(call: Call): Promise<AgentTask> {
     const id = taskId(call.params);
     try {
-      return await deps.tasks.get(call.caller.orgId, id, readOptions(call));
+      return await deps.tasks.get(call.caller, id, readOptions(call));
     } catch (error) {
       if (error instanceof DomainError && error.code === 'NOT_FOUND') throw new RpcError(JSONRPC.TASK_NOT_FOUND, error.message, envelope(error, call.request.id));
       throw error;
@@ -184,12 +184,12 @@ export function registerA2A(app: FastifyInstance, deps: A2ADeps): void {
 
   async function cancel(call: Call): Promise<unknown> {
     await find(call);
-    const { task, canceled } = await deps.tasks.cancel(call.caller.orgId, taskId(call.params), readOptions(call));
+    const { task, canceled } = await deps.tasks.cancel(call.caller, taskId(call.params), readOptions(call));
     if (!canceled) throw new RpcError(JSONRPC.TASK_NOT_CANCELABLE, `Task ${task.id} has already ended (${task.state}) and cannot be canceled.`);
     return taskShape(task, call.version);
   }
 
-  /** ListTasks (A2A 1.0): the organization's tasks newest first, paged by pageSize/pageToken, filtered by contextId, status and statusTimestampAfter. */
+  /** ListTasks (A2A 1.0): the caller's own tasks newest first, paged by pageSize/pageToken, filtered by contextId, status and statusTimestampAfter. */
   async function list(call: Call): Promise<unknown> {
     const p = call.params;
     const pageSize = p.pageSize === undefined || p.pageSize === null ? PAGE.default : Number(p.pageSize);
@@ -203,7 +203,7 @@ export function registerA2A(app: FastifyInstance, deps: A2ADeps): void {
     const since = typeof p.statusTimestampAfter === 'string' && p.statusTimestampAfter ? new Date(p.statusTimestampAfter) : undefined;
     if (since && Number.isNaN(since.getTime())) throw new RpcError(JSONRPC.INVALID_PARAMS, 'statusTimestampAfter must be an ISO 8601 timestamp.');
     const filter = { contextId: typeof p.contextId === 'string' && p.contextId ? p.contextId : undefined, state, updatedSince: since };
-    const page = await deps.tasks.list(call.caller.orgId, { pageSize, pageToken: typeof p.pageToken === 'string' ? p.pageToken : undefined, filter }, readOptions(call));
+    const page = await deps.tasks.list(call.caller, { pageSize, pageToken: typeof p.pageToken === 'string' ? p.pageToken : undefined, filter }, readOptions(call));
     const withArtifacts = p.includeArtifacts === true;
     const tasks = page.tasks.map((t) => ({ ...taskShape(t, call.version), ...(withArtifacts ? {} : { artifacts: [] }) }));
     return { tasks, nextPageToken: page.nextPageToken, pageSize, totalSize: page.totalSize };
@@ -225,7 +225,7 @@ export function registerA2A(app: FastifyInstance, deps: A2ADeps): void {
       shown = now;
       if (TERMINAL_STATES.includes(task.state) || reply.raw.destroyed) break;
       await new Promise((resolve) => setTimeout(resolve, POLL_MS));
-      task = await deps.tasks.get(call.caller.orgId, task.id, readOptions(call));
+      task = await deps.tasks.get(call.caller, task.id, readOptions(call));
     }
     reply.raw.end();
   }

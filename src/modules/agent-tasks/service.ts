@@ -4,8 +4,10 @@
  * process memory: a task whose operation started long work (a delivery, a file match, a model segment)
  * is `following` and its state is derived from that resource on every read; a task whose operation is
  * still running in a process carries a lease that process renews, and a read after the lease lapsed
- * (the process stopped) fails it with TASK_INTERRUPTED. Reads, lists and cancellation see only the
- * caller's organization (another organization's task is not found). Protocol shapes live in src/http/a2a/.
+ * (the process stopped) fails it with TASK_INTERRUPTED. A task belongs to the user who started it (its
+ * artifacts may hold a private segment or a live upload URL): reads, lists and cancellation see only the
+ * caller's own tasks, and another user's task, in the same organization or not, is not found exactly
+ * like a task that does not exist. Protocol shapes live in src/http/a2a/.
  */
 import type { Kysely } from 'kysely';
 import { DomainError } from '../../core/errors.ts';
@@ -14,7 +16,7 @@ import { pageQuery, toPage } from '../../core/page.ts';
 import type { DB } from '../../db/schema.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { newId } from '../../lib/ids.ts';
-import { createAgentTaskStore, type AgentTaskRow, type TaskFilter } from './store.ts';
+import { createAgentTaskStore, type AgentTaskRow, type TaskFilter, type TaskOwner } from './store.ts';
 
 export type AgentTaskState = 'submitted' | 'working' | 'completed' | 'failed' | 'canceled';
 export const TERMINAL_STATES: readonly AgentTaskState[] = ['completed', 'failed', 'canceled'];
@@ -58,8 +60,8 @@ function present(row: AgentTaskRow): AgentTask {
   };
 }
 
-const notFound = (id: string) => new DomainError('NOT_FOUND', `No task ${id} in this organization.`, {
-  nextStep: 'Use the task id a SendMessage (message/send) of this organization answered.',
+const notFound = (id: string) => new DomainError('NOT_FOUND', `No task ${id} of yours.`, {
+  nextStep: 'Use the task id a SendMessage (message/send) of yours answered; tasks are visible only to the user who started them.',
 });
 
 /** The section 7 envelope a task keeps when it failed without an operation error of its own. */
@@ -86,20 +88,20 @@ export function createAgentTaskService(deps: { db: Kysely<DB>; clock: Clock }) {
     const now = clock.now();
     if (!task.following) {
       if (task.leaseUntil && task.leaseUntil.getTime() >= now.getTime()) return task;
-      await store.transition(task.orgId, task.id, OPEN, { state: 'failed', error: failure(interrupted(task), requestId), at: now });
-      return present((await store.find(task.orgId, task.id))!);
+      await store.transition(task, task.id, OPEN, { state: 'failed', error: failure(interrupted(task), requestId), at: now });
+      return present((await store.find(task, task.id))!);
     }
     const seen = follow ? await follow(task) : null;
     if (!seen) return task;
     const { progress, resource } = seen;
     if (progress.state === 'working') {
-      if (JSON.stringify(resource) !== JSON.stringify(task.progress)) await store.setProgress(task.orgId, task.id, resource, now);
+      if (JSON.stringify(resource) !== JSON.stringify(task.progress)) await store.setProgress(task, task.id, resource, now);
     } else if (progress.state === 'completed') {
-      await store.transition(task.orgId, task.id, OPEN, { state: 'completed', progress: resource, at: now });
+      await store.transition(task, task.id, OPEN, { state: 'completed', progress: resource, at: now });
     } else if (progress.state === 'failed') {
-      await store.transition(task.orgId, task.id, OPEN, { state: 'failed', progress: resource, error: failure(workFailed(task, progress.reason), requestId), at: now });
+      await store.transition(task, task.id, OPEN, { state: 'failed', progress: resource, error: failure(workFailed(task, progress.reason), requestId), at: now });
     }
-    return present((await store.find(task.orgId, task.id))!);
+    return present((await store.find(task, task.id))!);
   }
 
   const tasks = {
@@ -116,7 +118,7 @@ export function createAgentTaskService(deps: { db: Kysely<DB>; clock: Clock }) {
     /** Renews the lease of a task whose operation this process runs, until the returned function is called. */
     hold(task: AgentTask): () => void {
       const timer = setInterval(() => {
-        store.renewLease(task.orgId, task.id, new Date(clock.now().getTime() + LEASE_MS)).catch(() => undefined);
+        store.renewLease(task, task.id, new Date(clock.now().getTime() + LEASE_MS)).catch(() => undefined);
       }, LEASE_MS / 3);
       timer.unref();
       return () => clearInterval(timer);
@@ -125,44 +127,44 @@ export function createAgentTaskService(deps: { db: Kysely<DB>; clock: Clock }) {
      * Records what the operation answered: failed with its envelope, or completed, or (when `progress`
      * says its work goes on) still working and following that resource. A task canceled meanwhile stays canceled.
      */
-    async finish(orgId: string, id: string, outcome: { result: unknown; progress?: FollowProgress } | { error: Record<string, unknown> }, requestId: string): Promise<AgentTask> {
+    async finish(owner: TaskOwner, id: string, outcome: { result: unknown; progress?: FollowProgress } | { error: Record<string, unknown> }, requestId: string): Promise<AgentTask> {
       const at = clock.now();
       if ('error' in outcome) {
-        await store.transition(orgId, id, OPEN, { state: 'failed', error: outcome.error, at });
+        await store.transition(owner, id, OPEN, { state: 'failed', error: outcome.error, at });
       } else if (outcome.progress?.state === 'working') {
-        await store.transition(orgId, id, OPEN, { state: 'working', result: outcome.result, following: true, at });
+        await store.transition(owner, id, OPEN, { state: 'working', result: outcome.result, following: true, at });
       } else if (outcome.progress?.state === 'failed') {
-        const task = present((await store.find(orgId, id))!);
-        await store.transition(orgId, id, OPEN, { state: 'failed', result: outcome.result, error: failure(workFailed(task, outcome.progress.reason), requestId), at });
+        const task = present((await store.find(owner, id))!);
+        await store.transition(owner, id, OPEN, { state: 'failed', result: outcome.result, error: failure(workFailed(task, outcome.progress.reason), requestId), at });
       } else {
-        await store.transition(orgId, id, OPEN, { state: 'completed', result: outcome.result, at });
+        await store.transition(owner, id, OPEN, { state: 'completed', result: outcome.result, at });
       }
-      return present((await store.find(orgId, id))!);
+      return present((await store.find(owner, id))!);
     },
-    /** The task, brought up to date (see `refresh`). */
-    async get(orgId: string, id: string, options: { follow?: Follower; requestId: string }): Promise<AgentTask> {
-      const row = await store.find(orgId, id);
+    /** The owner's task, brought up to date (see `refresh`); anyone else's is NOT_FOUND. */
+    async get(owner: TaskOwner, id: string, options: { follow?: Follower; requestId: string }): Promise<AgentTask> {
+      const row = await store.find(owner, id);
       if (!row) throw notFound(id);
       return refresh(present(row), options.follow, options.requestId);
     },
-    /** One page of the organization's tasks, newest first; `pageToken` is the `nextPageToken` of the previous page (same filter). */
-    async list(orgId: string, request: { pageSize: number; pageToken?: string; filter: TaskFilter }, options: { follow?: Follower; requestId: string }) {
+    /** One page of the owner's tasks, newest first; `pageToken` is the `nextPageToken` of the previous page (same filter). */
+    async list(owner: TaskOwner, request: { pageSize: number; pageToken?: string; filter: TaskFilter }, options: { follow?: Follower; requestId: string }) {
       const scope = `${LIST_SCOPE}|${request.filter.contextId ?? ''}|${request.filter.state ?? ''}|${request.filter.updatedSince?.toISOString() ?? ''}`;
       const q = pageQuery(scope, { limit: request.pageSize, cursor: request.pageToken || undefined });
-      const rows = await store.page(orgId, request.filter, q.after, q.fetch);
+      const rows = await store.page(owner, request.filter, q.after, q.fetch);
       const page = toPage(scope, rows, q.limit, (r) => ({ at: new Date(r.created_at), id: r.id }), present);
       const items = await Promise.all(page.items.map((t) => refresh(t, options.follow, options.requestId)));
-      return { tasks: items, nextPageToken: page.next_cursor ?? '', totalSize: await store.count(orgId, request.filter) };
+      return { tasks: items, nextPageToken: page.next_cursor ?? '', totalSize: await store.count(owner, request.filter) };
     },
-    /** Cancels a task that has not ended; `canceled` is false when it had already ended (it is left as it was). */
-    async cancel(orgId: string, id: string, options: { follow?: Follower; requestId: string }): Promise<{ task: AgentTask; canceled: boolean }> {
-      const current = await tasks.get(orgId, id, options);
-      const canceled = !TERMINAL_STATES.includes(current.state) && await store.transition(orgId, id, OPEN, { state: 'canceled', at: clock.now() });
-      return { task: present((await store.find(orgId, id))!), canceled };
+    /** Cancels an owner's task that has not ended; `canceled` is false when it had already ended (it is left as it was). */
+    async cancel(owner: TaskOwner, id: string, options: { follow?: Follower; requestId: string }): Promise<{ task: AgentTask; canceled: boolean }> {
+      const current = await tasks.get(owner, id, options);
+      const canceled = !TERMINAL_STATES.includes(current.state) && await store.transition(owner, id, OPEN, { state: 'canceled', at: clock.now() });
+      return { task: present((await store.find(owner, id))!), canceled };
     },
   };
   return tasks;
 }
 
 export type AgentTaskService = ReturnType<typeof createAgentTaskService>;
-export type { TaskFilter };
+export type { TaskFilter, TaskOwner };
