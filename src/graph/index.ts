@@ -7,5 +7,6 @@ export { generateGraph, GENERATE_STAGES, type GenerateGraphOptions } from './gen
 export { releaseMajor, releaseMinor, DERIVE_STAGES, type DeriveReleaseOptions } from './derive.ts';
 export { importGraph, mappingIssues, IMPORT_STAGES, type ImportGraphOptions, type ImportMapping, type ImportResult } from './import.ts';
 export { readCurrentRelease, type ReleaseInfo } from './releases.ts';
+export { acquireGenerateLock } from './generate-lock.ts';
 export type { ProgressEvent, ProgressFn } from './build.ts';
 export { GraphImportError, GraphReleaseError, WarehouseUnavailableError } from './errors.ts';
