@@ -13,7 +13,7 @@
 import { createCipheriv, type Cipheriv } from 'node:crypto';
 import { hmacKey8 } from './hmac-key8.ts';
 import { hmacKey8Simd, SIMD_BATCH } from './hmac-key8-simd.ts';
-import { assertClientCode, graphPersonIdKeys } from './person-id.ts';
+import { assertClientCode, graphPersonIdKeys, type IssuingLevel } from './person-id.ts';
 
 const B32 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
 /** PAIRS[v] for a 10-bit v: its two base32 characters as ASCII codes (hi << 8 | lo). */
@@ -94,7 +94,8 @@ export function graphPersonIdPrefix(orgClientCode: string): string {
   return `${orgClientCode}_01_`;
 }
 
-export function graphPersonIdBatchEncoder(o: { orgId: string; orgClientCode: string; secret: string | Buffer }): PersonIdBatchEncoder {
+/** `level`: the match level issuing the ids (person-id.ts; default I). */
+export function graphPersonIdBatchEncoder(o: { orgId: string; orgClientCode: string; secret: string | Buffer; level?: IssuingLevel }): PersonIdBatchEncoder {
   const prefix = graphPersonIdPrefix(o.orgClientCode);
   const { encKey, macKey } = graphPersonIdKeys(o);
   const core = graphPersonIdHashes(encKey, macKey);

@@ -11,6 +11,11 @@
  *   HASH   = base32(AES-256-ECB(encKey, block))      -> 26 chars, RFC 4648 alphabet, no padding
  * ECB is safe here: exactly one block, and the block is unique per person key. Decoding checks
  * the 64-bit tag, so a foreign org's id, a tampered id or a random string returns null.
+ * The issuing match level is carried by the MAC key (docs/decisions/051-enrichment-by-match-level.md):
+ * level I uses `mac` above (so every id issued before levels were carried still decodes, as I), levels
+ * H, D, S and A use `mac-H`, `mac-D`, ... . Decoding finds the level whose tag verifies, so an id
+ * issued by an address-level match can never be presented as an individual one, and nothing in the
+ * id tells a customer the level (it is in the response anyway).
  *
  * Tiers 02-05 (continuity labels): HMAC of the row's own strongest signal under a separate
  * per-org key, 20 bytes -> 32 base32 chars. The different length and tier make them
@@ -25,6 +30,11 @@ import { addressKey } from './normalize/address/address.ts';
 import type { NormalizedRecord } from './normalize/record.ts';
 
 export type PersonTier = '01' | '02' | '03' | '04' | '05';
+
+/** The match level that issued a tier 01 id (the matcher's MatchLevel; kept here so the codec depends on nothing). */
+export type IssuingLevel = 'I' | 'H' | 'D' | 'S' | 'A';
+const ISSUING_LEVELS: readonly IssuingLevel[] = ['I', 'H', 'D', 'S', 'A'];
+const macPurpose = (level: IssuingLevel) => (level === 'I' ? 'mac' : `mac-${level}`);
 
 export interface ParsedPersonId {
   clientCode: string;
@@ -125,18 +135,20 @@ export interface GraphIdOptions {
   orgClientCode: string;
   personKey: PersonKey;
   secret: string | Buffer;
+  /** The match level that issues the id; default I (also the level of ids of audience members the service selected). */
+  level?: IssuingLevel;
 }
 
 /**
  * The two per-organization keys of tier 01 ids (see the header): for encoders that batch many ids
  * (src/identity/person-id-batch.ts) and must produce exactly what `graphPersonIdEncoder` does.
  */
-export function graphPersonIdKeys({ orgId, secret }: { orgId: string; secret: string | Buffer }): { encKey: Buffer; macKey: Buffer } {
-  return { encKey: orgKey(secret, 'enc', orgId), macKey: orgKey(secret, 'mac', orgId) };
+export function graphPersonIdKeys({ orgId, secret, level = 'I' }: { orgId: string; secret: string | Buffer; level?: IssuingLevel }): { encKey: Buffer; macKey: Buffer } {
+  return { encKey: orgKey(secret, 'enc', orgId), macKey: orgKey(secret, macPurpose(level), orgId) };
 }
 
-export function encodeGraphPersonId({ orgId, orgClientCode, personKey, secret }: GraphIdOptions): string {
-  return graphPersonIdEncoder({ orgId, orgClientCode, secret })(personKey);
+export function encodeGraphPersonId({ orgId, orgClientCode, personKey, secret, level }: GraphIdOptions): string {
+  return graphPersonIdEncoder({ orgId, orgClientCode, secret, ...(level ? { level } : {}) })(personKey);
 }
 
 /**
@@ -144,9 +156,9 @@ export function encodeGraphPersonId({ orgId, orgClientCode, personKey, secret }:
  * ECB without padding encrypts each 16-byte block on its own, so feeding blocks one after another
  * through one cipher gives exactly the per-id result.
  */
-export function graphPersonIdEncoder({ orgId, orgClientCode, secret }: Omit<GraphIdOptions, 'personKey'>): (personKey: PersonKey) => string {
+export function graphPersonIdEncoder({ orgId, orgClientCode, secret, level = 'I' }: Omit<GraphIdOptions, 'personKey'>): (personKey: PersonKey) => string {
   assertClientCode(orgClientCode);
-  const macKey = orgKey(secret, 'mac', orgId);
+  const macKey = orgKey(secret, macPurpose(level), orgId);
   const cipher = createCipheriv('aes-256-ecb', orgKey(secret, 'enc', orgId), null).setAutoPadding(false);
   return (personKey) => {
     const key = keyBytes(personKey);
@@ -162,8 +174,16 @@ export interface DecodeOptions {
   orgClientCode?: string;
 }
 
-/** The graph person key of a tier 01 id issued to this org; null for anything else. Never throws. */
-export function decodeGraphPersonId(id: unknown, { orgId, secret, orgClientCode }: DecodeOptions): bigint | null {
+/** The graph person key of a tier 01 id issued to this org, whatever its level; null for anything else. Never throws. */
+export function decodeGraphPersonId(id: unknown, options: DecodeOptions): bigint | null {
+  return decodeIssuedPersonId(id, options)?.personKey ?? null;
+}
+
+/**
+ * The graph person key of a tier 01 id issued to this org and the match level that issued it; null for
+ * anything else (foreign, tampered, malformed, tier 02-05). Never throws.
+ */
+export function decodeIssuedPersonId(id: unknown, { orgId, secret, orgClientCode }: DecodeOptions): { personKey: bigint; level: IssuingLevel } | null {
   const parsed = parsePersonId(id);
   if (!parsed || parsed.tier !== '01') return null;
   if (orgClientCode !== undefined && parsed.clientCode !== orgClientCode) return null;
@@ -172,9 +192,11 @@ export function decodeGraphPersonId(id: unknown, { orgId, secret, orgClientCode 
   const decipher = createDecipheriv('aes-256-ecb', orgKey(secret, 'enc', orgId), null).setAutoPadding(false);
   const plain = Buffer.concat([decipher.update(block), decipher.final()]);
   const key = plain.subarray(0, 8);
-  const expected = createHmac('sha256', orgKey(secret, 'mac', orgId)).update(key).digest().subarray(0, 8);
-  if (!timingSafeEqual(expected, plain.subarray(8))) return null;
-  return key.readBigUInt64BE();
+  for (const level of ISSUING_LEVELS) {
+    const expected = createHmac('sha256', orgKey(secret, macPurpose(level), orgId)).update(key).digest().subarray(0, 8);
+    if (timingSafeEqual(expected, plain.subarray(8))) return { personKey: key.readBigUInt64BE(), level };
+  }
+  return null;
 }
 
 /** The tier and the signal string a continuity id is derived from; null when the row has none. */

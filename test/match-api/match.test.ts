@@ -1,7 +1,8 @@
 import { ECHO_FIELDS } from '../../src/modules/matching/schemas.ts';
 /**
  * POST /v1/match over HTTP on a small generated graph: levels and ids, organization-salted ids,
- * direct refresh and its fallbacks, per-row warnings, field selection and PII, limits, scopes.
+ * direct refresh and its fallbacks, per-row warnings, field selection and PII, limits, scopes, and no
+ * reverse lookup of people through levels below I or their ids (decision 051).
  * Billing, idempotency and scratch segments: billing.test.ts.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -110,7 +111,9 @@ describe('iag_person_id', () => {
     const id = (await m.match({ records: [byNameEmail(a!)] })).body.records[0].iag_person_id;
     const res = await m.match({ records: [{ iag_person_id: id }], template_id: 'standard_iag' });
     expect(res.body.records[0]).toMatchObject({ iag_person_id: id, match_level: 'I', match_type: 'person_id', match_confidence: 1 });
-    expect(res.body.records[0]).toMatchObject({ enriched_first_name: a!.first_name, enriched_last_name: a!.last_name });
+    // An id is no identity: identity fields come back only for the caller's own identifying input (decision 051).
+    expect(res.body.records[0]).not.toHaveProperty('enriched_first_name');
+    expect(res.body.records[0].warnings.map((w: Row) => w.code)).toContain('pii_withheld');
   });
 
   it('a foreign, malformed or derived id falls back to the other fields', async () => {
@@ -210,5 +213,99 @@ describe('request limits and access', () => {
   it('is documented in the OpenAPI document', async () => {
     const doc = (await m.t.app.inject({ method: 'GET', url: '/v1/openapi.json' })).json();
     expect(doc.paths['/v1/match'].post.tags).toEqual(['Matching']);
+  });
+});
+
+/*
+ * Matching must not become a reverse lookup of people (issue #31 point 2; decision 051): a made-up name at a
+ * real address, or an email/phone alone, matches below I; the id such a match issues, sent alone, must not
+ * answer at I nor return the resident's or owner's name, birth date or address; and the levels below I carry
+ * only the enrichment fields decision 051 allows them.
+ */
+const IDENTITY = ['enriched_first_name', 'middle_name', 'enriched_last_name', 'name_suffix', 'enriched_dob', 'enriched_address_1', 'enriched_address_2'];
+/** The identity values of a person that must never come back to a caller who did not supply them. */
+const secretsOf = (p: Row) => [p.first_name, p.last_name, p.dobs, p.address_1].filter((v) => typeof v === 'string');
+const leaked = (record: Row, p: Row) => {
+  const shown = IDENTITY.map((k) => record[k]).filter((v) => v !== undefined && v !== null);
+  return secretsOf(p).filter((s) => shown.includes(s));
+};
+
+/** A made-up person at p's street address. */
+const strangerAt = (p: Row, houseNumber?: string) => ({
+  first_name: 'Zebulon', last_name: 'Quxworthy',
+  address_1: houseNumber ? title(p.address_1).replace(/^\d+/, houseNumber) : title(p.address_1), city: title(p.city), state: p.state, zip: p.zip5,
+});
+
+describe('reverse lookup through matching (issue #31, decision 051)', () => {
+  it('a made-up name at a real address answers below I; its id alone neither answers at I nor returns the resident\'s name, dob or address', async () => {
+    const p = people[0]!;
+    const near = String(Number(/^\d+/.exec(p.address_1)![0]) + 2);
+    const first = await m.match({ records: [{ row_id: 'same', ...strangerAt(p) }, { row_id: 'near', ...strangerAt(p, near) }], template_id: 'standard_iag' });
+    expect(first.status).toBe(200);
+    const [same, nearby] = first.body.records;
+    expect(['A', 'S', 'H']).toContain(same.match_level);
+    expect(leaked(same, p)).toEqual([]);
+    const ids = [same, nearby].filter((r: Row) => r.match_level !== null).map((r: Row) => r.iag_person_id);
+    expect(ids.length).toBeGreaterThan(0);
+    for (const id of ids) {
+      const refresh = await m.match({ records: [{ iag_person_id: id }], template_id: 'standard_iag' });
+      expect(refresh.status).toBe(200);
+      const r = refresh.body.records[0];
+      expect(r.match_level).not.toBe('I');
+      expect(leaked(r, p)).toEqual([]);
+      for (const k of IDENTITY) expect(r[k] ?? null).toBeNull();
+      // Not through a field list either.
+      const named = (await m.match({ records: [{ iag_person_id: id }], field_list: ['first_name', 'last_name', 'dob', 'address_1', 'age', 'household_income'] })).body.records[0];
+      expect(named.match_level).not.toBe('I');
+      for (const k of [...IDENTITY, 'age', 'household_income']) expect(named[k] ?? null).toBeNull();
+    }
+  });
+
+  it('an email alone or a phone alone (D) leads to no name or birth date through its id', async () => {
+    const p = people[1]!;
+    const [phone] = await m.q(`SELECT min(phone) AS phone FROM graph.phones WHERE person_key = ${p.person_key}`);
+    const rows: Row[] = [{ row_id: 'e', email: p.email }];
+    if (phone?.phone) rows.push({ row_id: 'p', phone: phone.phone });
+    const first = await m.match({ records: rows, template_id: 'standard_iag' });
+    const digital = first.body.records.filter((r: Row) => r.match_level === 'D');
+    expect(digital.length).toBeGreaterThan(0);
+    for (const d of digital) {
+      expect(leaked(d, p)).toEqual([]);
+      const r = (await m.match({ records: [{ iag_person_id: d.iag_person_id }], template_id: 'standard_iag' })).body.records[0];
+      expect(r.match_level).not.toBe('I');
+      expect(leaked(r, p)).toEqual([]);
+      for (const k of IDENTITY) expect(r[k] ?? null).toBeNull();
+    }
+  });
+
+  it('an id issued by an I match refreshes at I without identity fields (they are returned only for the caller\'s own identifying input)', async () => {
+    const p = people[2]!;
+    const honest = (await m.match({ records: [byNameEmail(p)], template_id: 'standard_iag' })).body.records[0];
+    expect(honest).toMatchObject({ match_level: 'I', enriched_last_name: p.last_name, enriched_dob: p.dobs });
+    const r = (await m.match({ records: [{ iag_person_id: honest.iag_person_id }], field_list: ['last_name', 'dob', 'age'] })).body.records[0];
+    expect(r).toMatchObject({ iag_person_id: honest.iag_person_id, match_level: 'I', match_type: 'person_id', age: p.age });
+    for (const k of IDENTITY) expect(r[k] ?? null).toBeNull();
+    expect(r.warnings.map((w: Row) => w.code)).toContain('pii_withheld');
+  });
+
+  it('A, S, H and D answers carry only the fields decision 051 allows them: no exact age, no household income', async () => {
+    const p = people[3]!;
+    const fields = ['age', 'household_income', 'income_band', 'home_value', 'gender', 'zip5', 'state', 'dwelling_type'];
+    const res = await m.match({ records: [{ row_id: 'a', ...strangerAt(p) }, { row_id: 'd', email: p.email }], field_list: fields });
+    const [a, d] = res.body.records;
+    expect(['A', 'S', 'H']).toContain(a.match_level);
+    expect(d.match_level).toBe('D');
+    for (const r of [a, d]) {
+      for (const k of ['age', 'household_income', 'home_value']) expect(r[k] ?? null).toBeNull();
+      expect(r.warnings.map((w: Row) => w.code)).toContain('withheld_at_level');
+    }
+    // What each level may carry (decision 051): the address's geography and dwelling at A/S/H; the state at D.
+    expect(a).toMatchObject({ zip5: p.zip5, enriched_state: p.state, dwelling_type: p.dwelling_type });
+    expect(a.gender ?? null).toBeNull();
+    expect(d).toMatchObject({ enriched_state: p.state, gender: p.gender });
+    expect(d.zip5 ?? null).toBeNull();
+    // The same fields for an honest I match: all of them, exact.
+    const i = (await m.match({ records: [byNameEmail(p)], field_list: fields })).body.records[0];
+    expect(i).toMatchObject({ match_level: 'I', age: p.age, household_income: p.household_income, zip5: p.zip5 });
   });
 });

@@ -4,13 +4,14 @@
  * Low-cardinality columns are dictionary codes packed into 64-bit words (identity/matcher/attr-pack.ts):
  * the read fetches the words holding the selected fields and the selected unpacked columns, and decodes
  * the codes here with the index's dictionaries (loaded once per index and warehouse, or by `warmEnrichment`).
- * Only the selected catalog fields are read (the response schema whitelists them too).
- * Identity (PII) fields are returned for individual-level (I) matches only: for H/A/S the person is
- * the household's reference person and for D only an email/phone agreed, so returning their name,
- * birth date or address would disclose someone the caller did not identify (reverse lookup).
+ * Only the selected catalog fields are read (the response schema whitelists them too). Which of them a
+ * row may carry depends on its match level (disclosure.ts, decision 051): identity fields only for an I
+ * match of the caller's own input, since for H/A/S the person is the household's reference person and
+ * for D only an email/phone agreed, so returning their name, birth date or address would disclose
+ * someone the caller did not identify (reverse lookup).
  */
 import type { CatalogField } from '../../graph/catalog-types.ts';
-import { dictTable, plainColumn, splitLookup, wordColumn, type MatchLevel, type PackedColumn } from '../../identity/matcher/index.ts';
+import { dictTable, plainColumn, splitLookup, wordColumn, type PackedColumn } from '../../identity/matcher/index.ts';
 
 export interface EnrichmentReader {
   query(sql: string): Promise<Record<string, unknown>[]>;
@@ -123,16 +124,4 @@ export function decode(f: CatalogField, raw: unknown): unknown {
   if (raw instanceof Date) return f.type === 'DATE' ? raw.toISOString().slice(0, 10) : raw.toISOString();
   if (typeof raw === 'bigint') return raw.toString();
   return raw;
-}
-
-/** The attributes a row may see: PII fields only at level I (see the file comment). */
-export function visibleAttributes(attrs: Record<string, unknown>, fields: readonly CatalogField[], level: MatchLevel): { attrs: Record<string, unknown>; withheld: string[] } {
-  if (level === 'I') return { attrs, withheld: [] };
-  const shown: Record<string, unknown> = {};
-  const withheld: string[] = [];
-  for (const f of fields) {
-    if (f.pii) withheld.push(f.name);
-    else shown[f.name] = attrs[f.name] ?? null;
-  }
-  return { attrs: shown, withheld };
 }

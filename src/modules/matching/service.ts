@@ -10,7 +10,7 @@ import type { Clock } from '../../lib/clock.ts';
 import { createMatcher, MATCH_LEVELS, type Matcher, type WarmOptions, type MatchLevel, type MatchResult, type MatchWarehouse, type SpatialMode } from '../../identity/matcher/index.ts';
 import type { ReleaseInfo } from '../../graph/releases.ts';
 import { normalizeMatchInput } from '../../identity/normalize/index.ts';
-import { decodeGraphPersonId, deriveContinuityId, graphPersonIdEncoder } from '../../identity/person-id.ts';
+import { decodeIssuedPersonId, deriveContinuityId, graphPersonIdEncoder } from '../../identity/person-id.ts';
 import type { Viewer } from '../../core/caller.ts';
 import { DomainError } from '../../core/errors.ts';
 import { newId } from '../../lib/ids.ts';
@@ -19,7 +19,8 @@ import type { CatalogField, CatalogTemplate } from '../../graph/catalog-types.ts
 import { toClientError } from '../catalog/index.ts';
 import { DEFAULT_EPHEMERAL_TTL_HOURS, ephemeralExpiry, type SegmentsApi } from '../segments/index.ts';
 import { enrichmentKey, type MatchResponse } from './schemas.ts';
-import { readEnrichment, visibleAttributes, warmEnrichment } from './enrichment.ts';
+import { disclose, disclosureBasis } from './disclosure.ts';
+import { readEnrichment, warmEnrichment } from './enrichment.ts';
 import { selectFields } from './fields.ts';
 import type { MatchIndexProvider } from './match-index.ts';
 import { checkRecords, echoOf, unknownFieldWarnings } from './rows.ts';
@@ -115,14 +116,18 @@ export function createMatchingService(deps: MatchingDeps) {
     const today = deps.clock.now();
     const normalized = body.records.map((r, i) => ({ ...normalizeMatchInput(r, { position: i + 1, today }), rowId: rowIds[i]! }));
 
-    // Direct refresh only for a valid tier-01 id of this organization; anything else falls back.
+    // Direct refresh only for a tier-01 id of this organization issued by an I match: an id issued at H, D, S
+    // or A names a resident the caller did not identify, so it refreshes nothing (decision 051); the row
+    // falls back to its other fields, like any id that is not usable.
     const direct = new Map<string, bigint>();
     const idWarnings = new Map<number, { field: string; code: string; message: string }>();
     normalized.forEach((n, i) => {
       if (!n.iagPersonId) return;
-      const key = decodeGraphPersonId(n.iagPersonId, { orgId: caller.orgId, secret, orgClientCode: org.client_code });
-      if (key !== null) direct.set(rowIds[i]!, key);
-      else idWarnings.set(i, { field: 'iag_person_id', code: 'person_id_not_usable', message: 'iag_person_id is not a tier-01 id of this organization; matched on the other fields' });
+      const issued = decodeIssuedPersonId(n.iagPersonId, { orgId: caller.orgId, secret, orgClientCode: org.client_code });
+      if (issued?.level === 'I') direct.set(rowIds[i]!, issued.personKey);
+      else idWarnings.set(i, { field: 'iag_person_id', code: 'person_id_not_usable', message: issued
+        ? `iag_person_id was issued by a level ${issued.level} match and refreshes nothing (only ids of I matches do); matched on the other fields`
+        : 'iag_person_id is not a tier-01 id of this organization; matched on the other fields' });
     });
 
     const matcher = matcherFor(indexPath);
@@ -135,9 +140,15 @@ export function createMatchingService(deps: MatchingDeps) {
     // The enrichment read runs in the warehouse while the ids are computed here and the charge is settled.
     const enrichment = readEnrichment(deps.warehouse, { table: await matcher.indexTable('m_attr'), ways: matcher.lookupWays }, matchedKeys, fields);
     enrichment.catch(() => {}); // awaited in publish; this only keeps an early failure from going unhandled
-    const encodeId = graphPersonIdEncoder({ orgId: caller.orgId, orgClientCode: org.client_code, secret });
+    // Each id carries the level of the match that issued it (person-id.ts), so a refresh can never claim more.
+    const encoders = new Map<MatchLevel, (key: bigint) => string>();
+    const encodeId = (key: bigint, level: MatchLevel) => {
+      let e = encoders.get(level);
+      if (!e) encoders.set(level, (e = graphPersonIdEncoder({ orgId: caller.orgId, orgClientCode: org.client_code, secret, level })));
+      return e(key);
+    };
     const ids = results.map((r, i) => (r.personKey !== null && r.matchLevel !== null
-      ? encodeId(r.personKey)
+      ? encodeId(r.personKey, r.matchLevel)
       : deriveContinuityId({ orgId: caller.orgId, orgClientCode: org.client_code, secret, record: normalized[i]! })));
     return { release, results, matchedKeys, ids, idWarnings, enrichment };
   }
@@ -180,9 +191,10 @@ export function createMatchingService(deps: MatchingDeps) {
       const warnings = [...unknownFieldWarnings(input), ...(m.idWarnings.has(i) ? [m.idWarnings.get(i)!] : []), ...r.warnings];
       const attrs: Record<string, unknown> = {};
       if (r.personKey !== null && r.matchLevel !== null) {
-        const v = visibleAttributes(enrichment.get(r.personKey) ?? {}, fields, r.matchLevel);
+        const v = disclose(enrichment.get(r.personKey) ?? {}, fields, disclosureBasis(r.matchLevel, r.matchType));
         for (const [name, value] of Object.entries(v.attrs)) attrs[enrichmentKey(name)] = value;
-        if (v.withheld.length) warnings.push({ field: 'field_list', code: 'pii_withheld', message: `identity fields are returned for individual (I) matches only: ${v.withheld.join(', ')}` });
+        if (v.withheldIdentity.length) warnings.push({ field: 'field_list', code: 'pii_withheld', message: `identity fields are returned only for an individual (I) match of the record's own identifying fields, never for a refresh by iag_person_id: ${v.withheldIdentity.join(', ')}` });
+        if (v.withheldByLevel.length) warnings.push({ field: 'field_list', code: 'withheld_at_level', message: `not returned for a level ${r.matchLevel} match (decision 051): ${v.withheldByLevel.join(', ')}` });
       }
       return {
         row_id: rowIds[i]!, iag_person_id: m.ids[i]!, match_level: r.matchLevel, match_type: r.matchType, match_confidence: r.matchConfidence,
