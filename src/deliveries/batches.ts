@@ -26,6 +26,8 @@ export interface RowChunk {
   hasKey: (i: number) => boolean;
   /** Id of a row without a person key (matched sources' unmatched rows), else null. */
   fallbackIds: (string | null)[] | null;
+  /** The match level of each row of a matched source with levels (null: issued as I), else null. */
+  levels: (string | null)[] | null;
   /** Values per column of `columns`, in order. */
   values: unknown[][];
 }
@@ -133,18 +135,23 @@ async function matchedSource(wh: ExportWarehouse, o: ChunkSourceOptions, m: NonN
   keysTable: string, rowsTable: string, persons: string, batchRows: number) {
   const echo = m.echo ?? [];
   const nulls = (n: number) => Array.from({ length: n }, (_, i) => `NULL::VARCHAR AS e${i}`);
+  // A row's level and disclosure basis (decision 051: `refresh` for a direct refresh by id); NULL without levels.
+  const lvl = m.levels ? `CAST(${sqlIdent(m.levels.levelColumn)} AS VARCHAR)` : 'NULL::VARCHAR';
+  const basis = m.levels ? `CASE WHEN ${sqlIdent(m.levels.typeColumn)} = 'person_id' THEN 'refresh' ELSE ${lvl} END` : 'NULL::VARCHAR';
   const src = `SELECT CAST(row_id AS VARCHAR) AS row_id, CAST(person_key AS BIGINT) AS person_key, file_row_number AS pos,
       ${[...echo.map((e, i) => `CAST(${sqlIdent(e.column)} AS VARCHAR) AS e${i}`),
-         `${m.unmatchedIdColumn ? `CAST(${sqlIdent(m.unmatchedIdColumn)} AS VARCHAR)` : 'NULL::VARCHAR'} AS uid`].join(', ')}
+         `${m.unmatchedIdColumn ? `CAST(${sqlIdent(m.unmatchedIdColumn)} AS VARCHAR)` : 'NULL::VARCHAR'} AS uid`,
+         `${lvl} AS lvl`, `${basis} AS basis`].join(', ')}
     FROM read_parquet(${sqlLiteral(m.path)}, file_row_number = true)`;
+  const noLevel = 'NULL::VARCHAR AS lvl, NULL::VARCHAR AS basis';
   const parts = [
-    `SELECT 0 AS grp, pos, row_id, person_key, ${[...nulls(echo.length), 'NULL::VARCHAR AS uid'].join(', ')}
+    `SELECT 0 AS grp, pos, row_id, person_key, ${[...nulls(echo.length), 'NULL::VARCHAR AS uid', 'lvl', 'basis'].join(', ')}
        FROM src WHERE person_key IN (SELECT person_key FROM ${keysTable})`,
-    `SELECT 1 AS grp, k.person_key AS pos, NULL::VARCHAR AS row_id, k.person_key, ${[...nulls(echo.length), 'NULL::VARCHAR AS uid'].join(', ')}
+    `SELECT 1 AS grp, k.person_key AS pos, NULL::VARCHAR AS row_id, k.person_key, ${[...nulls(echo.length), 'NULL::VARCHAR AS uid', noLevel].join(', ')}
        FROM ${keysTable} k WHERE k.person_key NOT IN (SELECT person_key FROM src WHERE person_key IS NOT NULL)`,
   ];
   if (m.includeUnmatched) {
-    parts.push(`SELECT 0 AS grp, pos, row_id, NULL::BIGINT AS person_key, ${[...echo.map((_, i) => `e${i}`), 'uid'].join(', ')}
+    parts.push(`SELECT 0 AS grp, pos, row_id, NULL::BIGINT AS person_key, ${[...echo.map((_, i) => `e${i}`), 'uid', noLevel].join(', ')}
        FROM src WHERE person_key IS NULL`);
   }
   const fieldSql = o.columns.flatMap((c) => c.sql);
@@ -152,11 +159,11 @@ async function matchedSource(wh: ExportWarehouse, o: ChunkSourceOptions, m: NonN
   const echoSql = m.echoColumns.flatMap((c) => c.sql);
   await wh.query(`CREATE TABLE ${rowsTable} AS
     WITH src AS (${src}), r AS (${parts.join(' UNION ALL ')})
-    SELECT row_number() OVER (ORDER BY r.grp, r.pos) - 1 AS ord, r.person_key, r.uid, CAST(r.row_id AS VARCHAR) AS row_id,
+    SELECT row_number() OVER (ORDER BY r.grp, r.pos) - 1 AS ord, r.person_key, r.uid, r.lvl, CAST(r.row_id AS VARCHAR) AS row_id,
       ${[...fieldSql, ...echoSql].join(', ')}
     FROM r LEFT JOIN ${persons} p ON p.person_key = r.person_key
     ORDER BY ord`);
-  const names = ['person_key', 'uid', 'row_id', ...[...o.columns, ...m.echoColumns].flatMap((c) => c.sql.map(aliasOf))];
+  const names = ['person_key', 'uid', 'lvl', 'row_id', ...[...o.columns, ...m.echoColumns].flatMap((c) => c.sql.map(aliasOf))];
   const query = ([lo, hi]: [bigint, bigint]) =>
     wh.materialize(`SELECT ${names.map(sqlIdent).join(', ')} FROM ${rowsTable} WHERE ord BETWEEN ${lo} AND ${hi} ORDER BY ord`);
   const { total, bounds } = await batchBounds(wh, rowsTable, 'ord', batchRows);
@@ -188,7 +195,7 @@ async function* readBatches(bounds: [bigint, bigint][], query: (b: [bigint, bigi
   }
 }
 
-/** Layout of a batch chunk: person_key, [uid, row_id,] then each column's SQL items. */
+/** Layout of a batch chunk: person_key, [uid, lvl, row_id,] then each column's SQL items. */
 function decodeChunk(chunk: DuckDBDataChunk, columns: readonly OutputColumn[], matched: boolean): RowChunk {
   const keyColumn = rawColumn(chunk, 0, 8);
   const keys = int64Copy(keyColumn);
@@ -196,14 +203,16 @@ function decodeChunk(chunk: DuckDBDataChunk, columns: readonly OutputColumn[], m
   const hasKey = (i: number) => validity === null || ((validity[i >>> 5]! >>> (i & 31)) & 1) === 1;
   let at = 1;
   let fallbackIds: (string | null)[] | null = null;
+  let levels: (string | null)[] | null = null;
   if (matched) {
     fallbackIds = strings(rawColumn(chunk, 1, 16));
-    at = 2;
+    levels = strings(rawColumn(chunk, 2, 16));
+    at = 3;
   }
   const values: unknown[][] = [];
   for (const c of columns) {
     values.push(c.decode(chunk, at));
     at += c.sql.length;
   }
-  return { count: chunk.rowCount, keys, hasKey, fallbackIds, values };
+  return { count: chunk.rowCount, keys, hasKey, fallbackIds, levels, values };
 }

@@ -142,6 +142,21 @@ export function fieldColumn(f: ExportField, alias = 'p'): OutputColumn {
   };
 }
 
+/**
+ * `column` whose values are NULL unless `condition` holds for the row (a matched export's per-row
+ * disclosure rule, decision 051): each select item `expr AS "alias"` becomes `CASE WHEN ... THEN expr END`.
+ */
+export function gatedColumn(column: OutputColumn, condition: string): OutputColumn {
+  return {
+    ...column,
+    sql: column.sql.map((item) => {
+      const at = item.lastIndexOf(' AS "');
+      if (at < 0) throw new ExportRequestError(`select item without an alias: ${item}`);
+      return `CASE WHEN ${condition} THEN ${item.slice(0, at)} END${item.slice(at)}`;
+    }),
+  };
+}
+
 /** A VARCHAR column selected by a ready SQL expression (row_id, echoed inputs). */
 export function stringColumn(name: string, expression: string): OutputColumn {
   return { name, kind: 'string', sql: [`CAST(${expression} AS VARCHAR) AS ${ident(name)}`], decode: readerFor('string') };

@@ -15,7 +15,7 @@
 import { promisify } from 'node:util';
 import zlib from 'node:zlib';
 import { openChunkSource, type RowChunk } from './batches.ts';
-import { fieldColumn, ID_COLUMN, stringColumn, type OutputColumn } from './columns.ts';
+import { fieldColumn, gatedColumn, ID_COLUMN, sqlLiteral, stringColumn, type OutputColumn } from './columns.ts';
 import { ExportFailedError, ExportRequestError } from './errors.ts';
 import { chunkIds, type ChunkIds } from './ids.ts';
 import type { AvroEncoder } from './formats/avro.ts';
@@ -56,8 +56,19 @@ interface Plan {
   rowIdColumn: OutputColumn | null;
 }
 
+/**
+ * A field of a matched export with levels, NULL on rows whose match basis may not carry it (decision 051);
+ * rows without a basis (members the service selected, unmatched rows) are not gated.
+ */
+function matchedFieldColumn(f: ExportRequest['fields'][number]): OutputColumn {
+  const column = fieldColumn(f, 'p');
+  if (!f.matchBases) return column;
+  const allowed = f.matchBases.length ? `r.basis IN (${f.matchBases.map(sqlLiteral).join(', ')})` : 'false';
+  return gatedColumn(column, `r.basis IS NULL OR ${allowed}`);
+}
+
 function plan(req: ExportRequest): Plan {
-  const fieldColumns = req.fields.map((f) => fieldColumn(f, 'p'));
+  const fieldColumns = req.fields.map((f) => (req.matched?.levels ? matchedFieldColumn(f) : fieldColumn(f, 'p')));
   const echoColumns = (req.matched?.echo ?? []).map((e, i) => stringColumn(e.name, `r.e${i}`));
   const rowIdColumn = req.matched ? stringColumn(ROW_ID_COLUMN, 'row_id') : null;
   const encoderColumns: EncoderColumn[] = [
@@ -158,7 +169,7 @@ async function exportFromWarehouse(req: ExportRequest, p: Plan, encoder: RowEnco
   try {
     ids = chunkIds(req.personIds, req.idWorker ?? false);
     for await (const chunk of source.chunks()) {
-      const pending = ids.of(chunk.keys, chunk.count, chunk.hasKey);
+      const pending = ids.of(chunk.keys, chunk.count, chunk.hasKey, chunk.levels);
       // Awaited in order below; until then a failure must not count as an unhandled rejection.
       pending.catch(() => {});
       waiting.push({ chunk, ids: pending });

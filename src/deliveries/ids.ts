@@ -8,8 +8,8 @@
  * a core is idle while the main thread encodes.
  */
 import { Worker } from 'node:worker_threads';
-import { graphPersonIdBatchEncoder, graphPersonIdPrefix, personIdsFromHashes } from '../identity/person-id-batch.ts';
-import { graphPersonIdKeys } from '../identity/person-id.ts';
+import { graphPersonIdBatchEncoder, graphPersonIdPrefix, personIdsFromHashes, type PersonIdBatchEncoder } from '../identity/person-id-batch.ts';
+import { graphPersonIdKeys, type IssuingLevel } from '../identity/person-id.ts';
 import type { ExportPersonIds } from './types.ts';
 
 export interface IdRequest {
@@ -21,14 +21,50 @@ export interface IdRequest {
 export type IdReply = { id: number; text: ArrayBuffer; error?: undefined } | { id: number; text?: undefined; error: string };
 
 export interface ChunkIds {
-  /** The ids of `count` keys (null where `valid(i)` is false); `keys` may be reused once this returns. */
-  of(keys: BigInt64Array, count: number, valid: (i: number) => boolean): Promise<(string | null)[]>;
+  /**
+   * The ids of `count` keys (null where `valid(i)` is false); `keys` may be reused once this returns.
+   * `levels[i]`: the match level issuing row i's id (person-id.ts; null or I: level I).
+   */
+  of(keys: BigInt64Array, count: number, valid: (i: number) => boolean, levels?: (string | null)[] | null): Promise<(string | null)[]>;
   close(): Promise<void>;
+}
+
+const LOWER_LEVELS: readonly IssuingLevel[] = ['H', 'D', 'S', 'A'];
+
+/**
+ * Rows of a matched export issued below I get ids under their level's key (person-id.ts), in-process: the
+ * I ids of a chunk come from `base` (worker or not), the others are re-encoded per level here.
+ */
+function withLevels(o: ExportPersonIds, base: ChunkIds): ChunkIds {
+  const encoders = new Map<IssuingLevel, PersonIdBatchEncoder>();
+  const encoderOf = (level: IssuingLevel) => {
+    let e = encoders.get(level);
+    if (!e) encoders.set(level, (e = graphPersonIdBatchEncoder({ ...o, level })));
+    return e;
+  };
+  return {
+    async of(keys, count, valid, levels) {
+      const present = levels ? LOWER_LEVELS.filter((level) => levels.slice(0, count).includes(level)) : [];
+      if (!levels || present.length === 0) return base.of(keys, count, valid);
+      const isLower = (i: number) => present.includes(levels[i] as IssuingLevel);
+      // Encoded before `base` answers (the caller may reuse `keys` once this returns), only for the levels present.
+      const lower = new Map(present.map((level) => [level, encoderOf(level).encode(keys, count, (i) => valid(i) && levels[i] === level)]));
+      const pending = base.of(keys, count, (i) => valid(i) && !isLower(i));
+      const ids = await pending;
+      for (let i = 0; i < count; i++) if (isLower(i)) ids[i] = lower.get(levels[i] as IssuingLevel)![i]!;
+      return ids;
+    },
+    close: () => base.close(),
+  };
 }
 
 const nativeTypeScript = Boolean((process.features as { typescript?: string | false }).typescript);
 
 export function chunkIds(o: ExportPersonIds, worker: boolean): ChunkIds {
+  return withLevels(o, levelIChunkIds(o, worker));
+}
+
+function levelIChunkIds(o: ExportPersonIds, worker: boolean): ChunkIds {
   if (!worker) {
     const encoder = graphPersonIdBatchEncoder(o);
     return { of: async (keys, count, valid) => encoder.encode(keys, count, valid), close: async () => {} };

@@ -29,6 +29,12 @@ export interface ExportField {
   enumValues?: readonly string[];
   /** Personally identifying (catalog `pii`). The engine writes what it is given; the caller checks it. */
   pii: boolean;
+  /**
+   * In a matched export with `levels`: the match bases (decision 051: a match level, or `refresh` for a
+   * direct refresh by id) whose rows carry this field; other matched rows carry NULL. Members the
+   * service selected (no source row) carry it. Absent: every row carries it.
+   */
+  matchBases?: readonly string[];
 }
 
 /** The warehouse calls the engine makes (src/graph/warehouse.ts implements them). */
@@ -60,6 +66,11 @@ export interface MatchedRowsSource {
   echo?: readonly { column: string; name: string }[];
   /** Column of the Parquet file holding a best-effort id for unmatched rows (tier 02-05); else null. */
   unmatchedIdColumn?: string;
+  /**
+   * Columns of the file holding each row's match level and match type (rows.parquet: `match_level`,
+   * `match_type`). Given, a row's tier 01 id carries its level and its fields obey `ExportField.matchBases`.
+   */
+  levels?: { levelColumn: string; typeColumn: string };
 }
 
 export interface ExportPersonIds {

@@ -2,11 +2,13 @@
  * Deliveries of a file match over HTTP (spec 4.5 workflow: create, upload, resolve, then
  * POST /v1/match/{match_id}/deliveries): rows carry the customer's row_id, unmatched rows only with
  * include_unmatched, and the run's deferred match cost is charged on its first successful delivery only.
+ * No reverse lookup (issue #31, decision 051): rows matched below I carry no identity field they did not supply.
  */
 import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { JobDefinition } from '../../src/jobs/worker.ts';
 import { setupWithEvents, toCsv } from '../file-match/helpers.ts';
+import { pickPersons, title, type Row } from '../match-api/setup.ts';
 import { testStores } from '../helpers/stores.ts';
 import { waitFor } from '../webhooks/helpers.ts';
 
@@ -39,6 +41,19 @@ async function ledger(orgId: string) {
   return database.db.selectFrom('usage_ledger').select(['id', 'kind', 'quantity', 'amount_cents', 'status']).where('org_id', '=', orgId).execute();
 }
 
+/** The delivery once it left processing (it must have completed) and the rows of its first CSV part. */
+async function completed(audienceId: string, deliveryId: string) {
+  const { f } = fx;
+  let d: any;
+  await waitFor(async () => {
+    d = (await f.call('GET', `/v1/audiences/${audienceId}/deliveries/${deliveryId}`)).body;
+    return d.status !== 'processing';
+  }, 90_000);
+  expect(d.status).toBe('completed');
+  const file = await f.t.app.inject({ method: 'GET', url: d.download_urls[0].replace(/^https?:\/\/[^/]+/, '') });
+  return { d, rows: parse(file.rawPayload, { columns: true }) as Record<string, string>[] };
+}
+
 describe('file-match deliveries', () => {
   it('delivers row_id with every row, unmatched rows on request, and charges the match run once', { timeout: 120_000 }, async () => {
     const { f, p } = fx;
@@ -57,14 +72,7 @@ describe('file-match deliveries', () => {
     const res = await f.call('POST', `/v1/match/${c.match_id}/deliveries`, { field_list: ['age'], include_unmatched: true });
     expect(res.status).toBe(202);
     expect(res.body).toMatchObject({ audience_id: c.audience_id, matched_segment_id: c.segment_id, source_job_id: `${c.segment_id}.v1`, include_unmatched: true });
-    let d: any;
-    await waitFor(async () => {
-      d = (await f.call('GET', `/v1/audiences/${c.audience_id}/deliveries/${res.body.delivery_id}`)).body;
-      return d.status !== 'processing';
-    }, 60_000);
-    expect(d.status).toBe('completed');
-    const file = await f.t.app.inject({ method: 'GET', url: d.download_urls[0].replace(/^https?:\/\/[^/]+/, '') });
-    const rows = parse(file.rawPayload, { columns: true }) as Record<string, string>[];
+    const { d, rows } = await completed(c.audience_id, res.body.delivery_id);
     expect(Object.keys(rows[0]!).slice(0, 3)).toEqual(['row_id', 'iag_person_id', 'age']);
     // Every input row, in the customer's order; the invented people have no tier-01 id.
     expect(rows.map((r) => r.row_id)).toEqual([...p.good, ...p.nobody].map((r) => r.row_id));
@@ -92,5 +100,44 @@ describe('file-match deliveries', () => {
     expect(list.map((x: any) => x.delivery_id)).toEqual([again.body.delivery_id, res.body.delivery_id]);
     const second = list[0];
     expect(second.output_record_count).toBeLessThan(p.good.length + p.nobody.length);
+  });
+});
+
+describe('delivery of a file match of address-only rows (issue #31, decision 051)', () => {
+  it('standard_iag carries no identity field the rows did not supply; I rows keep theirs; A ids refresh nothing', { timeout: 150_000 }, async () => {
+    const { f } = fx;
+    const persons = await pickPersons(f, 8);
+    const addressOnly = persons.slice(0, 6).map((p, i) => ({ row_id: `a${i}`, address_1: title(p.address_1), city: title(p.city), state: p.state, zip: p.zip5, email: '' }));
+    const honest = persons.slice(6).map((p, i) => ({ row_id: `i${i}`, address_1: '', city: '', state: '', zip: '', email: p.email, first_name: title(p.first_name), last_name: title(p.last_name) }));
+    const rows = [...addressOnly.map((r) => ({ ...r, first_name: '', last_name: '' })), ...honest];
+    const c = await f.create({});
+    expect((await f.put(c.upload_url, toCsv(rows, ['row_id', 'first_name', 'last_name', 'email', 'address_1', 'city', 'state', 'zip']))).status).toBe(200);
+    expect(await f.waitStatus(c.segment_id, ['completed', 'failed'])).toMatchObject({ matching_status: 'completed' });
+
+    const res = await f.call('POST', `/v1/match/${c.match_id}/deliveries`, { template_id: 'standard_iag' });
+    expect(res.status).toBe(202);
+    const { rows: out } = await completed(c.audience_id, res.body.delivery_id);
+    const byRow = new Map(out.map((r) => [r.row_id, r]));
+
+    const resident = persons.slice(0, 6);
+    const delivered = addressOnly.map((r, i) => ({ row: byRow.get(r.row_id), p: resident[i]! })).filter((x) => x.row);
+    expect(delivered.length).toBeGreaterThan(0);
+    for (const { row } of delivered) {
+      for (const k of ['first_name', 'middle_name', 'last_name', 'name_suffix', 'dob', 'address_1', 'address_2']) expect(row![k]).toBe('');
+      // The place may come back (the row gave it): decision 051.
+      expect(row!.zip5).not.toBe('');
+    }
+    // The honest rows (name + email: I) keep the identity fields of the person they identified.
+    for (const [i, p] of persons.slice(6).entries()) {
+      const row = byRow.get(`i${i}`);
+      expect(row).toMatchObject({ last_name: p.last_name, dob: p.dobs });
+    }
+    // A delivered id of an address-only row refreshes nothing; an I row's id refreshes at I without identity.
+    const refresh = await f.match({ records: [{ row_id: 'a', iag_person_id: delivered[0]!.row!.iag_person_id }, { row_id: 'i', iag_person_id: byRow.get('i0')!.iag_person_id }], template_id: 'standard_iag' });
+    const [a, i] = refresh.body.records;
+    expect(a.match_level).toBeNull();
+    expect(a.warnings.map((w: Row) => w.code)).toContain('person_id_not_usable');
+    expect(i).toMatchObject({ match_level: 'I', match_type: 'person_id' });
+    expect(i.enriched_last_name ?? null).toBeNull();
   });
 });

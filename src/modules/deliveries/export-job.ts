@@ -18,6 +18,7 @@ import type { DestinationRegistry, NetOptions } from '../../destinations/index.t
 import type { JobDefinition } from '../../jobs/worker.ts';
 import type { Clock } from '../../lib/clock.ts';
 import type { EventService } from '../webhooks/index.ts';
+import type { DeletedSourceCheck } from './deleted-members.ts';
 import { destinationDomainError, type DestinationService } from './destinations.ts';
 import { DELIVERY_EXPORT_JOB } from './job-names.ts';
 import { DOWNLOAD_TTL_MS, type StoredPart } from './present.ts';
@@ -27,6 +28,8 @@ import { exportFieldOf, type DeliverySnapshot, type DestinationKind, type Reques
 import { deliveryStore, type DeliveryRow } from './store.ts';
 
 export const EXPORT_RETRY_LIMIT = 2;
+/** The level columns of a file-match run's rows.parquet (file-match/results.ts). */
+const MATCH_RESULT_LEVELS = { levelColumn: 'match_level', typeColumn: 'match_type' };
 
 export interface ExportJobDeps {
   db: Kysely<DB>;
@@ -40,6 +43,8 @@ export interface ExportJobDeps {
   billing: DeliveryBilling;
   events: Pick<EventService, 'emit'>;
   personIds: (orgId: string) => Promise<{ orgClientCode: string; secret: string }>;
+  /** Whether a segment the delivery's rows come from was deleted since it was accepted. */
+  sourceDeleted: DeletedSourceCheck;
   /** The data release the warehouse reads now. */
   currentRelease: () => { major: number; minor: number };
   /** Where the current release's rendered rows of a key are, if built (rendered-rows.ts). */
@@ -90,6 +95,9 @@ export function createExportJob(deps: ExportJobDeps) {
   }
 
   async function run(row: DeliveryRow) {
+    if (await deps.sourceDeleted(row)) {
+      throw new FinalFailure('SEGMENT_DELETED', 'A segment of the audience was deleted after the delivery was accepted; nothing was exported or charged.');
+    }
     const r = await requestOf(row);
     const outputDir = path.join(deps.dataDir, 'exports', row.id);
     try {
@@ -98,7 +106,8 @@ export function createExportJob(deps: ExportJobDeps) {
       const result = await exportRows({
         warehouse: deps.warehouse, members: r.members, fields: r.fields.map(exportFieldOf),
         personIds: { orgId: row.org_id, orgClientCode: ids.orgClientCode, secret: ids.secret },
-        ...(r.matched?.run.rowsPath ? { matched: { path: r.matched.run.rowsPath, includeUnmatched: row.include_unmatched } } : {}),
+        // Each matched row's level picks its id and the fields it may carry (decision 051).
+        ...(r.matched?.run.rowsPath ? { matched: { path: r.matched.run.rowsPath, includeUnmatched: row.include_unmatched, levels: MATCH_RESULT_LEVELS } } : {}),
         format: row.output_format as 'csv', compression: row.output_compression as 'none', outputDir,
         ...(renderedRows ? { renderedRows } : {}),
       });
@@ -127,10 +136,13 @@ export function createExportJob(deps: ExportJobDeps) {
       });
       if (!moved) return;
       // One charge under the delivery's key: identities without an active license, and the file-match
-      // run's aggregate usage when no delivery charged it before (billing keeps both rules). A delivery a
+      // run's aggregate usage when no delivery charged it before (billing keeps both rules), never above
+      // the estimate the delivery showed (its ceiling, decision 032). A delivery a
       // partner bills (an integration run's, decision 038) held no reservation and is charged nothing.
       const charge = row.unbilled ? { cents: 0, amount: 0, billable_count: 0 }
-        : await deps.billing.chargeDelivery(trx, { ...billingInput(row.org_id, out.r), identities: out.identities, idempotencyKey: row.id });
+        : await deps.billing.chargeDelivery(trx, {
+          ...billingInput(row.org_id, out.r), identities: out.identities, idempotencyKey: row.id, ceilingCents: row.estimated_cost_cents,
+        });
       await deliveryStore.setCost(trx, row.org_id, row.id, charge.cents, charge.billable_count);
       await deps.events.emit(trx, {
         orgId: row.org_id, type: 'delivery.completed', subject: { kind: 'delivery', id: row.id, name: out.r.audience.name },

@@ -16,7 +16,7 @@ import { WarehouseTimeoutError } from '../../graph/errors.ts';
 import { membershipSql } from '../../graph/membership/sql.ts';
 import type { Composition, MembershipQuery } from '../../graph/membership/types.ts';
 import type { Clock } from '../../lib/clock.ts';
-import { selectFields } from '../matching/index.ts';
+import { basesAllowing, selectFields } from '../matching/index.ts';
 import { AudienceErrors, type ReleaseRef, type SegmentRow, type SegmentsApi } from '../segments/index.ts';
 import type { DeliverySubtype } from '../billing/index.ts';
 import type { DestinationService } from './destinations.ts';
@@ -104,8 +104,9 @@ export function snapshotOf(r: ResolvedRequest): DeliverySnapshot {
 
 const SUBTYPE_ORDER = ['similarity', 'propensity', 'matched', 'filter'] as const;
 
+/** An exported field; rows of a matched source carry it only at the match bases decision 051 allows (matching/disclosure.ts). */
 export const exportFieldOf = (f: CatalogField): ExportField => ({
-  name: f.name, type: f.type, pii: f.pii, storage: f.storage,
+  name: f.name, type: f.type, pii: f.pii, storage: f.storage, matchBases: basesAllowing(f),
   ...(f.type === 'STRING' && f.enum_values ? { enumValues: f.enum_values } : {}),
 });
 

@@ -15,7 +15,7 @@ import type { Clock } from '../../lib/clock.ts';
 import { randomBase62 } from '../../lib/ids.ts';
 import { createMatcher, createStagePool, createStageWriter, defaultStageThreads, type MatchLevel, type StagedLines, type MatchWarehouse, type SpatialMode } from '../../identity/matcher/index.ts';
 import { iagPersonIdOf } from '../../identity/normalize/index.ts';
-import { decodeGraphPersonId } from '../../identity/person-id.ts';
+import { decodeIssuedPersonId } from '../../identity/person-id.ts';
 import type { ObjectStore } from '../../objects/store.ts';
 import type { SegmentsApi } from '../segments/index.ts';
 import type { EventService } from '../webhooks/index.ts';
@@ -49,7 +49,7 @@ export interface ResolverDeps {
   index: { current(): Promise<{ indexPath: string }> };
   events: Pick<EventService, 'emit'>;
   segments: SegmentsApi;
-  /** Decodes a tier-01 iag_person_id of the organization to its graph person key (null if not usable). */
+  /** Decodes a tier-01 iag_person_id of the organization to its graph person key (null if not usable for direct refresh). */
   personIdDecoder: (orgId: string) => Promise<(id: string) => bigint | null>;
   /** Staging worker threads (default defaultStageThreads(); 0: normalize on the main thread). */
   stageThreads?: number;
@@ -61,7 +61,11 @@ export interface ResolverDeps {
 export function personIdDecoder(deps: { secret: () => Promise<string>; clientCode: (orgId: string) => Promise<string | undefined> }) {
   return async (orgId: string) => {
     const [secret, code] = await Promise.all([deps.secret(), deps.clientCode(orgId)]);
-    return (id: string) => (code ? decodeGraphPersonId(id, { orgId, secret, orgClientCode: code }) : null);
+    // Only an id issued by an I match refreshes (decision 051); one issued at H, D, S or A matches on the row's other fields.
+    return (id: string) => {
+      const issued = code ? decodeIssuedPersonId(id, { orgId, secret, orgClientCode: code }) : null;
+      return issued?.level === 'I' ? issued.personKey : null;
+    };
   };
 }
 
