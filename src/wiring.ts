@@ -112,13 +112,13 @@ export async function createServices(deps: WiringDeps) {
   const segmentsModule = createSegmentsModule({
     db, queue, clock, events, privacy,
     graph: warehouseGraphPorts({
-      warehouse, catalog: async () => (await catalog.getCatalog()).fields, currentRelease: readRelease, statementTimeoutMs: config.limits.warehouseStatementTimeoutMs,
+      warehouse, catalog: async () => (await catalog.getCatalog()).fields, currentRelease: readRelease, statementTimeoutMs: config.limits.warehouseStatementTimeoutMs, privacy,
     }),
   });
   const segments = segmentsModule.api;
   const discoveryModule = createDiscoveryModule({
     settings: config.discovery, database, clock, warehouse, catalog, segments, privacy, tierOf: async (orgId) => tierOf(orgId),
-    statementTimeoutMs: config.limits.warehouseStatementTimeoutMs,
+    statementTimeoutMs: config.limits.warehouseStatementTimeoutMs, ...(deps.log ? { log: deps.log } : {}),
   });
   const matchingModule = createMatchingModule({ config, db, keys, clock, warehouse, billing, segments, catalog, organizations });
   const integrations = createIntegrationsModule({
@@ -159,12 +159,15 @@ export async function createServices(deps: WiringDeps) {
     // audience's record_count; below the floor it shows the floor (an estimate never under the real cost).
     // The already-licensed members are a second number of that question (facet `licensed`); suppressed,
     // none is shown as licensed (again an estimate never under the real cost), and never more than the count.
+    // Both follow the audience's member set (docs/decisions/052): measured in the warehouse like its record_count.
     quoteNumbers: async ({ query, ownList, figures }) => {
       if (ownList) return figures;
       const question = privacy.question(query);
-      const billing_count = privacy.shownCount({ question, trueCount: figures.billing_count }).record_count ?? privacy.floor;
+      const run = (q: string, params: unknown[]) => warehouse.query(q, params, { timeoutMs: config.limits.warehouseStatementTimeoutMs });
+      const { total: set } = await privacy.measure(run, query, { catalog: (await catalog.getCatalog()).fields });
+      const billing_count = privacy.shownCount({ question, trueCount: set.n, set }).record_count ?? privacy.floor;
       const licensed = figures.already_licensed_count === null ? null
-        : Math.min(billing_count, privacy.shownCount({ question, trueCount: figures.already_licensed_count, facet: 'licensed' }).record_count ?? 0);
+        : Math.min(billing_count, privacy.shownCount({ question, trueCount: figures.already_licensed_count, set: { ...set, n: figures.already_licensed_count }, facet: 'licensed' }).record_count ?? 0);
       return { billing_count, already_licensed_count: licensed };
     },
     lookup: outboundLookup({ allowPrivate: config.outbound.allowPrivateTargets, resolve: deps.outboundResolver }),

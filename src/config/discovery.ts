@@ -26,6 +26,20 @@ export interface DiscoverySettings {
   duckdbMemoryLimit: string | null;
   /** DuckDB threads; null = DuckDB default (all cores). DUCKDB_THREADS. */
   duckdbThreads: number | null;
+  /**
+   * The record of questions (docs/decisions/052): a run of PRIVACY_RUN_FLAG_AFTER (20) wordings of one
+   * member set within PRIVACY_RUN_WINDOW_SECONDS (3600) is flagged; PRIVACY_RUN_ACTION `flag` (default),
+   * `delay` (PRIVACY_RUN_DELAY_MS, 2000) or `refuse` (429 with Retry-After).
+   */
+  questionRuns: { windowSeconds: number; flagAfter: number; action: 'flag' | 'delay' | 'refuse'; delayMs: number };
+}
+
+const RUN_ACTIONS = ['flag', 'delay', 'refuse'] as const;
+
+function runAction(env: NodeJS.ProcessEnv): 'flag' | 'delay' | 'refuse' {
+  const v = env.PRIVACY_RUN_ACTION || 'flag';
+  if (!(RUN_ACTIONS as readonly string[]).includes(v)) throw new ConfigError(`PRIVACY_RUN_ACTION must be one of ${RUN_ACTIONS.join(', ')}`);
+  return v as 'flag' | 'delay' | 'refuse';
 }
 
 export function discoverySettings(env: NodeJS.ProcessEnv): DiscoverySettings {
@@ -43,5 +57,11 @@ export function discoverySettings(env: NodeJS.ProcessEnv): DiscoverySettings {
     releaseCacheSeconds: intSetting(env, 'DATA_RELEASE_CACHE_SECONDS', 900, 0, 86_400),
     duckdbMemoryLimit: env.DUCKDB_MEMORY_LIMIT || null,
     duckdbThreads: env.DUCKDB_THREADS ? intSetting(env, 'DUCKDB_THREADS', 2, 1, 256) : null,
+    questionRuns: {
+      windowSeconds: intSetting(env, 'PRIVACY_RUN_WINDOW_SECONDS', 3600, 1, 7 * 86_400),
+      flagAfter: intSetting(env, 'PRIVACY_RUN_FLAG_AFTER', 20, 2, 1_000_000),
+      action: runAction(env),
+      delayMs: intSetting(env, 'PRIVACY_RUN_DELAY_MS', 2000, 0, 60_000),
+    },
   };
 }

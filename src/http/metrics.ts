@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { privacyMetrics } from '../modules/privacy/index.ts';
 
 /** Prometheus metrics, one registry per app instance (tests build many apps in one process). */
 export function createMetrics() {
@@ -13,6 +14,8 @@ export function createMetrics() {
     buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
     registers: [registry],
   });
+  // Runs of near-identical questions flagged by the privacy layer (docs/decisions/052).
+  for (const m of Object.values(privacyMetrics)) registry.registerMetric(m);
   return { registry, duration };
 }
 

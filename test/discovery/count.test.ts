@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CATALOG_FIELDS } from '../../src/graph/catalog-fields.ts';
 import { bearer, createTestOrg, testApp, type TestApp } from '../helpers/app.ts';
-import { shownCount, shownGroups } from '../helpers/privacy.ts';
+import { shownSet, shownSetGroups } from '../helpers/privacy.ts';
 import { countWhere, generateTestGraph, readPersons, type PersonRow } from './graph.ts';
 
 const interestValues = (() => {
@@ -35,6 +35,17 @@ describe('POST /v1/discovery/count (spec 4.2)', () => {
     return res.json().count as number;
   };
 
+  const keysWhere = (pred: (r: PersonRow) => boolean) => rows.filter(pred).map((r) => r.person_key);
+  /** Member keys per bucket value (the independent oracle of a grouping). */
+  const bucketKeys = (members: PersonRow[], of: (r: PersonRow) => unknown) => {
+    const m = new Map<unknown, bigint[]>();
+    for (const r of members) {
+      if (!m.has(of(r))) m.set(of(r), []);
+      m.get(of(r))!.push(r.person_key);
+    }
+    return m;
+  };
+
   const CASES: [string, object[], (r: PersonRow) => boolean][] = [
     ['=', [{ field: 'state', op: '=', value: 'CA' }], (r) => r.state === 'CA'],
     ['!=', [{ field: 'gender', op: '!=', value: 'M' }], (r) => r.gender !== null && r.gender !== 'M'],
@@ -58,12 +69,12 @@ describe('POST /v1/discovery/count (spec 4.2)', () => {
       (r) => ['CA', 'TX'].includes(s(r.state)!) && Number(r.age) >= 25 && Number(r.age) <= 54],
   ];
 
-  // Counts are shown through the privacy layer: the independent true count plus the question's sticky noise.
+  // Counts are shown through the privacy layer: the independent true count plus the noise of its member set.
   it.each(CASES)('operator %s matches an independent count', async (_name, filters, pred) => {
     const expected = countWhere(rows, pred);
     expect(expected).toBeGreaterThanOrEqual(50);
     const got = await countOf(filters);
-    expect(got).toBe(shownCount({ filters }, expected));
+    expect(got).toBe(await shownSet({ filters }, keysWhere(pred)));
     expect(Math.abs(got - expected)).toBeLessThanOrEqual(20);
   });
 
@@ -74,7 +85,7 @@ describe('POST /v1/discovery/count (spec 4.2)', () => {
     ];
     const res = await count({ filter_groups });
     expect(res.statusCode, res.body).toBe(200);
-    expect(res.json().count).toBe(shownCount({ filter_groups }, countWhere(rows, (r) => (r.state === 'CA' && Number(r.age) >= 50) || r.state === 'TX')));
+    expect(res.json().count).toBe(await shownSet({ filter_groups }, keysWhere((r) => (r.state === 'CA' && Number(r.age) >= 50) || r.state === 'TX')));
   });
 
   it('400 INVALID_FILTER with issues and suggestions, before any warehouse work', async () => {
@@ -111,8 +122,8 @@ describe('POST /v1/discovery/count (spec 4.2)', () => {
     const adults = rows.filter((r) => Number(r.age) >= 18);
     const byState = new Map<string | null, number>();
     for (const r of adults) byState.set(s(r.state), (byState.get(s(r.state)) ?? 0) + 1);
-    expect(body.count).toBe(shownCount({ filters }, adults.length));
-    const expected = shownGroups({ filters }, 'state', byState);
+    expect(body.count).toBe(await shownSet({ filters }, adults.map((r) => r.person_key)));
+    const expected = await shownSetGroups({ filters }, 'state', bucketKeys(adults, (r) => s(r.state)));
     expect(body.groups).toEqual(expected.groups);
     expect(body.suppressed_groups).toBe(expected.suppressed_groups);
     expect(body.suppressed_groups).toBeGreaterThan(0);
@@ -140,11 +151,9 @@ describe('POST /v1/discovery/count (spec 4.2)', () => {
     expect(res.statusCode, res.body).toBe(200);
     const { count: total, breakdowns } = res.json();
     const matching = rows.filter((r) => ['CA', 'TX', 'NY', 'FL'].includes(s(r.state)!));
-    expect(total).toBe(shownCount({ filters }, matching.length));
+    expect(total).toBe(await shownSet({ filters }, matching.map((r) => r.person_key)));
     expect(Object.keys(breakdowns).sort()).toEqual(['age_band', 'gender', 'income_band', 'state']);
-    const byGender = new Map<unknown, number>();
-    for (const r of matching) byGender.set(s(r.gender), (byGender.get(s(r.gender)) ?? 0) + 1);
-    expect(breakdowns.gender).toEqual(shownGroups({ filters }, 'gender', byGender));
+    expect(breakdowns.gender).toEqual(await shownSetGroups({ filters }, 'gender', bucketKeys(matching, (r) => s(r.gender))));
     expect(breakdowns.state.groups.map((g: { group_value: string }) => g.group_value).sort()).toEqual(['CA', 'FL', 'NY', 'TX']);
     for (const b of Object.values(breakdowns) as { groups: { count: number }[] }[]) for (const g of b.groups) expect(g.count).toBeGreaterThanOrEqual(50);
   });
@@ -163,12 +172,12 @@ describe('POST /v1/discovery/count (spec 4.2)', () => {
     expect(res.statusCode, res.body).toBe(200);
     const { count: total, breakdowns } = res.json();
     const matching = rows.filter((r) => r.age !== null && Number(r.age) >= 21);
-    expect(total).toBe(shownCount({ filters }, matching.length));
+    expect(total).toBe(await shownSet({ filters }, matching.map((r) => r.person_key)));
     for (const [name, of] of Object.entries(dims)) {
       const truth = new Map<string | null, number>();
       for (const r of matching) truth.set(of(r), (truth.get(of(r)) ?? 0) + 1);
       const got = breakdowns[name] as { groups: { group_value: string | null; count: number }[]; suppressed_groups: number };
-      expect(got, name).toEqual(shownGroups({ filters }, name, truth));
+      expect(got, name).toEqual(await shownSetGroups({ filters }, name, bucketKeys(matching, of)));
       // A NULL bucket is a bucket like any other.
       if (truth.has(null) && truth.get(null)! >= 50) expect(got.groups.some((g) => g.group_value === null), name).toBe(true);
       // Below the threshold band every bucket is suppressed, at or above the floor every one is shown.
@@ -181,7 +190,7 @@ describe('POST /v1/discovery/count (spec 4.2)', () => {
     const byState = new Map<string | null, number>();
     for (const r of matching) byState.set(s(r.state), (byState.get(s(r.state)) ?? 0) + 1);
     const state = breakdowns.state as { groups: { group_value: string | null; count: number }[] };
-    expect(state).toEqual(shownGroups({ filters }, 'state', byState, 10));
+    expect(state).toEqual(await shownSetGroups({ filters }, 'state', bucketKeys(matching, (r) => s(r.state)), 10));
     expect(state.groups.some((g) => g.group_value === 'other')).toBe(true);
     expect(state.groups.filter((g) => g.group_value !== 'other').length).toBeLessThanOrEqual(10);
   });

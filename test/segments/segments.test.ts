@@ -4,7 +4,7 @@ import { sweepExpired } from '../../src/modules/segments/index.ts';
 import { EXPIRY_SWEEP_JOB } from '../../src/modules/segments/index.ts';
 import { testStores } from '../helpers/stores.ts';
 import { createTestOrg } from '../helpers/app.ts';
-import { near, shownCount } from '../helpers/privacy.ts';
+import { near, shownSet } from '../helpers/privacy.ts';
 import { cond, setup, type SegTest } from './setup.ts';
 
 describe('filter segments: lifecycle and errors (spec 4.3, 3)', () => {
@@ -14,8 +14,9 @@ describe('filter segments: lifecycle and errors (spec 4.3, 3)', () => {
   let caTrue: number;
   beforeAll(async () => {
     s = await setup();
-    caTrue = (await s.g.keys(`state = 'CA'`)).size;
-    ca = shownCount({ filters: [cond('state', '=', 'CA')] }, caTrue)!;
+    const caKeys = await s.g.keys(`state = 'CA'`);
+    caTrue = caKeys.size;
+    ca = (await shownSet({ filters: [cond('state', '=', 'CA')] }, caKeys))!;
   }, 300_000);
   afterAll(() => s.t.app.close());
 
@@ -141,11 +142,11 @@ describe('filter segments: lifecycle and errors (spec 4.3, 3)', () => {
     expect(typeof forced.body.next_step).toBe('string');
     const recount = s.t.services.segmentsModule.jobDefinitions().find((d) => d.name === 'recount')!;
     await recount.handle({ orgId: s.org.orgId, kind: 'segment', id, version: 2 }, { id: 'job', retryCount: 0 });
-    expect((await s.call('GET', `/v1/segments/${id}`)).body).toMatchObject({ current_version: 2, record_count: shownCount({ filters: [cond('state', '=', 'TX')] }, (await s.g.keys(`state = 'TX'`)).size), record_count_reason: null });
+    expect((await s.call('GET', `/v1/segments/${id}`)).body).toMatchObject({ current_version: 2, record_count: await shownSet({ filters: [cond('state', '=', 'TX')] }, await s.g.keys(`state = 'TX'`)), record_count_reason: null });
 
     // Filters edit bumps the version and recounts.
     const edited = await patch({ filters: [cond('state', '=', 'NY')] });
-    expect(edited.body).toMatchObject({ current_version: 3, record_count: shownCount({ filters: [cond('state', '=', 'NY')] }, (await s.g.keys(`state = 'NY'`)).size) });
+    expect(edited.body).toMatchObject({ current_version: 3, record_count: await shownSet({ filters: [cond('state', '=', 'NY')] }, await s.g.keys(`state = 'NY'`)) });
 
     // TTL: the sweep expires segment and audience; reactivating by PATCH is refused, refresh renews.
     s.clock.advance(91 * DAY);

@@ -23,6 +23,7 @@ import * as m155integrationCollections from './155-integration-collections.ts';
 import * as m160integrationRunAudience from './160-integration-run-audience.ts';
 import * as m161deliveryUnbilled from './161-delivery-unbilled.ts';
 import * as m165agentTaskOwner from './165-agent-task-owner.ts';
+import * as m170privacyQuestions from './170-privacy-questions.ts';
 
 /**
  * Every migration, in order. Listed in code (not read from a folder) so the same set runs from
@@ -53,6 +54,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '160-integration-run-audience': m160integrationRunAudience,
   '161-delivery-unbilled': m161deliveryUnbilled,
   '165-agent-task-owner': m165agentTaskOwner,
+  '170-privacy-questions': m170privacyQuestions,
 };
 
 export const migrationProvider: MigrationProvider = {

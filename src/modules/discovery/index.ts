@@ -7,7 +7,7 @@ import type { Database } from '../../db/database.ts';
 import type { WarehouseReader } from '../../graph/warehouse.ts';
 import type { Clock } from '../../lib/clock.ts';
 import type { CatalogService } from '../catalog/index.ts';
-import type { Privacy } from '../privacy/index.ts';
+import { createQuestionLog, type Privacy } from '../privacy/index.ts';
 import { createComputeBudget } from './budget.ts';
 import type { SegmentInputResolver } from './input.ts';
 import { discoveryOperations } from './operations.ts';
@@ -24,6 +24,7 @@ export function createDiscoveryModule(deps: {
   tierOf: (orgId: string) => Promise<Tier | null>;
   /** WAREHOUSE_STATEMENT_TIMEOUT_MS: a question's statements are interrupted past this. */
   statementTimeoutMs?: number;
+  log?: { warn(obj: object, msg: string): void };
 }) {
   const { settings, clock } = deps;
   const discovery = createDiscoveryService({
@@ -34,6 +35,7 @@ export function createDiscoveryModule(deps: {
     privacy: deps.privacy,
     segments: deps.segments,
     statementTimeoutMs: deps.statementTimeoutMs,
+    questions: createQuestionLog({ db: deps.database.db, now: () => clock.now(), settings: settings.questionRuns, ...(deps.log ? { log: deps.log } : {}) }),
   });
   return { discovery, operations: discoveryOperations({ discovery, fields: deps.catalog.fields }) };
 }

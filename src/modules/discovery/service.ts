@@ -18,12 +18,10 @@ import type { MembershipQuery } from '../../graph/membership/types.ts';
 import type { WarehouseReader } from '../../graph/warehouse.ts';
 import { CatalogUnavailableError, catalogUnavailable, isGroupable, toClientError, withWarehouse, type CatalogService } from '../catalog/index.ts';
 import { estimateScanBytes, type ComputeBudget } from './budget.ts';
-import {
-  DEFAULT_BREAKDOWNS, breakdownCountSql, columnDimension, groupedCountSql, readBreakdownCounts, readGroupedCounts, protectDimension, type Dimension,
-} from './breakdowns.ts';
+import { DEFAULT_BREAKDOWNS, columnDimension, protectDimension, type Dimension } from './breakdowns.ts';
 import { resolveDiscoveryInput, type DiscoveryInputBody, type SegmentInputResolver } from './input.ts';
 import { readLookup, validateLookupFields } from './lookup.ts';
-import { joinParts, lookupParts, maskedLookupSql, type Privacy } from '../privacy/index.ts';
+import { joinParts, lookupParts, maskedLookupSql, type Privacy, type QuestionRecorder } from '../privacy/index.ts';
 import type { CountResult } from './schemas.ts';
 
 export interface DiscoveryDeps {
@@ -35,6 +33,8 @@ export interface DiscoveryDeps {
   segments: SegmentInputResolver;
   /** Table discovery scans; default the release's discovery table. */
   personsTable?: string;
+  /** The organization's record of questions (defence in depth: runs of near-identical questions); none when unset. */
+  questions?: QuestionRecorder;
   /** Warehouse statements of one question are interrupted past this (503 QUERY_TIMEOUT); none when unset. */
   statementTimeoutMs?: number;
 }
@@ -65,7 +65,7 @@ export function createDiscoveryService(deps: DiscoveryDeps) {
   const { warehouse, catalog, budget, tierOf, privacy } = deps;
   const floor = privacy.floor;
   const personsTable = deps.personsTable ?? `graph.${DISCOVERY_TABLE}`;
-  const { segments } = deps;
+  const { segments, questions } = deps;
 
   /** The catalog, with warehouse unavailability surfaced as 502/503 (not FILTER_CATALOG_UNAVAILABLE). */
   async function fields(): Promise<readonly CatalogField[]> {
@@ -131,10 +131,12 @@ export function createDiscoveryService(deps: DiscoveryDeps) {
     const parts = lookupParts(query);
     if (parts.length === 1) return parts;
     const out: MembershipQuery[] = [];
+    const run = (sql: string, params: unknown[]) => withWarehouse(() => warehouse.query(sql, params, bounded));
     for (const part of parts) {
-      const pm = membershipSql(part, { catalog: catalogFields, personsTable });
-      const [row] = await withWarehouse(() => warehouse.query(pm.count, pm.params));
-      if (privacy.partEligible(privacy.question(part), Number(row?.n ?? 0))) out.push(part);
+      // A part is eligible when its own member set would be shown (its set-seeded threshold; a one-person
+      // condition inside it has no effect).
+      const measured = await privacy.measure(run, part, { catalog: catalogFields, personsTable });
+      if (!privacy.protectSet({ set: measured.total, facet: 'lookup_part' }).suppressed) out.push(measured.query);
     }
     return out;
   }
@@ -149,39 +151,29 @@ export function createDiscoveryService(deps: DiscoveryDeps) {
       const columns = [...m.columns, ...dims.flatMap((d) => d.columns)];
       const bytes = await charge(orgId, release.persons, columns, m.parquetPaths, conditionCount(input.query));
 
-      let total: number;
-      let matched: number | null = null;
-      let grouped: ReturnType<typeof readGroupedCounts> | null = null;
-      if (dims.length === 0) {
-        const [row] = await withWarehouse(() => warehouse.query(m.count, m.params, bounded));
-        total = Number(row?.n ?? 0);
-        if (m.matchedWhere) matched = Number(row?.m ?? 0);
-      } else {
-        const sql = body.group_by !== undefined
-          ? groupedCountSql(dims, personsTable, m.where, m.matchedWhere)
-          : breakdownCountSql(personsTable, `graph.${BREAKDOWN_CODES_TABLE}`, m.where, m.matchedWhere);
-        const rows = await withWarehouse(() => warehouse.query(sql, m.params, bounded));
-        grouped = body.group_by !== undefined ? readGroupedCounts(dims, rows) : readBreakdownCounts(dims, rows, m.matchedWhere !== null);
-        total = grouped.total;
-        matched = grouped.matched;
-      }
-
-      const question = privacy.question(input.query);
+      // Measured by member set (privacy/sets.ts): counts, set hashes and low-effect forms in one scan.
+      const run = (sql: string, params: unknown[]) => withWarehouse(() => warehouse.query(sql, params, bounded));
+      const grouping = body.group_by !== undefined ? { dim: { name: dims[0]!.name, expr: dims[0]!.expr } }
+        : dims.length > 0 ? { breakdown: `graph.${BREAKDOWN_CODES_TABLE}` } : {};
+      const measured = await privacy.measure(run, input.query, { catalog: catalogFields, personsTable, matched: m.matchedWhere !== null, ...grouping });
+      const set = measured.total;
       const out: CountResult = {
-        count: privacy.protectTotal({ question, trueCount: total }),
+        count: privacy.protectTotal({ question: privacy.question(input.query), trueCount: set.n, set }),
         privacy_floor: floor,
         estimated_bytes_scanned: bytes,
         data_release: { major: release.major, minor: release.minor },
       };
-      if (m.matchedWhere) out.matched_count = matched === null ? null : privacy.protectCount({ question, trueCount: matched, facet: 'matched' }).count;
-      if (grouped && body.group_by !== undefined) {
+      if (m.matchedWhere) out.matched_count = set.matched === null ? null : privacy.protectSet({ set: { ...set.matched, layers: set.layers }, facet: 'matched' }).count;
+      const bucketsOf = (d: Dimension) => measured.buckets.filter((b) => b.dimension === d.name);
+      if (body.group_by !== undefined) {
         const dim = dims[0]!;
-        const s = protectDimension(privacy, question, dim, grouped.buckets.get(dim.name)!);
+        const s = protectDimension(privacy, dim, bucketsOf(dim));
         Object.assign(out, { group_by: dim.name, groups: s.groups, suppressed_groups: s.suppressed_groups });
         if (s.truncated_groups) out.truncated_groups = s.truncated_groups;
-      } else if (grouped) {
-        out.breakdowns = Object.fromEntries(dims.map((d) => [d.name, protectDimension(privacy, question, d, grouped.buckets.get(d.name)!)])) as CountResult['breakdowns'];
+      } else if (dims.length > 0) {
+        out.breakdowns = Object.fromEntries(dims.map((d) => [d.name, protectDimension(privacy, d, bucketsOf(d))])) as CountResult['breakdowns'];
       }
+      await questions?.record(viewer, input.query, measured);
       return out;
     },
 
@@ -198,9 +190,12 @@ export function createDiscoveryService(deps: DiscoveryDeps) {
         personsTable, totalWhere: m.where, eligibleWhere: e?.where ?? 'FALSE', fields: selected, limit, k: privacy.lookupK,
       });
       const rows = await withWarehouse(() => warehouse.query(sql, [...m.params, ...(e?.params ?? [])], bounded));
-      const { total, records } = readLookup(rows, selected);
+      const { records } = readLookup(rows, selected);
+      const run = (q: string, params: unknown[]) => withWarehouse(() => warehouse.query(q, params, bounded));
+      const measured = await privacy.measure(run, input.query, { catalog: catalogFields, personsTable });
+      await questions?.record(viewer, input.query, measured);
       return {
-        total_matched: privacy.protectTotal({ question: privacy.question(input.query), trueCount: total }),
+        total_matched: privacy.protectTotal({ question: privacy.question(input.query), trueCount: measured.total.n, set: measured.total }),
         rows: records,
         available_fields: catalogFields.filter((f) => !f.pii).map((f) => f.name),
         data_release: { major: release.major, minor: release.minor },

@@ -5,9 +5,12 @@
  * users: the free numbers of delivery quotes (`billing_count`, `already_licensed_count`), model feature
  * weights, MCP and A2A answers.
  *
- * Design: sticky layered noise (Open Diffix Elm style) + a sticky low-count threshold + masked,
- * k-anonymous lookup rows. No state: noise is a function of a server secret and the question, so the
- * same question gets the same answer in every process, forever, and no honest question is refused.
+ * Design (docs/decisions/052-privacy-by-member-set.md, after 015): a question is measured by its member
+ * set (`measure`: count + set hash of the question and of each form without one condition, branch or
+ * segment, in one scan); conditions of low effect are dropped; the set is shown with noise and a
+ * threshold seeded by its hash plus static layers of its remaining conditions (`protectSet`,
+ * `protectMeasuredGroups`); masked, k-anonymous lookup rows. No state: the same set gets the same
+ * answer in every process, forever, however it is asked, and no honest question is refused.
  *
  * API (`createPrivacy` returns it):
  * - `question(query)`: the canonical question of a MembershipQuery (raw filters or a composition).
@@ -46,7 +49,10 @@ export async function createPrivacy(deps: { keys: Pick<ServerKeys, 'secret'>; fl
 
 export type Privacy = ReturnType<typeof createPrivacyWithSecret>;
 export { floorNotMet, type Bucket, type ProtectedBuckets, type ProtectedCount, type ShownCount } from './service.ts';
-export { namedQuestion, questionOf, lookupParts, joinParts, type Question } from './question.ts';
+export { namedQuestion, questionOf, setLayers, lookupParts, joinParts, type Question } from './question.ts';
+export { MAX_FORMS_PER_SCAN, hex, xorHex, type Measured, type MeasuredBucket, type MeasuredSet, type MeasureOptions, type Run, type SetCount } from './sets.ts';
+export { formsOf, itemsOf, withoutItems } from './forms.ts';
+export { createQuestionLog, privacyMetrics, DEFAULT_QUESTION_LOG, type QuestionLog, type QuestionLogSettings, type QuestionRecorder } from './question-log.ts';
 export { canonicalBranch, conditionKey } from './canonical.ts';
 export { maskedLookupSql, generalizedExpr, generalizationOf, BANDS } from './lookup.ts';
-export { LAYER_SD, THRESHOLD_BAND, layerNoise, totalNoise, threshold, noiseBound } from './noise.ts';
+export { LAYER_SD, THRESHOLD_BAND, STATIC_SD, DYNAMIC_SD, LOW_EFFECT, layerNoise, totalNoise, threshold, noiseBound, lowEffectThreshold } from './noise.ts';

@@ -50,6 +50,21 @@ export function threshold(secret: string, name: string, floor: number, band = TH
   return floor - Math.floor(uniform(d, 0) * (band + 1));
 }
 
+/** Standard deviation of a static layer (one per condition of the question answered; docs/decisions/052). */
+export const STATIC_SD = 2;
+/** Standard deviation of the dynamic layer, seeded by the member set's hash. */
+export const DYNAMIC_SD = 3;
+/** Effects below this many persons are always low; at exactly this many, low or not by the set's seed. */
+export const LOW_EFFECT = 3;
+
+/**
+ * The low-effect threshold of one item: LOW_EFFECT or LOW_EFFECT + 1, seeded by the hash of the persons
+ * the item changes (`diffHash`), so it is the same however the item is written and sticky per set.
+ */
+export function lowEffectThreshold(secret: string, diffHash: string): number {
+  return LOW_EFFECT + (digest(secret, `low-effect\u0000${diffHash}`)[0]! & 1);
+}
+
 /** Hard bound of |totalNoise| for `layerCount` layers (each is clamped to ±3 sd). */
 export function noiseBound(layerCount: number, sd = LAYER_SD): number {
   return Math.ceil(CLAMP * sd * layerCount);

@@ -60,6 +60,21 @@ export function questionOf(query: MembershipQuery): Question {
   return { key, layers: [...new Set(layers)] };
 }
 
+/**
+ * The static layers of the question answered (after low-effect removal): one per distinct canonical
+ * condition of any filter, one per materialized member file. No layer names the question as a whole:
+ * the set's own (dynamic) layer does that, whatever the wording (docs/decisions/052).
+ */
+export function setLayers(query: MembershipQuery): string[] {
+  if (query.kind === 'filters') return conditionLayers(query.groups);
+  const layers: string[] = [];
+  for (const m of [...query.composition.include, ...query.composition.exclude]) {
+    if (m.kind === 'filter') layers.push(...conditionLayers(m.groups));
+    else layers.push(`s:${JSON.stringify(memberKey(m))}`);
+  }
+  return [...new Set(layers)];
+}
+
 /** A question named by the caller (a quote, a model answer): its layers are the given condition keys and the key itself. */
 export function namedQuestion(key: string, conditions: readonly string[] = []): Question {
   return { key, layers: [...new Set([...conditions.map((c) => `c:${c}`), `q:${key}`])] };

@@ -3,8 +3,9 @@
  * bucket. Pure functions of (secret, question, true count): no state, so every process agrees.
  */
 import { DomainError } from '../../core/errors.ts';
-import { layerNoise, noiseBound, threshold, totalNoise } from './noise.ts';
+import { DYNAMIC_SD, STATIC_SD, layerNoise, noiseBound, threshold, totalNoise } from './noise.ts';
 import type { Question } from './question.ts';
+import { createSetMeasure, xorHex, type MeasuredBucket, type MeasuredSet } from './sets.ts';
 
 export type GroupValue = string | number | boolean | null;
 export interface Bucket {
@@ -46,6 +47,8 @@ export function floorNotMet(floor: number, what = 'The result'): DomainError {
 export function createPrivacyService(o: PrivacyOptions) {
   const { secret, floor } = o;
 
+  const order = (a: Bucket, b: Bucket) => b.count - a.count || String(a.group_value).localeCompare(String(b.group_value));
+
   /** One number with noise `noise()` (computed only when shown), thresholded by `thresholdName`. */
   function protectWith(noise: () => number, thresholdName: string, trueCount: number): ProtectedCount {
     if (trueCount < floor && trueCount < threshold(secret, thresholdName, floor)) return { count: null, suppressed: true };
@@ -53,6 +56,39 @@ export function createPrivacyService(o: PrivacyOptions) {
   }
   const protect = (layers: readonly string[], thresholdName: string, trueCount: number) =>
     protectWith(() => totalNoise(secret, layers), thresholdName, trueCount);
+
+  /**
+   * A measured set as shown (docs/decisions/052): threshold and dynamic noise seeded by the set's hash
+   * (plus `facet` for a second number of the same set), static noise by the question's remaining
+   * conditions. Same set, same conditions: same answer, whatever else the wording says.
+   */
+  function protectSet(input: { set: Pick<MeasuredSet, 'n' | 'h' | 'layers'>; facet?: string }): ProtectedCount {
+    const { set } = input;
+    const seed = input.facet ? `${set.h}|${input.facet}` : set.h;
+    return protectWith(() => totalNoise(secret, set.layers, STATIC_SD) + layerNoise(secret, `d:${seed}`, DYNAMIC_SD), `set:${seed}`, set.n);
+  }
+
+  /** Buckets of one dimension, measured by set; with `top`, the rest as one `other` bucket (their union). */
+  function protectMeasuredGroups(buckets: readonly MeasuredBucket[], top?: number): ProtectedBuckets {
+    const shown = buckets.map((b) => ({ b, p: protectSet({ set: b.set }) }));
+    const ranked = shown.sort((a, z) => (z.p.count ?? -1) - (a.p.count ?? -1) || z.b.set.n - a.b.set.n);
+    const head = top === undefined ? ranked : ranked.slice(0, top);
+    const groups: Bucket[] = [];
+    let suppressed = 0;
+    for (const s of head) {
+      if (s.p.count === null) suppressed += 1;
+      else groups.push({ group_value: s.b.group_value, count: s.p.count });
+    }
+    const rest = top === undefined ? [] : ranked.slice(top);
+    if (rest.length > 0) {
+      const layers = rest[0]!.b.set.layers.filter((l) => !l.startsWith('v:')).concat(`v:${rest[0]!.b.dimension}|"other"`);
+      const set = { n: rest.reduce((n, s) => n + s.b.set.n, 0), h: rest.reduce((h, s) => xorHex(h, s.b.set.h), '0'), layers };
+      const other = protectSet({ set });
+      if (other.count === null) suppressed += 1;
+      else groups.push({ group_value: 'other', count: other.count });
+    }
+    return { groups: groups.sort(order), suppressed_groups: suppressed };
+  }
 
   const facetLayers = (q: Question, facet: string | undefined) => (facet ? [...q.layers, `f:${q.key}|${facet}`] : q.layers);
 
@@ -64,12 +100,11 @@ export function createPrivacyService(o: PrivacyOptions) {
     return { ...protectWith(() => base() + totalNoise(secret, own), `t:${name}`, b.count), group_value: b.group_value };
   }
 
-  function protectCount(input: { question: Question; trueCount: number; facet?: string }): ProtectedCount {
+  function protectCount(input: { question: Question; trueCount: number; facet?: string; set?: MeasuredSet }): ProtectedCount {
+    if (input.set) return protectSet({ set: input.set, ...(input.facet ? { facet: input.facet } : {}) });
     const name = `${input.question.key}|${input.facet ?? ''}`;
     return protect(facetLayers(input.question, input.facet), name, input.trueCount);
   }
-
-  const order = (a: Bucket, b: Bucket) => b.count - a.count || String(a.group_value).localeCompare(String(b.group_value));
 
   return {
     floor,
@@ -83,17 +118,22 @@ export function createPrivacyService(o: PrivacyOptions) {
     protectCount,
 
     /** The total of a question, or 422 AGGREGATION_FLOOR_NOT_MET when it is suppressed. */
-    protectTotal(input: { question: Question; trueCount: number }): number {
+    protectTotal(input: { question: Question; trueCount: number; set?: MeasuredSet }): number {
       const p = protectCount(input);
       if (p.count === null) throw floorNotMet(floor);
       return p.count;
     },
 
     /** For stored counts (segments, audiences): `record_count`, null with `below_privacy_floor` when suppressed. */
-    shownCount(input: { question: Question; trueCount: number; facet?: string }): ShownCount {
+    shownCount(input: { question: Question; trueCount: number; facet?: string; set?: MeasuredSet }): ShownCount {
       const p = protectCount(input);
       return p.count === null ? { record_count: null, record_count_reason: 'below_privacy_floor' } : { record_count: p.count, record_count_reason: null };
     },
+
+    protectSet,
+    protectMeasuredGroups,
+    /** Measures a question by its member set (sets.ts): run it with the warehouse, show it with protectSet. */
+    measure: createSetMeasure(secret),
 
     /**
      * Buckets of a grouping: each shown bucket noised independently (its own bucket layer), the

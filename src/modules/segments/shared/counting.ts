@@ -8,7 +8,7 @@ import type { DB } from '../../../db/schema.ts';
 import type { JobQueue } from '../../../jobs/queue.ts';
 import { WarehouseTimeoutError } from '../../../graph/errors.ts';
 import type { MembershipQuery } from '../../../graph/membership/types.ts';
-import type { Privacy } from '../../privacy/index.ts';
+import type { Measured, Privacy } from '../../privacy/index.ts';
 import { within, type ShownCount } from './rules.ts';
 import type { GraphPorts } from './ports.ts';
 
@@ -29,9 +29,19 @@ export type CountOutcome = ShownCount & {
   interrupted?: WarehouseTimeoutError;
 };
 
-/** A graph count as stored and shown: through the privacy layer (noised; null below the floor). */
-export function protectedCount(privacy: Privacy, query: MembershipQuery, value: { total: number; matched: number | null }): CountOutcome {
+/**
+ * A graph count as stored and shown: through the privacy layer (noised; null below the floor). With the
+ * measured member set (graph-ports.ts), noise and threshold follow the set (docs/decisions/052), so a
+ * capped segment, a new version or a forced refresh of the same people shows the same number.
+ */
+export function protectedCount(privacy: Privacy, query: MembershipQuery, value: { total: number; matched: number | null; measured?: Measured }): CountOutcome {
   const question = privacy.question(query);
+  const set = value.measured?.total;
+  if (set) {
+    const matched = set.matched === null || value.matched === null ? null
+      : privacy.shownCount({ question, trueCount: set.matched.n, set: { ...set, ...set.matched }, facet: 'matched' }).record_count;
+    return { ...privacy.shownCount({ question, trueCount: set.n, set }), matched_record_count: matched, deferred: false };
+  }
   const matched = value.matched === null ? null : privacy.shownCount({ question, trueCount: value.matched, facet: 'matched' }).record_count;
   return { ...privacy.shownCount({ question, trueCount: value.total }), matched_record_count: matched, deferred: false };
 }

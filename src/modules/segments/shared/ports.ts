@@ -4,6 +4,7 @@
  */
 import type { FilterCatalog, Zip3Resolver } from '../../../graph/filters/index.ts';
 import type { MembershipQuery } from '../../../graph/membership/types.ts';
+import type { Measured } from '../../privacy/index.ts';
 import type { EventService } from '../../webhooks/index.ts';
 
 export interface ReleaseRef {
@@ -17,7 +18,7 @@ export interface GraphPorts {
   /** The current data release, or null while none was ever published. */
   currentRelease(): ReleaseRef | null;
   /** Exact person count of a membership query over the current release; `matched` counts members of included matched segments. */
-  count(query: MembershipQuery): Promise<{ total: number; matched: number | null }>;
+  count(query: MembershipQuery): Promise<{ total: number; matched: number | null; measured?: Measured }>;
   /** State / city / ZIP5 -> ZIP3 regions, for the record_limit geography rule. */
   zip3: Zip3Resolver;
 }
