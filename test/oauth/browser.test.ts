@@ -3,14 +3,11 @@
  * consent page of an agent's authorization once; the agent then redeems the code.
  */
 import * as oauth from 'oauth4webapi';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CHROMIUM } from '../setup/debian-packages.ts';
+import { launchChromium } from './chromium.ts';
 import { discover, insecure, registerPublicClient } from './flows.ts';
 import { oauthServer, orgWithOwner, type OAuthServer } from './setup.ts';
-
-// Without the background-networking flags chromium tries to reach the network, which is closed here.
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
 
 describe('sign-in and consent in a browser', () => {
   let server: OAuthServer;
@@ -18,7 +15,7 @@ describe('sign-in and consent in a browser', () => {
 
   beforeAll(async () => {
     server = await oauthServer();
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+    browser = await launchChromium();
   }, 60_000);
   afterAll(async () => {
     await browser?.close();

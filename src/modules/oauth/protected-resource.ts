@@ -3,7 +3,7 @@
  * 401 or 403 of each resource carries (the MCP authorization rules' discovery path).
  */
 import type { OAuthSettings } from '../../config/index.ts';
-import { IDENTITY_SCOPES, PRODUCT_SCOPES, RESOURCE_TITLES, type ResourceKind } from './resources.ts';
+import { RESOURCE_TITLES, resourceScopes, type ResourceKind } from './resources.ts';
 
 /** The path-inserted well-known URL of a resource's metadata (RFC 9728 section 3.1). */
 export function resourceMetadataUrl(resource: string): string {
@@ -16,7 +16,7 @@ export function protectedResourceMetadata(settings: OAuthSettings, kind: Resourc
   return {
     resource: settings.resources[kind],
     authorization_servers: [settings.issuer],
-    scopes_supported: kind === 'mcp' ? [...PRODUCT_SCOPES, ...IDENTITY_SCOPES] : [...PRODUCT_SCOPES],
+    scopes_supported: [...resourceScopes(kind)],
     bearer_methods_supported: ['header'],
     resource_name: `Audience Data Service ${RESOURCE_TITLES[kind]}`,
     resource_documentation: `${settings.issuer}/docs`,

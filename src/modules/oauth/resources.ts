@@ -11,6 +11,25 @@ export const PRODUCT_SCOPES = ['discovery', 'creator', 'account-read'] as const;
 /** Identity scopes: only with the tool resource, and `email` only with `openid` (spec 5.9). */
 export const IDENTITY_SCOPES = ['openid', 'email'] as const;
 
+/** Every scope the authorization server and protected resource metadata advertise: each one registers (spec 5.11). */
+export const ADVERTISED_SCOPES: readonly string[] = [...PRODUCT_SCOPES, ...IDENTITY_SCOPES];
+
+/**
+ * The `scope` a dynamically registered client is recorded with, or why it cannot register. Any advertised
+ * scope registers (MCP clients send the resource's `scopes_supported`). The provider records only the
+ * identity scopes, its own (it keeps a client's openid/email requests within them); product scopes are
+ * scopes of the resources, chosen per authorization by the person on the consent page.
+ */
+export function registeredScope(scope: unknown): { scope: string | undefined } | { problem: string } {
+  if (scope === undefined || scope === null) return { scope: undefined };
+  if (typeof scope !== 'string') return { problem: 'scope must be a string of space-separated scope values' };
+  const values = [...new Set(scope.split(' ').filter(Boolean))];
+  const unknown = values.filter((s) => !ADVERTISED_SCOPES.includes(s));
+  if (unknown.length) return { problem: `scope ${unknown.join(' ')} is not offered here; the scopes are ${ADVERTISED_SCOPES.join(' ')}` };
+  const identity = values.filter((s) => (IDENTITY_SCOPES as readonly string[]).includes(s));
+  return { scope: identity.length ? identity.join(' ') : undefined };
+}
+
 /** Preselected on the consent page; the others need an explicit opt-in (spec 5.5). */
 export const PRESELECTED_SCOPES = new Set(['discovery', 'openid', 'email']);
 
@@ -32,7 +51,7 @@ export function resourceKindOf(resources: OAuthResources, indicator: string): Re
 
 /** The scopes a token for this resource may carry: the product scopes, and the identity scopes on the tool resource. */
 export function resourceScopes(kind: ResourceKind): readonly string[] {
-  return kind === 'mcp' ? [...PRODUCT_SCOPES, ...IDENTITY_SCOPES] : PRODUCT_SCOPES;
+  return kind === 'mcp' ? ADVERTISED_SCOPES : PRODUCT_SCOPES;
 }
 
 export const RESOURCE_TITLES: Record<ResourceKind, string> = {

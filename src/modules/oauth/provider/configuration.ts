@@ -6,7 +6,8 @@ import { errors, type Configuration, type KoaContextWithOIDC } from 'oidc-provid
 import type { OAuthSettings } from '../../../config/index.ts';
 import type { OrganizationService } from '../../organizations/index.ts';
 import { dynamicClientId } from '../clients/ids.ts';
-import { DEVICE_FLOW_RESOURCES, identityScopeProblem, resourceKindOf, resourceScopes } from '../resources.ts';
+import { redirectUriProblem } from '../clients/redirect-uris.ts';
+import { DEVICE_FLOW_RESOURCES, identityScopeProblem, registeredScope, resourceKindOf, resourceScopes } from '../resources.ts';
 import type { ProviderKeys } from './keys.ts';
 import type { ProviderPages } from './provider-pages.ts';
 
@@ -114,13 +115,22 @@ export function providerConfiguration(deps: ConfigurationDeps): Configuration {
       token_endpoint_auth_method: 'none',
       id_token_signed_response_alg: 'RS256',
     },
-    // Registration is for public clients (spec 5.11); confidential partners are registered by an operator.
+    // Our client rules, run by the library on every client it builds (registration, metadata documents,
+    // stored clients) before its own checks. Registration is for public clients (spec 5.11); confidential
+    // partners are registered by an operator.
     extraClientMetadata: {
-      properties: ['token_endpoint_auth_method'],
-      validator(ctx, key, value) {
+      properties: ['token_endpoint_auth_method', 'scope', 'redirect_uris'],
+      validator(ctx, key, value, metadata) {
         if (key === 'token_endpoint_auth_method' && ctx?.oidc?.route === 'registration' && value !== 'none') {
           throw new errors.InvalidClientMetadata('dynamic registration is for public clients: token_endpoint_auth_method must be "none"');
         }
+        if (key === 'scope') {
+          const registered = registeredScope(value);
+          if ('problem' in registered) throw new errors.InvalidClientMetadata(registered.problem);
+          metadata.scope = registered.scope;
+        }
+        const problem = key === 'redirect_uris' ? redirectUriProblem(value) : null;
+        if (problem) throw Object.assign(new errors.InvalidRedirectUri(), { error_description: problem });
       },
     },
     allowOmittingSingleRegisteredRedirectUri: false,

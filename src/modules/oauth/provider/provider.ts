@@ -7,7 +7,7 @@ import Provider, { type KoaContextWithOIDC } from 'oidc-provider';
 import type { OAuthSettings } from '../../../config/index.ts';
 import type { Clock } from '../../../lib/clock.ts';
 import type { OrganizationService } from '../../organizations/index.ts';
-import { IDENTITY_SCOPES, PRODUCT_SCOPES } from '../resources.ts';
+import { ADVERTISED_SCOPES } from '../resources.ts';
 import type { SecretStore } from '../secrets.ts';
 import { createAdapterFactory } from './adapter.ts';
 import { DEVICE_POLL_INTERVAL, OAUTH_ROUTES, providerConfiguration } from './configuration.ts';
@@ -47,7 +47,7 @@ async function amendResponse(ctx: KoaContextWithOIDC, deps: ProviderDeps): Promi
   if (!oidc || !body || typeof body !== 'object') return;
   switch (oidc.route) {
     case 'discovery':
-      body.scopes_supported = [...PRODUCT_SCOPES, ...IDENTITY_SCOPES];
+      body.scopes_supported = [...ADVERTISED_SCOPES];
       body.userinfo_endpoint = `${deps.settings.issuer}${OAUTH_ROUTES.userinfo}`;
       break;
     case 'device_authorization':
