@@ -66,6 +66,21 @@ async function rawError(token: string, version: '1.0' | '0.3', method: string, i
   return { status: res.status, result: body.result, code: body.error?.code, data_code: body.error?.data?.code, message: body.error?.message.replaceAll(id, '<id>') };
 }
 
+/**
+ * Each method, through the SDK client (keyed by its JSON-RPC name) and raw, answers the member for the
+ * owner's task `id` exactly as for a task that does not exist: TASK_NOT_FOUND (-32001) with NOT_FOUND.
+ */
+async function expectAnsweredAsMissing(id: string, version: '1.0' | '0.3', calls: Record<string, (id: string) => Promise<unknown>>) {
+  for (const [method, call] of Object.entries(calls)) {
+    const theirs = await refusal(() => call(id), id);
+    expect(theirs, method).toMatch(/No task/);
+    expect(theirs, method).toBe(await refusal(() => call(MISSING), MISSING));
+    const raw = await rawError(memberToken, version, method, id);
+    expect(raw, method).toEqual(await rawError(memberToken, version, method, MISSING));
+    expect(raw, method).toMatchObject({ status: 200, code: -32001, data_code: 'NOT_FOUND' });
+  }
+}
+
 describe('A2A tasks are the user\'s who started them, not the organization\'s', () => {
   it('A2A 1.0: another member cannot get, list, cancel or subscribe to the owner\'s tasks; each answer is the one for a missing task', async () => {
     const owner = await client(ownerToken);
@@ -77,20 +92,11 @@ describe('A2A tasks are the user\'s who started them, not the organization\'s', 
 
     const other = await client(memberToken);
     for (const task of [secret, upload]) {
-      for (const [name, call] of [
-        ['GetTask', (id: string) => other.getTask({ id } as never)],
-        ['CancelTask', (id: string) => other.cancelTask({ id } as never)],
-        ['SubscribeToTask', (id: string) => collect(other.resubscribeTask({ id } as never))],
-      ] as const) {
-        const theirs = await refusal(() => call(task.id), task.id);
-        expect(theirs, name).toMatch(/No task/);
-        expect(theirs, name).toBe(await refusal(() => call(MISSING), MISSING));
-      }
-      for (const method of ['GetTask', 'CancelTask', 'SubscribeToTask']) {
-        const theirs = await rawError(memberToken, '1.0', method, task.id);
-        expect(theirs, method).toEqual(await rawError(memberToken, '1.0', method, MISSING));
-        expect(theirs, method).toMatchObject({ status: 200, code: -32001, data_code: 'NOT_FOUND' });
-      }
+      await expectAnsweredAsMissing(task.id, '1.0', {
+        GetTask: (id) => other.getTask({ id } as never),
+        CancelTask: (id) => other.cancelTask({ id } as never),
+        SubscribeToTask: (id) => collect(other.resubscribeTask({ id } as never)),
+      });
     }
     const listed = await other.listTasks({ pageSize: 100, includeArtifacts: true } as never);
     expect(listed.tasks).toEqual([]);
@@ -114,20 +120,11 @@ describe('A2A tasks are the user\'s who started them, not the organization\'s', 
     const upload = await owner.sendMessage({ ...message({ tool: 'start_file_match', arguments: { name: 'owner upload 0.3' } }), metadata: { skill: 'matching' } } as never) as SdkTask;
     expect(upload.status.state).toBe(TaskState.TASK_STATE_WORKING);
     const other = legacy(memberToken);
-    for (const [name, call] of [
-      ['tasks/get', (id: string) => other.getTask({ id } as never)],
-      ['tasks/cancel', (id: string) => other.cancelTask({ id } as never)],
-      ['tasks/resubscribe', (id: string) => collect(other.resubscribeTask({ id } as never))],
-    ] as const) {
-      const theirs = await refusal(() => call(upload.id), upload.id);
-      expect(theirs, name).toMatch(/No task/);
-      expect(theirs, name).toBe(await refusal(() => call(MISSING), MISSING));
-    }
-    for (const method of ['tasks/get', 'tasks/cancel', 'tasks/resubscribe']) {
-      const theirs = await rawError(memberToken, '0.3', method, upload.id);
-      expect(theirs, method).toEqual(await rawError(memberToken, '0.3', method, MISSING));
-      expect(theirs, method).toMatchObject({ status: 200, code: -32001, data_code: 'NOT_FOUND' });
-    }
+    await expectAnsweredAsMissing(upload.id, '0.3', {
+      'tasks/get': (id) => other.getTask({ id } as never),
+      'tasks/cancel': (id) => other.cancelTask({ id } as never),
+      'tasks/resubscribe': (id) => collect(other.resubscribeTask({ id } as never)),
+    });
     for (const method of ['tasks/pushNotificationConfig/set', 'tasks/pushNotificationConfig/get', 'tasks/pushNotificationConfig/list', 'tasks/pushNotificationConfig/delete']) {
       expect(await rawError(memberToken, '0.3', method, upload.id), method).toEqual(await rawError(memberToken, '0.3', method, MISSING));
     }
