@@ -3,7 +3,7 @@
  * current graph. The mapping names, per graph attribute, the source column that holds it; unmapped
  * attributes are NULL. Rows sharing a person key are one person: the first row gives the person
  * attributes, and every distinct email, phone and address of the person is kept (the first address is
- * the current one). Normalization happens in SQL, the same rules as the matcher's input side.
+ * the current one; a person without any street keeps the first ZIP given, with its city and state). Normalization happens in SQL, the same rules as the matcher's input side.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -189,15 +189,18 @@ async function fillPersons(w: ReleaseWriter, mapping: ImportMapping, releaseDate
   const age = `${hasAge ? 'coalesce(g.age, ' : '('}date_sub('year', g.dob, ${rd})::INT)`;
   await w.run(`
     INSERT INTO persons BY NAME
-    WITH f AS (SELECT person_key, arg_min(household_key, rn_) AS household_key,
+    -- The person's locality comes from one row: the first with a street, else the first with a ZIP. A file of
+    -- names, dobs and ZIPs without streets keeps each person's ZIP (issue #31): without it the matcher could not
+    -- tell two namesakes born the same day apart by the ZIP a row gives, and the person was in no ZIP count.
+    WITH l AS (SELECT *, coalesce(min(rn_) FILTER (WHERE address_1 IS NOT NULL) OVER w,
+          min(rn_) FILTER (WHERE zip5 IS NOT NULL) OVER w) AS loc_rn_
+        FROM imp WINDOW w AS (PARTITION BY person_key)),
+    f AS (SELECT person_key, arg_min(household_key, rn_) AS household_key,
         ${['first_name', 'middle_name', 'last_name', 'name_suffix', 'dob'].map((a) => `arg_min(${a}, rn_) AS ${a}`).join(', ')},
-        arg_min(address_1, rn_) FILTER (WHERE address_1 IS NOT NULL) AS address_1,
-        arg_min(address_2, rn_) FILTER (WHERE address_1 IS NOT NULL) AS address_2,
-        arg_min(city, rn_) FILTER (WHERE address_1 IS NOT NULL) AS city,
-        arg_min(state, rn_) FILTER (WHERE address_1 IS NOT NULL) AS state,
-        arg_min(zip5, rn_) FILTER (WHERE address_1 IS NOT NULL) AS zip5,
+        ${['address_1', 'address_2'].map((a) => `any_value(${a}) FILTER (WHERE rn_ = loc_rn_ AND address_1 IS NOT NULL) AS ${a}`).join(', ')},
+        ${['city', 'state', 'zip5'].map((a) => `any_value(${a}) FILTER (WHERE rn_ = loc_rn_) AS ${a}`).join(', ')},
         bool_or(email IS NOT NULL) AS has_email, bool_or(phone IS NOT NULL) AS has_phone
-      FROM imp GROUP BY person_key),
+      FROM l GROUP BY person_key),
     c AS (SELECT person_key_int AS person_key${catalog.length ? ', ' + catalogSelect.join(', ') : ''}
       FROM src s WHERE person_key_int IS NOT NULL GROUP BY person_key_int),
     g AS (SELECT f.*, ${catalog.map((a) => `c.${a}`).join(', ')}${catalog.length ? ',' : ''} r.city AS ref_city, r.state AS ref_state, r.lat, r.lon

@@ -108,6 +108,28 @@ describe('scoreCandidate', () => {
     expect(decideRow([a], new Set(['D']), 'residential', null)).toBeNull();
   });
 
+  it('namesakes born the same day are told apart by the row\'s ZIP, never by a ZIP the graph lacks (issue #31)', () => {
+    const row = { first_name: 'Robert', last_name: 'Johnson', dob: '03/04/1980', zip: '02134' };
+    const scored = (p: CandidateAttributes, personKey: bigint, householdKey: bigint): ScoredCandidate => ({ ...score(row, p), personKey, householdKey, hhRef: householdKey });
+    const here = scored(person({ addresses: [] }), 1n, 10n);
+    const elsewhere = scored(person({ zip5: '10001', addresses: [] }), 2n, 20n);
+    const nowhere = scored(person({ zip5: null, addresses: [] }), 3n, 30n);
+    expect([here.features.address, elsewhere.features.address, nowhere.features.address]).toEqual([ADDR.zip, ADDR.disagree, ADDR.missing]);
+    // Within the ambiguity margin by weight, but the ZIP is the only difference: the person of the row's ZIP.
+    expect(decideRow([here, elsewhere], new Set(['I']), 'residential', null)).toMatchObject({ level: 'I', type: 'name_dob', personKey: 1n });
+    // A person whose ZIP the graph does not know may be the row's: still ambiguous.
+    expect(decideRow([here, nowhere], new Set(['I']), 'residential', null)).toBeNull();
+    // A row in a ZIP neither lives in tells them apart no more than the name and dob do.
+    const away = { ...row, zip: '60601' };
+    const a = { ...score(away, person({ addresses: [] })), personKey: 1n, householdKey: 10n, hhRef: 10n };
+    const b = { ...score(away, person({ zip5: '10001', addresses: [] })), personKey: 2n, householdKey: 20n, hhRef: 20n };
+    expect(decideRow([a, b], new Set(['I']), 'residential', null)).toBeNull();
+    // A namesake whose evidence differs otherwise (a nickname against the exact name) is still a rival.
+    const nick = scored(person({ firstName: 'BOB', zip5: '10001', addresses: [] }), 4n, 40n);
+    expect(nick.features.first).toBe(FIRST.nickname);
+    expect(decideRow([here, { ...nick, weight: here.weight - 1 }], new Set(['I']), 'residential', null)).toBeNull();
+  });
+
   it('jaroWinkler matches known values', () => {
     expect(jaroWinkler('MARTHA', 'MARHTA')).toBeCloseTo(0.9611, 4);
     expect(jaroWinkler('DWAYNE', 'DUANE')).toBeCloseTo(0.84, 2);

@@ -119,7 +119,7 @@ export function candidateSql(p: CandidateSqlParts): string {
       CASE WHEN c.hit & ${HIT.phone} <> 0 THEN ${ID.agree} WHEN i.has_phone THEN ${ID.disagree} ELSE ${ID.missing} END AS f_phone,
       CASE WHEN c.hit & ${HIT.unit} <> 0 THEN ${ADDR.unit} WHEN c.hit & ${HIT.street} <> 0 THEN ${ADDR.street} WHEN c.hit & ${HIT.history} <> 0 THEN ${ADDR.history}
         ELSE CASE WHEN list_contains(i.house_zips, c.g_zip5 || ':' || c.g_house) THEN ${ADDR.house}
-          WHEN list_contains(i.zip5s, c.g_zip5) THEN ${ADDR.zip} WHEN i.has_addr THEN ${ADDR.disagree} ELSE ${ADDR.missing} END END AS f_address,
+          WHEN list_contains(i.zip5s, c.g_zip5) THEN ${ADDR.zip} WHEN i.has_addr AND c.g_zip5 IS NOT NULL THEN ${ADDR.disagree} ELSE ${ADDR.missing} END END AS f_address,
       CASE WHEN i.dob_part IS NOT NULL THEN ${dobPartSql('i.dob_part', 'c.g_dob')} ELSE ${dobSql('i.dob', 'c.g_dob')} END AS f_dob,
       i.first AS i_first, i.last AS i_last, i.first_vars AS i_vars, i.first_sx AS i_first_sx, i.last_sx AS i_last_sx,
       c.g_first, c.g_nick, c.g_last, c.g_last_sx

@@ -146,6 +146,9 @@ export function compareRecord(row: NormalizedRecord, c: CandidateAttributes): Fe
     const house = currentHouseZip(c);
     if (house !== null && rowHouseZips(row).includes(house)) address = ADDR.house;
     else if (zips.includes(c.zip5)) address = ADDR.zip;
+  } else if (address === ADDR.disagree) {
+    // A person without a ZIP (an imported graph's, without geography) is not known to live elsewhere.
+    address = ADDR.missing;
   }
   return { email, phone, ...compareNames(row, variants, c), dob: compareDob(comparedDob(row), c.dob), address };
 }

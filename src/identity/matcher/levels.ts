@@ -14,7 +14,9 @@
  *        p >= I_PARTIAL_DOB_THRESHOLD (name_partial_dob_zip: a ZIP-only list row with a dob typo).
  *    A common name alone (name + ZIP) therefore never reaches I, whatever its weight.
  *    If another person within AMBIGUITY_MARGIN also qualifies, the row is not an I match:
- *    same household -> H, otherwise the row falls to the lower levels.
+ *    same household -> H, otherwise the row falls to the lower levels. A person the row's locality tells
+ *    apart is no rival (placeSeparates): every other field at the same level, the best living in a ZIP the
+ *    row names, the other in a known ZIP outside them all.
  * H  household: surname agrees at a current residence but not a single member (first name
  *    missing or different), or an ambiguous I inside one household, or an I match demoted
  *    because I is not allowed. Returns the household key and the household's reference person
@@ -61,6 +63,21 @@ const firstAgrees = (f: Features) => f.first === FIRST.exact || f.first === FIRS
 const lastAgrees = (f: Features) => f.last === LAST.exact || f.last === LAST.fuzzy || f.last === LAST.phonetic;
 const digital = (f: Features) => f.email === ID.agree || f.phone === ID.agree;
 const addrCurrent = (f: Features) => f.address === ADDR.unit || f.address === ADDR.street;
+/** The candidate lives at the row's address or in a ZIP the row names (street, house number + ZIP, or ZIP alone). */
+const localityAgrees = (f: Features) => addrCurrent(f) || f.address === ADDR.house || f.address === ADDR.zip;
+
+/**
+ * Whether the row's locality tells `best` from `other`: the two agree with the row at the same level on every
+ * field but the address, `best` lives in a ZIP the row names and `other` in a known ZIP outside all of them
+ * (ADDR.disagree; a person without any ZIP is `missing`, never told apart). Two namesakes born the same day in
+ * different ZIPs are the case: the priors weigh a ZIP agreement 0.5 and a disagreement -1.0 (model.ts), a gap
+ * below AMBIGUITY_MARGIN, so the ZIP that tells them apart left the row unmatched (issue #31). Nothing of the
+ * row speaks for `other` and its ZIP speaks against it; the fitted weights (decision 045) give the same answer.
+ */
+export function placeSeparates(best: Features, other: Features): boolean {
+  return other.address === ADDR.disagree && localityAgrees(best) && best.first === other.first && best.last === other.last
+    && best.swapped === other.swapped && best.dob === other.dob && best.email === other.email && best.phone === other.phone;
+}
 
 /** The I-level match type of a candidate, or null when its evidence is not person-level. */
 export function individualType(c: Pick<ScoredCandidate, 'features' | 'probability'>, iThreshold = I_THRESHOLD): MatchType | null {
@@ -147,7 +164,7 @@ export function decideRow(
     if (best === null) {
       best = c;
       bestType = type;
-    } else if (c.personKey !== best.personKey && c.weight >= best.weight - AMBIGUITY_MARGIN) {
+    } else if (c.personKey !== best.personKey && c.weight >= best.weight - AMBIGUITY_MARGIN && !placeSeparates(best.features, c.features)) {
       rival = c;
       break;
     }

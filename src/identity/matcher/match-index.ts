@@ -169,8 +169,10 @@ export async function buildMatchIndex(releaseFile: string, o: BuildMatchIndexOpt
         UNION ALL SELECT ${K64_SQL(`'p:' || ${HASH_KEY_SQL('phone_sha256')}`)}, person_key, ${KIND.phone}, NULL FROM g.phones
         UNION ALL SELECT ${K64_SQL(`'a:' || akey`)}, person_key, CASE WHEN is_current THEN ${KIND.address} ELSE ${KIND.addressHistory} END, unit
           FROM addr WHERE akey IS NOT NULL
-        UNION ALL SELECT DISTINCT ${K64_SQL(`'n:' || p.last_name || '|' || a.zip5`)}, p.person_key, ${KIND.nameZip}, NULL
-          FROM g.persons p JOIN addr a USING (person_key) WHERE p.last_name IS NOT NULL AND a.zip5 IS NOT NULL
+        -- Surname + each ZIP of the person's addresses, and of its own ZIP (an imported person may have a ZIP without a street).
+        UNION ALL SELECT DISTINCT ${K64_SQL(`'n:' || last_name || '|' || zip5`)}, person_key, ${KIND.nameZip}, NULL
+          FROM (SELECT p.person_key, p.last_name, a.zip5 FROM g.persons p JOIN addr a USING (person_key)
+                UNION SELECT person_key, last_name, zip5 FROM g.persons) WHERE last_name IS NOT NULL AND zip5 IS NOT NULL
         UNION ALL SELECT ${K64_SQL(`'d:' || strftime(dob, '%Y-%m-%d') || '|' || n`)}, person_key, ${KIND.dob}, NULL
           FROM (SELECT person_key, dob, unnest([first_name, last_name]) AS n FROM g.persons WHERE dob IS NOT NULL) WHERE n IS NOT NULL
         UNION ALL SELECT ${K64_SQL(`'st:' || street`)}, person_key, ${KIND.street}, unit FROM street_anchor

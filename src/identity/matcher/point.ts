@@ -156,7 +156,7 @@ export async function pointCandidates(query: Query, mx: string, rows: readonly N
       const zip5 = strOrNull(p.zip5);
       const address = h.addr === 3 ? ADDR.unit : h.addr === 2 ? ADDR.street : h.addr === 1 ? ADDR.history
         : zip5 !== null && p.house !== null && houseZips.includes(`${zip5}:${String(p.house)}`) ? ADDR.house
-        : zip5 !== null && zips.includes(zip5) ? ADDR.zip : hasAddr ? ADDR.disagree : ADDR.missing;
+        : zip5 !== null && zips.includes(zip5) ? ADDR.zip : hasAddr && zip5 !== null ? ADDR.disagree : ADDR.missing;
       const features: Features = {
         email: h.email ? ID.agree : h.near ? EMAIL.near : hasEmail ? ID.disagree : ID.missing,
         phone: h.phone ? ID.agree : hasPhone ? ID.disagree : ID.missing,
