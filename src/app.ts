@@ -1,4 +1,4 @@
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance, type RouteOptions } from 'fastify';
 import { sql } from 'kysely';
 import type { Config } from './config/index.ts';
 import type { Database } from './db/database.ts';
@@ -11,6 +11,7 @@ import { registerErrorHandling } from './http/error-handler.ts';
 import { createMetrics, registerMetrics } from './http/metrics.ts';
 import { registerOpenApi } from './http/openapi.ts';
 import { opsRoutes, type ReadinessCheck } from './http/ops.ts';
+import { redactingLogger } from './http/log-redaction.ts';
 import { clientErrorHandler, frameworkErrors, registerInputGuard } from './http/input-guard.ts';
 import { registerExchangeRateLimit, registerRateLimit } from './http/rate-limit/plugin.ts';
 import { genRequestId, registerRequestContext } from './http/request-context.ts';
@@ -55,13 +56,16 @@ export interface BuiltApp {
   beginShutdown(): void;
   /** The checks /readyz runs; a running service adds its own (e.g. the match index it builds). */
   readiness: Record<string, ReadinessCheck>;
+  /** Every route registered, of every adapter (REST, OAuth, MCP, A2A, pages): what the hostile-input tests walk. */
+  routes: readonly RouteOptions[];
 }
 
 /** Builds the HTTP app (no listen). Tests call this; `ads serve` calls it and listens. */
 export async function build(config: Config, deps: BuildDeps): Promise<BuiltApp> {
   const clock = deps.clock ?? systemClock;
   const app = Fastify({
-    logger: deps.logger ?? { level: config.logLevel },
+    // No credential (a signed URL's signature, a bearer, an API key) reaches a log line.
+    logger: redactingLogger(deps.logger ?? { level: config.logLevel }),
     genReqId: genRequestId,
     bodyLimit: 5 * 1024 * 1024,
     forceCloseConnections: 'idle',
@@ -77,6 +81,8 @@ export async function build(config: Config, deps: BuildDeps): Promise<BuiltApp> 
 
   let shuttingDown = false;
   const metrics = createMetrics();
+  const routes: RouteOptions[] = [];
+  app.addHook('onRoute', (route) => void routes.push(route));
 
   registerValidation(app);
   registerErrorHandling(app);
@@ -151,6 +157,7 @@ export async function build(config: Config, deps: BuildDeps): Promise<BuiltApp> 
     app,
     services,
     readiness,
+    routes,
     beginShutdown() {
       shuttingDown = true;
     },

@@ -1,7 +1,19 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { CommonErrors, DomainError, isDomainError, type ErrorIssue } from '../core/errors.ts';
 import type { ErrorCode } from '../core/error-codes.ts';
+import { isUnreadableBody } from './body.ts';
+import { JSONRPC, jsonRpcCodeOf } from './error-jsonrpc.ts';
 import { HTTP_STATUS } from './error-status.ts';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /**
+     * The protocol whose error shape the route's refusals take when they happen before its handler (an
+     * unreadable body, a framework refusal) or escape it: REST's section 7 envelope when unset.
+     */
+    protocol?: 'oauth' | 'jsonrpc';
+  }
+}
 
 interface AjvIssue {
   instancePath?: string;
@@ -76,9 +88,37 @@ export function envelope(error: DomainError, requestId: string): Record<string, 
   };
 }
 
+/**
+ * RFC 6749 section 5.2 (the authorization server's endpoints): a request it cannot read is 400
+ * invalid_request; throttling and server failures keep their status.
+ */
+function oauthError(error: DomainError, status: number, requestId: string) {
+  const code = status === 503 ? 'temporarily_unavailable' : status >= 500 ? 'server_error' : status === 429 ? 'slow_down' : 'invalid_request';
+  return { status: status >= 500 || status === 429 ? status : 400, body: { error: code, error_description: error.message, request_id: requestId } };
+}
+
+/** JSON-RPC 2.0: no request object was read, so the id is null; the section 7 envelope rides in `data`. */
+function jsonRpcError(error: DomainError, status: number, requestId: string) {
+  const parse = isUnreadableBody(error);
+  return {
+    status,
+    body: {
+      jsonrpc: '2.0', id: null,
+      error: { code: parse ? JSONRPC.PARSE_ERROR : jsonRpcCodeOf(error.code as ErrorCode), message: parse ? `Parse error: ${error.message}` : error.message, data: envelope(error, requestId) },
+    },
+  };
+}
+
+/** Renders a refusal in the route's protocol (config.protocol), REST's envelope by default. */
 export function sendError(request: FastifyRequest, reply: FastifyReply, error: DomainError): FastifyReply {
   if (error.retryAfterSeconds !== undefined) reply.header('retry-after', String(error.retryAfterSeconds));
-  return reply.status(statusOf(error)).type('application/json').send(envelope(error, request.id));
+  const status = statusOf(error);
+  const protocol = request.routeOptions?.config?.protocol;
+  const shaped = protocol === 'oauth' ? oauthError(error, status, request.id)
+    : protocol === 'jsonrpc' ? jsonRpcError(error, status, request.id)
+      : { status, body: envelope(error, request.id) };
+  if (protocol === 'oauth') reply.header('cache-control', 'no-store');
+  return reply.status(shaped.status).type('application/json').send(shaped.body);
 }
 
 /** Refusals the service expects while it runs (a graph still loading, an upstream down): no stack trace. */

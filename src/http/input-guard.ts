@@ -4,14 +4,11 @@
  *   newline and carriage return; lone UTF-16 surrogates), in body keys and values, path ids and query
  *   values: 400 INVALID_REQUEST naming the place;
  * - bodies nested deeper than MAX_BODY_DEPTH: 400 before any validator or compiler recurses into them;
- * - Content-Encoding gzip, deflate and br JSON bodies are decoded (the size limit applies to the decoded
- *   bytes); any other encoding, or any encoding on a raw upload, is 415;
+ * - Content-Encoding is decoded, or refused, in src/http/body.ts;
  * - Fastify's and Node's own refusals (a malformed percent-encoding, an over-long path parameter,
  *   over-large headers, an unparseable request) carry the envelope and a request_id too.
  */
 import type { Socket } from 'node:net';
-import { PassThrough, type Readable } from 'node:stream';
-import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { CommonErrors, DomainError } from '../core/errors.ts';
 import type { Operation } from '../core/operation.ts';
@@ -84,34 +81,7 @@ export function clientErrorHandler(error: Error & { code?: string }, socket: Soc
     + `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
 }
 
-const DECODERS: Record<string, () => NodeJS.ReadWriteStream> = { gzip: createGunzip, 'x-gzip': createGunzip, deflate: createInflate, br: createBrotliDecompress };
-
 export function registerInputGuard(app: FastifyInstance): void {
-  app.addHook('preParsing', async (request, _reply, payload) => {
-    const encoding = String(request.headers['content-encoding'] ?? 'identity').trim().toLowerCase();
-    if (encoding === 'identity' || encoding === '') return payload;
-    const op = (request.routeOptions.config as { operation?: Operation } | undefined)?.operation;
-    const decoder = DECODERS[encoding];
-    if (!decoder || op?.rawBody) {
-      throw new DomainError('UNSUPPORTED_MEDIA_TYPE', `Content-Encoding "${encoding.slice(0, 40)}" is not accepted here.`, {
-        nextStep: op?.rawBody
-          ? 'Upload the file bytes as they are (a gzip file is declared with compression: "gzip", not Content-Encoding).'
-          : 'Send the body uncompressed, or with Content-Encoding gzip, deflate or br.',
-      });
-    }
-    const decoded = decoder();
-    const out = new PassThrough() as PassThrough & { receivedEncodedLength?: number };
-    let encoded = 0;
-    (payload as Readable).on('data', (chunk: Buffer) => {
-      encoded += chunk.length;
-      out.receivedEncodedLength = encoded; // Fastify compares Content-Length with the encoded bytes
-    });
-    (payload as Readable).on('error', (e) => out.destroy(e));
-    decoded.on('error', () => out.destroy(new DomainError('INVALID_REQUEST', `The body is not valid ${encoding} data.`, {
-      nextStep: 'Compress the body with the Content-Encoding it declares, or send it uncompressed.',
-    })));
-    return (payload as Readable).pipe(decoded).pipe(out);
-  });
   app.addHook('preValidation', async (request) => {
     for (const [part, values] of [['params', request.params], ['query', request.query]] as const) {
       if (values && typeof values === 'object') checkValue(values, `$${part}`);

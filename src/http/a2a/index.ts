@@ -230,7 +230,7 @@ export function registerA2A(app: FastifyInstance, deps: A2ADeps): void {
     reply.raw.end();
   }
 
-  app.post(`${base}/a2a`, { config: { access: 'public' }, schema: { hide: true } }, async (request, reply) => {
+  app.post(`${base}/a2a`, { config: { access: 'public', protocol: 'jsonrpc' }, schema: { hide: true } }, async (request, reply) => {
     if (refuseBadOrigin(request, reply, origins)) return reply;
     const caller = await authenticateOrRefuse(request, reply, deps.authenticate, deps.urls.resource);
     if (!caller) return reply;

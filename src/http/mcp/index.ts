@@ -108,6 +108,8 @@ export function registerMcp(app: FastifyInstance, deps: McpDeps): void {
   app.route({
     method: ['GET', 'POST', 'DELETE'],
     url: path,
+    // A body that cannot be read (not JSON, a broken Content-Encoding) is a JSON-RPC Parse error (error-handler.ts).
+    config: { protocol: 'jsonrpc' },
     schema: { hide: true },
     handler: async (request, reply) => {
       if (refuseBadOrigin(request, reply, origins)) return reply;

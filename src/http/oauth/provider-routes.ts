@@ -36,12 +36,13 @@ export async function registerProviderRoutes(app: FastifyInstance, oauth: OAuthM
     await callback(req, reply.raw);
   };
 
-  // Its own context: the library reads the bodies (form-encoded or JSON) itself.
+  // Its own context: the library reads the bodies (form-encoded or JSON) itself, from the raw request, and
+  // decodes no Content-Encoding (src/http/body.ts refuses one). Refusals before it are RFC 6749 errors.
   await app.register(async (scope) => {
     scope.removeAllContentTypeParsers();
     scope.addContentTypeParser('*', (_request, _payload, done) => done(null));
     for (const { url, methods } of PROVIDER_ROUTES) {
-      scope.route({ method: methods, url, config: { access: 'public' }, schema: { hide: true }, handler: forward });
+      scope.route({ method: methods, url, config: { access: 'public', protocol: 'oauth', rawRequest: true }, schema: { hide: true }, handler: forward });
     }
   });
 }

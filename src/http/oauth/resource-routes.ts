@@ -36,6 +36,6 @@ export function registerResourceRoutes(app: FastifyInstance, oauth: OAuthModule)
     }
   };
   for (const method of ['GET', 'POST'] as const) {
-    app.route({ method, url: OAUTH_ROUTES.userinfo, config: { access: 'public' }, schema: { hide: true }, handler: userinfo });
+    app.route({ method, url: OAUTH_ROUTES.userinfo, config: { access: 'public', protocol: 'oauth' }, schema: { hide: true }, handler: userinfo });
   }
 }
