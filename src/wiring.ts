@@ -33,7 +33,6 @@ import { createOrganizationsModule } from './modules/organizations/index.ts';
 import { createSegmentsModule, warehouseGraphPorts } from './modules/segments/index.ts';
 import { createWebhookModule } from './modules/webhooks/index.ts';
 import { policyFetch, type Resolver } from './lib/outbound/index.ts';
-import { outboundLookup } from './destinations/index.ts';
 import { createOAuthModule, type MetadataTransport, type SecretCodec } from './modules/oauth/index.ts';
 
 export interface WiringDeps {
@@ -170,7 +169,7 @@ export async function createServices(deps: WiringDeps) {
         : Math.min(billing_count, privacy.shownCount({ question, trueCount: figures.already_licensed_count, set: { ...set, n: figures.already_licensed_count }, facet: 'licensed' }).record_count ?? 0);
       return { billing_count, already_licensed_count: licensed };
     },
-    lookup: outboundLookup({ allowPrivate: config.outbound.allowPrivateTargets, resolve: deps.outboundResolver }),
+    policy: { allowPrivate: config.outbound.allowPrivateTargets, resolve: deps.outboundResolver },
     matchedRun: async (orgId, segmentId) => {
       const run = await fileMatch.deliverySource(orgId, segmentId);
       return run && { ...run, integrationRunId: await integrations.executions.runOfMatch(orgId, segmentId) };

@@ -24,6 +24,7 @@ export function downloadDestination(store: ObjectStore): DeliveryDestination<Dow
   return {
     kind: 'download',
     checkConfig: (config) => new Checker(config, 'config', []).done({}),
+    targetHost: () => null,
     checkSecrets: (secrets) => new Checker(secrets, 'secrets', []).done(null),
     async testConnection() {},
     async upload(parts, target) {

@@ -100,6 +100,8 @@ function classify(error: unknown, bucket: string): DestinationError {
 export const s3Destination: DeliveryDestination<S3Config, S3Secrets> = {
   kind: 's3',
   checkConfig,
+  // Without an endpoint the SDK dials AWS's regional endpoint.
+  targetHost: (config) => (config.endpoint ? new URL(config.endpoint).hostname : null),
   checkSecrets,
   async testConnection(config, secrets, net) {
     const s3 = client(config, secrets, net);

@@ -96,6 +96,7 @@ async function checkRemoteDir(client: SftpClient, config: SftpConfig): Promise<v
 export const sftpDestination: DeliveryDestination<SftpConfig, SftpSecrets> = {
   kind: 'sftp',
   checkConfig,
+  targetHost: (config) => config.host,
   checkSecrets,
   async testConnection(config, secrets, net) {
     const client = await connect(config, secrets, net);

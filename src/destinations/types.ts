@@ -45,6 +45,11 @@ export interface DeliveryDestination<Config = unknown, Secrets = unknown> {
   readonly kind: string;
   /** Validates a configuration (no secrets); throws DestinationConfigError listing every problem. */
   checkConfig(config: unknown): Config;
+  /**
+   * The host a connection of this configuration dials (null: none, or the provider's own public
+   * endpoint), judged by the outbound-target policy when the destination is configured.
+   */
+  targetHost(config: Config): string | null;
   /** Validates credentials; throws DestinationConfigError. Secrets are never part of `Config`. */
   checkSecrets(secrets: unknown): Secrets;
   /** Connects and authenticates as a delivery would, and checks the target folder or bucket. */

@@ -59,7 +59,8 @@ describe('audience deliveries to a download', () => {
     expect((await d.ledger()).map((r) => [r.kind, r.status, r.quantity])).toEqual([['audience_delivery.filter', 'reserved', caCount]]);
 
     const done = await d.waitDone(caAudience, res.body.delivery_id);
-    const charged = enterpriseCents(3, caCount);
+    // Every exported member is charged, up to the estimate shown (its ceiling: it priced the noised count).
+    const charged = Math.min(enterpriseCents(3, caCount), Math.round(quote.cost_estimate.total_cost * 100));
     expect(done).toMatchObject({ status: 'completed', cost: charged / 100, output_record_count: caCount });
     expect(done.download_urls).toHaveLength(1);
     expect(done.download_urls[0]).toContain(`/v1/downloads/${d.org.orgId}/${res.body.delivery_id}/part-00000.csv?expires=`);
@@ -94,8 +95,8 @@ describe('audience deliveries to a download', () => {
     expect(fresh.download_urls[0]).not.toBe(done.download_urls[0]);
     expect((await d.download(fresh.download_urls[0])).raw.equals(file.raw)).toBe(true);
 
-    // An identical delivery (another format) is the existing one, free; nothing is reserved or charged.
-    const again = await d.deliver(caAudience, { output_format: 'jsonl', output_compression: 'gzip' });
+    // An identical delivery (same format) is the existing one, free; nothing is reserved or charged.
+    const again = await d.deliver(caAudience, { output_format: 'csv' });
     expect(again.status).toBe(200);
     expect(again.body).toMatchObject({ delivery_id: res.body.delivery_id, already_delivered: true, cost: 0, status: 'completed' });
     expect(again.body.message).toMatch(/no charge/);

@@ -49,6 +49,33 @@ export function permitsAddress(policy: OutboundPolicy, address: string): boolean
 }
 
 /**
+ * A host as the URL parser reads it: lower case, IPv6 brackets removed, IPv4 spellings such as
+ * `0x7f.1` or `2130706433` normalized to dotted quads (so a literal is judged as one); null when the
+ * text is not a host.
+ */
+export function canonicalHost(host: string): string | null {
+  const bare = host.trim().replace(/^\[|\]$/g, '');
+  try {
+    return new URL(`http://${net.isIP(bare) === 6 ? `[${bare}]` : bare}/`).hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Whether a host is refused when it is configured as a target (a webhook URL's, a delivery
+ * destination's), before any connection: IP literals in any spelling are judged as they are and
+ * `localhost` names as private. Other names are not resolved here: a name can point anywhere later,
+ * so the connect-time lookup (`resolveTarget`) judges every address it resolves to.
+ */
+export function refusesConfiguredHost(policy: OutboundPolicy, host: string): boolean {
+  const h = canonicalHost(host);
+  if (h === null) return true;
+  if (net.isIP(h)) return !permits(policy, judgeAddress(h));
+  return isLocalName(h) && !policy.allowPrivate;
+}
+
+/**
  * The address to dial for host: an IP literal is judged as it is; a name is resolved and every answer
  * judged (one refused answer refuses the name, so a DNS answer cannot smuggle an address in).
  */

@@ -43,6 +43,11 @@ export interface DeliveryBillingInput {
    * over `identities`.
    */
   license?: LicenseEvaluation;
+  /**
+   * The estimate shown for the delivery, in cents: a ceiling its reservation and charge never exceed
+   * (the estimate prices the count the privacy layer shows, which may be below the exact one).
+   */
+  ceilingCents?: number;
 }
 
 export interface LicenseEvaluation {
@@ -155,7 +160,7 @@ export function createDeliveryBilling(deps: { db: Kysely<DB>; clock: Clock; ledg
       const q = await quote({ ...input, license: undefined });
       return ledger.reserveCents({
         orgId: input.orgId, kind: `audience_delivery.${input.audienceSubtype}`, unitPriceCents: 0, ceilingQuantity: q.billable_count,
-        ceilingCents: q.cents.estimate, fingerprint: input.idempotencyKey, idempotencyKey: deliveryKey(input.idempotencyKey),
+        ceilingCents: input.ceilingCents === undefined ? q.cents.estimate : Math.min(q.cents.estimate, input.ceilingCents), fingerprint: input.idempotencyKey, idempotencyKey: deliveryKey(input.idempotencyKey),
         details: { destination: input.destination, fields: input.fields },
       });
     },
@@ -186,7 +191,7 @@ export function createDeliveryBilling(deps: { db: Kysely<DB>; clock: Clock; ledg
       const keys = distinctKeys(input.identities ?? []);
       const billable = await licenseStore.license(trx, input.orgId, keys, now, row.id);
       const unit = unitOf(terms, input);
-      const { cents } = costs(terms, unit, billable, 0);
+      const exact = costs(terms, unit, billable, 0).cents;
       let match = 0;
       if (input.fileMatch) {
         const m = await matchCents(trx, terms, input);
@@ -201,7 +206,13 @@ export function createDeliveryBilling(deps: { db: Kysely<DB>; clock: Clock; ledg
           await ledger.cover(trx, input.orgId, id, 'match.file', m);
         }
       }
-      const details = { destination: input.destination, fields: input.fields, identity_count: keys.length, billable_count: billable, already_licensed_count: keys.length - billable, match_cents: match };
+      // The shown estimate is a ceiling: the identities' part is cut down to it (the run's usage, part of
+      // that estimate, is never cut). Every identity is licensed all the same.
+      const cents = input.ceilingCents === undefined ? exact : Math.max(0, Math.min(exact, input.ceilingCents - match));
+      const details = {
+        destination: input.destination, fields: input.fields, identity_count: keys.length, billable_count: billable, already_licensed_count: keys.length - billable, match_cents: match,
+        ...(cents < exact ? { uncapped_cents: exact } : {}),
+      };
       await trx.updateTable('usage_ledger').set({
         quantity: billable, unit_price_cents: unit.base + unit.destination + unit.field, amount_cents: cents, details: JSON.stringify(details),
       }).where('org_id', '=', input.orgId).where('id', '=', row.id).execute();

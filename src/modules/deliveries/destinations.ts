@@ -7,9 +7,10 @@
 import type { Kysely } from 'kysely';
 import { DomainError } from '../../core/errors.ts';
 import type { DB } from '../../db/schema.ts';
-import type { DestinationRegistry, NetOptions } from '../../destinations/index.ts';
+import { DestinationBlockedError, type DestinationRegistry, type NetOptions } from '../../destinations/index.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { newId } from '../../lib/ids.ts';
+import { refusesConfiguredHost, type OutboundPolicy } from '../../lib/outbound/index.ts';
 import { cachedDerivedKey, openValue, sealValue } from '../../lib/sealed.ts';
 import type { ServerKeys } from '../../lib/server-secrets.ts';
 import type { CreateDestinationInput, DestinationDoc } from './schemas.ts';
@@ -38,7 +39,7 @@ export function destinationDomainError(error: unknown): unknown {
   }
 }
 
-export function createDestinationService(deps: { db: Kysely<DB>; clock: Clock; keys: Pick<ServerKeys, 'secret'>; registry: DestinationRegistry; net: () => NetOptions }) {
+export function createDestinationService(deps: { db: Kysely<DB>; clock: Clock; keys: Pick<ServerKeys, 'secret'>; registry: DestinationRegistry; net: () => NetOptions; policy: OutboundPolicy }) {
   const { db, clock, registry } = deps;
   const sealKey = cachedDerivedKey((name) => deps.keys.secret(name), KEY_NAME, 'delivery-destination-secrets/v1');
   const aad = (row: { org_id: string; id: string }) => `delivery_destinations:${row.org_id}:${row.id}`;
@@ -79,6 +80,9 @@ export function createDestinationService(deps: { db: Kysely<DB>; clock: Clock; k
       try {
         config = dest.checkConfig(input.config);
         dest.checkSecrets(input.secrets);
+        // Refused when configured, as webhook URLs are (decision 027); names are judged again at connect time.
+        const host = dest.targetHost(config);
+        if (host !== null && refusesConfiguredHost(deps.policy, host)) throw new DestinationBlockedError(host);
       } catch (error) {
         throw destinationDomainError(error);
       }

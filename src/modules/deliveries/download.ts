@@ -10,6 +10,7 @@ import type { DB } from '../../db/schema.ts';
 import type { Clock } from '../../lib/clock.ts';
 import type { ObjectStore } from '../../objects/store.ts';
 import type { UrlSigner } from '../../objects/signed-urls.ts';
+import type { DeletedSourceCheck } from './deleted-members.ts';
 import { downloadPath, partsOf } from './present.ts';
 import { deliveryStore } from './store.ts';
 
@@ -17,7 +18,9 @@ export type DownloadHandler = (params: { org: string; did: string; part: string 
 
 const CONTENT_TYPES: Record<string, string> = { csv: 'text/csv', json: 'application/x-ndjson', jsonl: 'application/x-ndjson', avro: 'application/avro' };
 
-export function createDownloadHandler(deps: { db: Kysely<DB>; clock: Clock; objects: ObjectStore; signer: () => Promise<UrlSigner> }): DownloadHandler {
+export function createDownloadHandler(deps: {
+  db: Kysely<DB>; clock: Clock; objects: ObjectStore; signer: () => Promise<UrlSigner>; sourceDeleted: DeletedSourceCheck;
+}): DownloadHandler {
   return async (params, query) => {
     const signer = await deps.signer();
     try {
@@ -37,6 +40,12 @@ export function createDownloadHandler(deps: { db: Kysely<DB>; clock: Clock; obje
     const part = row && row.status === 'completed' && row.destination === 'download' ? partsOf(row).find((p) => p.name === params.part) : undefined;
     const file = part ? deps.objects.pathOf(part.location) : null;
     if (!part || !file || !fs.existsSync(file)) throw new DomainError('DOWNLOAD_GONE', 'The delivered file is no longer available.', { nextStep: 'Request the delivery again.' });
+    // A signed URL outlives nothing: once a segment the rows came from is deleted, they are not served.
+    if (await deps.sourceDeleted(row!)) {
+      throw new DomainError('DOWNLOAD_GONE', 'A segment this delivery was made from has been deleted; its files are no longer served.', {
+        nextStep: 'Deliver an audience whose segments still exist.',
+      });
+    }
     const ext = part.name.replace(/\.gz$/, '').split('.').pop() ?? '';
     return fileBody({
       path: file, fileName: part.name, bytes: fs.statSync(file).size,

@@ -18,6 +18,7 @@ import type { DestinationRegistry, NetOptions } from '../../destinations/index.t
 import type { JobDefinition } from '../../jobs/worker.ts';
 import type { Clock } from '../../lib/clock.ts';
 import type { EventService } from '../webhooks/index.ts';
+import type { DeletedSourceCheck } from './deleted-members.ts';
 import { destinationDomainError, type DestinationService } from './destinations.ts';
 import { DELIVERY_EXPORT_JOB } from './job-names.ts';
 import { DOWNLOAD_TTL_MS, type StoredPart } from './present.ts';
@@ -42,6 +43,8 @@ export interface ExportJobDeps {
   billing: DeliveryBilling;
   events: Pick<EventService, 'emit'>;
   personIds: (orgId: string) => Promise<{ orgClientCode: string; secret: string }>;
+  /** Whether a segment the delivery's rows come from was deleted since it was accepted. */
+  sourceDeleted: DeletedSourceCheck;
   /** The data release the warehouse reads now. */
   currentRelease: () => { major: number; minor: number };
   /** Where the current release's rendered rows of a key are, if built (rendered-rows.ts). */
@@ -92,6 +95,9 @@ export function createExportJob(deps: ExportJobDeps) {
   }
 
   async function run(row: DeliveryRow) {
+    if (await deps.sourceDeleted(row)) {
+      throw new FinalFailure('SEGMENT_DELETED', 'A segment of the audience was deleted after the delivery was accepted; nothing was exported or charged.');
+    }
     const r = await requestOf(row);
     const outputDir = path.join(deps.dataDir, 'exports', row.id);
     try {
@@ -130,10 +136,13 @@ export function createExportJob(deps: ExportJobDeps) {
       });
       if (!moved) return;
       // One charge under the delivery's key: identities without an active license, and the file-match
-      // run's aggregate usage when no delivery charged it before (billing keeps both rules). A delivery a
+      // run's aggregate usage when no delivery charged it before (billing keeps both rules), never above
+      // the estimate the delivery showed (its ceiling, decision 032). A delivery a
       // partner bills (an integration run's, decision 038) held no reservation and is charged nothing.
       const charge = row.unbilled ? { cents: 0, amount: 0, billable_count: 0 }
-        : await deps.billing.chargeDelivery(trx, { ...billingInput(row.org_id, out.r), identities: out.identities, idempotencyKey: row.id });
+        : await deps.billing.chargeDelivery(trx, {
+          ...billingInput(row.org_id, out.r), identities: out.identities, idempotencyKey: row.id, ceilingCents: row.estimated_cost_cents,
+        });
       await deliveryStore.setCost(trx, row.org_id, row.id, charge.cents, charge.billable_count);
       await deps.events.emit(trx, {
         orgId: row.org_id, type: 'delivery.completed', subject: { kind: 'delivery', id: row.id, name: out.r.audience.name },

@@ -7,10 +7,11 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import type { ExportWarehouse } from '../../deliveries/index.ts';
-import { createDestinationRegistry, type LookupFunction } from '../../destinations/index.ts';
+import { createDestinationRegistry, outboundLookup } from '../../destinations/index.ts';
 import type { CatalogField, CatalogTemplate } from '../../graph/catalog-types.ts';
 import type { JobQueue } from '../../jobs/queue.ts';
 import type { Clock } from '../../lib/clock.ts';
+import type { OutboundPolicy } from '../../lib/outbound/index.ts';
 import { OBJECT_URL_MAX_SECONDS, OBJECT_URL_SECRET, PERSON_ID_SECRET } from '../../lib/server-secrets.ts';
 import { createUrlSigner, type UrlSigner } from '../../objects/signed-urls.ts';
 import { ObjectStore } from '../../objects/store.ts';
@@ -19,6 +20,7 @@ import type { EventService } from '../webhooks/index.ts';
 import { destinationOperations } from './destination-operations.ts';
 import type { ServerKeys } from '../../lib/server-secrets.ts';
 import { createDestinationService } from './destinations.ts';
+import { deletedSourceCheck } from './deleted-members.ts';
 import { createDownloadHandler } from './download.ts';
 import { createExportJob } from './export-job.ts';
 import { DELIVERY_EXPORT_JOB } from './job-names.ts';
@@ -50,8 +52,11 @@ export interface DeliveriesDeps {
   quoteNumbers: QuoteNumbers;
   /** Largest audience whose licenses a quote looks up live (above it: `cached` or `unavailable`). */
   liveLicenseLimit: number;
-  /** The outbound-target policy as a dns.lookup: every destination connection resolves through it. */
-  lookup: LookupFunction;
+  /**
+   * The outbound-target policy (decision 027): destination hosts are judged when configured, and every
+   * destination connection resolves through it at connect time.
+   */
+  policy: OutboundPolicy;
   /** The file-match run behind a matched segment, and the audience wrapping a match (file-match area). */
   matchedRun: (orgId: string, segmentId: string) => Promise<MatchedRun | null>;
   /** The file of the release the warehouse reads now (its rendered rows are sidecars of it). */
@@ -65,12 +70,13 @@ export function createDeliveriesModule(deps: DeliveriesDeps) {
   const { db, clock } = deps;
   const objects = new ObjectStore(deps.dataDir);
   const registry = createDestinationRegistry({ store: objects });
-  const net = () => ({ lookup: deps.lookup });
+  const lookup = outboundLookup(deps.policy);
+  const net = () => ({ lookup });
   // Download URLs are signed with the object-URL keys (rolled with an overlap, like upload URLs).
   const urlKeys = deps.keys.signing(OBJECT_URL_SECRET);
   const getSigner = async (): Promise<UrlSigner> =>
     createUrlSigner({ secrets: await urlKeys.keys(), publicUrl: deps.publicUrl, maxLifetimeSeconds: OBJECT_URL_MAX_SECONDS });
-  const destinations = createDestinationService({ db, clock, keys: deps.keys, registry, net });
+  const destinations = createDestinationService({ db, clock, keys: deps.keys, registry, net, policy: deps.policy });
   const requests = createRequestResolver({
     db, clock, segments: deps.segments, catalog: deps.catalog, warehouse: deps.warehouse, statementTimeoutMs: deps.statementTimeoutMs, destinations, matchedRun: deps.matchedRun,
   });
@@ -84,8 +90,9 @@ export function createDeliveriesModule(deps: DeliveriesDeps) {
   const renderedRows = createRenderedRows({
     warehouse: deps.warehouse, releaseFile: deps.releaseFile, catalog: deps.catalog, settings: deps.renderedRows, log: deps.log,
   });
+  const sourceDeleted = deletedSourceCheck(db, deps.segments);
   const exportJob = createExportJob({
-    db, clock, dataDir: deps.dataDir, requests, warehouse: deps.warehouse, registry, destinations, net, billing: deps.billing, events: deps.events,
+    db, clock, sourceDeleted, dataDir: deps.dataDir, requests, warehouse: deps.warehouse, registry, destinations, net, billing: deps.billing, events: deps.events,
     renderedRows: () => renderedRows.lookup(),
     currentRelease: () => deps.segments.requireRelease(),
     personIds: async (orgId) => {
@@ -108,7 +115,7 @@ export function createDeliveriesModule(deps: DeliveriesDeps) {
     /** The rows of a completed CSV download delivery (integration runs push them to a provider). */
     rows: createRowReader({ db, objects }),
     operations: [
-      ...deliveryOperations({ deliveries, download: createDownloadHandler({ db, clock, objects, signer: getSigner }), audienceOfMatch }),
+      ...deliveryOperations({ deliveries, download: createDownloadHandler({ db, clock, objects, signer: getSigner, sourceDeleted }), audienceOfMatch }),
       ...destinationOperations({ destinations }),
     ],
     jobDefinitions: () => [exportJob.definition],

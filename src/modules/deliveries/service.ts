@@ -7,6 +7,7 @@
  *   create -> 200 already_delivered (identical content delivered or in flight: free), or reserve the
  *             estimate, insert `processing` + enqueue the export job in one transaction -> 202
  */
+import { createHash } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Viewer } from '../../core/caller.ts';
 import { DomainError } from '../../core/errors.ts';
@@ -25,6 +26,15 @@ import { deliveryStore, quoteStore } from './store.ts';
 
 export const QUOTE_TTL_MS = 60 * 60_000;
 import { DOWNLOAD_TTL_MS as DOWNLOAD_URL_TTL_MS } from './present.ts';
+/**
+ * The key of one delivered output: the request's content (audience snapshot, release, fields,
+ * unmatched-row policy, destination: its selection key, which quotes carry too) in one output format
+ * and compression. Another format is a new export in that format, free through license reuse; the
+ * same one is the existing delivery (decision 032).
+ */
+export const outputKey = (selectionKey: string, format: string, compression: string) =>
+  createHash('sha256').update(JSON.stringify([selectionKey, format, compression])).digest('hex');
+
 export const REDELIVERY_MESSAGE = 'Identical content was already delivered to this destination: no charge; this is the existing delivery.';
 
 export interface DeliveryServiceDeps {
@@ -44,7 +54,8 @@ export function createDeliveryService(deps: DeliveryServiceDeps) {
 
   /**
    * Reserves the ceiling: the exact cost of the members not licensed now (above the live lookup limit,
-   * every member). A prepaid payer short of it is refused (402) with the amounts of the shown estimate:
+   * every member), never above the shown estimate (the charge is capped at it too, decision 032). A
+   * prepaid payer short of it is refused (402) with the amounts of the shown estimate:
    * the ledger's own refusal names the exact ceiling, an exact count of the audience.
    */
   async function reserveOrRefuse(input: Parameters<DeliveryBilling['reserveDelivery']>[0], shownCents: number) {
@@ -101,7 +112,10 @@ export function createDeliveryService(deps: DeliveryServiceDeps) {
         if (new Date(q.expires_at).getTime() <= clock.now().getTime()) throw new DomainError('QUOTE_EXPIRED', 'The quote has expired.', { nextStep: `POST /v1/audiences/${r.audience.id}/deliveries/quote for a new one.` });
         if (q.selection_key !== r.contentKey) throw new DomainError('QUOTE_MISMATCH', 'The quote was made for another audience version, field selection or destination.');
       }
-      const existing = await deliveryStore.byContentKey(db, viewer.orgId, r.contentKey);
+      const format = body.output_format ?? 'csv';
+      const compression = format === 'avro' ? 'none' : (body.output_compression ?? 'none');
+      const contentKey = outputKey(r.contentKey, format, compression);
+      const existing = await deliveryStore.byContentKey(db, viewer.orgId, contentKey);
       if (existing) return { status: 200, delivery: await present(existing, { already_delivered: true, cost: 0, message: REDELIVERY_MESSAGE }) };
 
       // The estimate shown and held against max_cost is the quote's; the reservation holds the exact ceiling.
@@ -117,15 +131,15 @@ export function createDeliveryService(deps: DeliveryServiceDeps) {
       // A delivery a partner bills (an integration run's, decision 038) reserves nothing and is charged nothing.
       const held = options.unbilled ? null : await reserveOrRefuse({
         ...billingInput(viewer.orgId, r), ...(shown.identities ? { identities: shown.identities } : { identityCount: r.memberCount }), idempotencyKey: id,
+        ceilingCents: estimateCents,
       }, estimateCents);
       const now = clock.now();
-      const format = body.output_format ?? 'csv';
       const row = {
         id, org_id: viewer.orgId, audience_id: r.audience.id, audience_version: r.audience.version, created_by: viewer.userId,
         destination: r.destination, destination_id: r.destinationId, template_id: r.templateId,
         field_list: r.fieldList ? JSON.stringify(r.fieldList) : null, fields: JSON.stringify(r.fields.map((f) => f.name)),
-        include_unmatched: r.includeUnmatched, output_format: format, output_compression: format === 'avro' ? 'none' : (body.output_compression ?? 'none'),
-        status: 'processing', content_key: r.contentKey, estimated_cost_cents: estimateCents, cost_cents: 0, reservations: JSON.stringify(held ? [held] : []),
+        include_unmatched: r.includeUnmatched, output_format: format, output_compression: compression,
+        status: 'processing', content_key: contentKey, estimated_cost_cents: estimateCents, cost_cents: 0, reservations: JSON.stringify(held ? [held] : []),
         quote_id: body.quote_id ?? null, webhook_url: body.webhook_url ?? null,
         matched_segment_id: r.matched?.segmentId ?? null, source_job_id: r.matched?.run.runId ?? null, integration_run_id: r.matched?.run.integrationRunId ?? null,
         release_major: r.audience.release.major, release_minor: r.audience.release.minor,
@@ -147,7 +161,7 @@ export function createDeliveryService(deps: DeliveryServiceDeps) {
       if (inserted) deps.queue.wake(DELIVERY_EXPORT_JOB);
       if (!inserted) {
         // An identical request won the race: it is the delivery, this one is free.
-        const winner = await deliveryStore.byContentKey(db, viewer.orgId, r.contentKey);
+        const winner = await deliveryStore.byContentKey(db, viewer.orgId, contentKey);
         if (!winner) throw new DomainError('INTERNAL_ERROR', 'An identical delivery was created and removed meanwhile; send the request again.');
         return { status: 200, delivery: await present(winner, { already_delivered: true, cost: 0, message: REDELIVERY_MESSAGE }) };
       }

@@ -1,6 +1,6 @@
 import { isIP } from 'node:net';
 import { DomainError } from '../../core/errors.ts';
-import { isLocalName, judgeAddress, permitsAddress, type OutboundPolicy } from '../../lib/outbound/index.ts';
+import { isLocalName, judgeAddress, refusesConfiguredHost, type OutboundPolicy } from '../../lib/outbound/index.ts';
 
 /**
  * Where webhooks may be sent: the service's one outbound-target policy (src/lib/outbound). HTTPS to
@@ -42,7 +42,7 @@ export function checkTargetUrl(raw: string, policy: TargetPolicy): URL {
   // URL parsing normalizes IPv4 spellings (0x7f.1, 2130706433) to dotted quads, so a literal is seen as one.
   const literal = isIP(host) !== 0;
   const local = isLocalName(host) || (literal && isPrivateAddress(host));
-  if ((literal && !permitsAddress(policy, host)) || (isLocalName(host) && !policy.allowPrivate)) {
+  if (refusesConfiguredHost(policy, host)) {
     throw invalidWebhookUrl('The webhook URL points to a private, loopback, link-local or metadata address.');
   }
   if (url.protocol === 'http:' && !(local && policy.allowPrivate)) {
