@@ -14,6 +14,7 @@ import { webhookSettings, type WebhookSettings } from './webhooks.ts';
 import { outboundSettings, type OutboundSettings } from './outbound.ts';
 import { limitSettings, type LimitSettings } from './limits.ts';
 import { integrationSettings, type IntegrationSettings } from './integrations.ts';
+import { uploadSettings, type UploadSettings } from './uploads.ts';
 
 export { ConfigError } from './settings.ts';
 export { TIERS, isTier, type Tier } from './tiers.ts';
@@ -22,6 +23,7 @@ export { DEFAULT_WEBHOOK_RETRY_SCHEDULE, type WebhookSettings } from './webhooks
 export type { OAuthResources, OAuthSettings } from './oauth.ts';
 export type { JobSettings } from './jobs.ts';
 export type { IntegrationSettings } from './integrations.ts';
+export { DEFAULT_UPLOAD_SETTINGS, type UploadSettings } from './uploads.ts';
 export { DEFAULT_RATE_TABLE, USAGE_KINDS, type BillingSettings, type RateTable, type UsageKind } from './billing.ts';
 
 /**
@@ -59,6 +61,8 @@ export interface Config {
   webhooks: WebhookSettings;
   outbound: OutboundSettings;
   limits: LimitSettings;
+  /** What a file-match upload may expand to, and its longest line. */
+  uploads: UploadSettings;
   discovery: DiscoverySettings;
   billing: BillingSettings;
   oauth: OAuthSettings;
@@ -99,6 +103,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     webhooks: webhookSettings(env),
     outbound: outboundSettings(env),
     limits: limitSettings(env),
+    uploads: uploadSettings(env),
     discovery: discoverySettings(env),
     billing: billingSettings(env),
     oauth: oauthSettings(env, publicUrl),

@@ -10,6 +10,12 @@ export interface JobSettings {
   heartbeatSeconds: number;
   /** How often the queue looks for such jobs (and expired ones). JOB_SUPERVISE_SECONDS. */
   superviseSeconds: number;
+  /**
+   * File matches one worker process resolves at once (FILE_MATCH_CONCURRENCY, default 2): a long match,
+   * or a large upload still being refused, never holds an organization's next match (or another
+   * organization's) behind it. Each running match has its staging threads and warehouse statements.
+   */
+  fileMatchConcurrency: number;
 }
 
 /**
@@ -20,5 +26,6 @@ export function jobSettings(env: NodeJS.ProcessEnv): JobSettings {
   return {
     heartbeatSeconds: intSetting(env, 'JOB_HEARTBEAT_SECONDS', 30, 10, 3600),
     superviseSeconds: intSetting(env, 'JOB_SUPERVISE_SECONDS', 30, 1, 600),
+    fileMatchConcurrency: intSetting(env, 'FILE_MATCH_CONCURRENCY', 2, 1, 16),
   };
 }

@@ -88,6 +88,8 @@ export const ERROR_CODES = {
   FILE_NOT_YET_UPLOADED: 'Analysis or confirmation before the file was uploaded.',
   NO_STAGED_UPLOAD: 'No staged upload to confirm or cancel.',
   INVALID_FILE: 'The uploaded file cannot be read in the declared format.',
+  FILE_TOO_LARGE_UNCOMPRESSED: 'An uploaded shard expands past the uncompressed size limit (UPLOAD_MAX_UNCOMPRESSED_BYTES).',
+  LINE_TOO_LONG: 'An uploaded shard has a line or CSV record longer than the limit (UPLOAD_MAX_LINE_BYTES).',
   INVALID_COLUMN_MAPPING: 'A column mapping names an unknown column or attribute.',
   STAGING_COPY_FAILED: 'Moving a staged upload into place failed; retry.',
   UPLOAD_URL_INVALID: 'The upload URL signature does not verify.',

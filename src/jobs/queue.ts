@@ -40,7 +40,7 @@ function transactionAdapter(trx: Kysely<any>) {
  * died (kill -9, a lost host) is failed and retried on another worker once its heartbeat is that old and
  * the supervisor has looked, instead of when `expireInSeconds` (hours for a file match) runs out.
  */
-const DEFAULT_JOB_SETTINGS: JobSettings = { heartbeatSeconds: 30, superviseSeconds: 30 };
+const DEFAULT_JOB_SETTINGS: JobSettings = { heartbeatSeconds: 30, superviseSeconds: 30, fileMatchConcurrency: 2 };
 
 export function createJobQueue(database: Database, options: { schema?: string; settings?: JobSettings } = {}): JobQueue {
   const settings = options.settings ?? DEFAULT_JOB_SETTINGS;

@@ -25,7 +25,8 @@ export async function setup(): Promise<FileTest> {
   const { queue } = await testStores();
   const def = m.t.services.fileMatch.jobDefinitions()[0] as JobDefinition;
   await queue.ensureQueue(def.name, def.queue);
-  const workerId = await queue.work<any>(def.name, { batchSize: 1, pollingIntervalSeconds: 0.5, notifyPollingIntervalSeconds: 1, includeMetadata: true } as never, async (jobs) => {
+  // The job's own work options (its concurrency among them), polling faster than in production.
+  const workerId = await queue.work<any>(def.name, { ...def.work, batchSize: 1, pollingIntervalSeconds: 0.5, notifyPollingIntervalSeconds: 1, includeMetadata: true } as never, async (jobs) => {
     for (const job of jobs) await def.handle(job.data, { id: job.id, retryCount: (job as { retryCount?: number }).retryCount ?? 0 });
   });
   const ft: FileTest = {

@@ -43,7 +43,7 @@ export function createFileMatchModule(deps: {
   const getSigner = async (reload = false): Promise<UrlSigner> =>
     createUrlSigner({ secrets: await (reload ? urlKeys.reload() : urlKeys.keys()), publicUrl: config.publicUrl, maxLifetimeSeconds: OBJECT_URL_MAX_SECONDS });
   const files = createFileMatchService({ db, clock, segments, signer: getSigner, validateWebhookUrl: (url) => deps.events.validateWebhookUrl(url) });
-  const mappings = createMappingService({ db, clock, queue: deps.queue, objects, files, segments });
+  const mappings = createMappingService({ db, clock, queue: deps.queue, objects, files, segments, uploadLimits: config.uploads });
   const upload = createUploadHandler({
     db, queue: deps.queue, clock, objects, signer: getSigner,
     segmentExists: async (orgId, id) => !!(await segments.findSegment(db, orgId, id)),
@@ -51,7 +51,7 @@ export function createFileMatchModule(deps: {
   /** Test hooks (crash injection, small match batches); empty in production. */
   const hooks: { beforeSwap?: ResolverDeps['beforeSwap'] } = {};
   const resolver = createResolver({
-    db, clock, objects, warehouse: deps.warehouse, index: deps.matchIndex, events: deps.events, segments, log: deps.log,
+    db, clock, objects, warehouse: deps.warehouse, index: deps.matchIndex, events: deps.events, segments, log: deps.log, uploadLimits: config.uploads, concurrency: config.jobs.fileMatchConcurrency,
     personIdDecoder: personIdDecoder({
       secret: () => deps.keys.secret(PERSON_ID_SECRET),
       clientCode: async (orgId) => (await deps.organizations.findOrganization(orgId))?.client_code,

@@ -13,7 +13,8 @@ import type { ObjectStore } from '../../objects/store.ts';
 import { SegmentErrors, type SegmentsApi } from '../segments/index.ts';
 import { analyzeColumns, SKIP, STANDARD_ATTRIBUTES } from './analysis.ts';
 import { matchedDetails } from './details.ts';
-import { sampleShard, type Compression, type FileFormat } from './formats/read.ts';
+import type { UploadSettings } from '../../config/uploads.ts';
+import { FileDataError, sampleShard, type Compression, type FileFormat } from './formats/read.ts';
 import { SAMPLE_ROWS } from './resolve.ts';
 import type { FileMatchService } from './service.ts';
 import { fileMatchStore, objectKeys } from './store.ts';
@@ -22,7 +23,9 @@ import { enqueueResolution, RESOLVE_JOB, RESOLVE_QUEUE } from './upload.ts';
 const ALLOWED = new Set<string>([...STANDARD_ATTRIBUTES, SKIP]);
 const STAGED = 'awaiting_mappings';
 
-export function createMappingService(deps: { db: Kysely<DB>; clock: Clock; queue: JobQueue; objects: ObjectStore; files: FileMatchService; segments: SegmentsApi }) {
+export function createMappingService(deps: {
+  db: Kysely<DB>; clock: Clock; queue: JobQueue; objects: ObjectStore; files: FileMatchService; segments: SegmentsApi; uploadLimits: UploadSettings;
+}) {
   const { db, clock, segments } = deps;
 
   async function analyze(viewer: Viewer, id: string) {
@@ -41,8 +44,10 @@ export function createMappingService(deps: { db: Kysely<DB>; clock: Clock; queue
           : 'PUT the file to the upload_url first, then analyze.',
       });
     }
-    const sample = await sampleShard(deps.objects.pathOf(shard0.object_key), fm.file_format as FileFormat, fm.compression as Compression, SAMPLE_ROWS)
+    const sample = await sampleShard(deps.objects.pathOf(shard0.object_key), fm.file_format as FileFormat, fm.compression as Compression, SAMPLE_ROWS, deps.uploadLimits)
       .catch((e: Error) => {
+        // A read limit has a code of its own; its message names the limit and the setting.
+        if (e instanceof FileDataError && (e.code === 'FILE_TOO_LARGE_UNCOMPRESSED' || e.code === 'LINE_TOO_LONG')) throw new DomainError(e.code, e.message);
         throw new DomainError('INVALID_FILE', `The uploaded file could not be read as ${fm.file_format}${fm.compression === 'gzip' ? ' (gzip)' : ''}: ${clientSafe(e)}`, {
           nextStep: 'Check file_format and compression; refresh the segment (POST /v1/segments/{id}/refresh) for new upload URLs and upload again.',
         });

@@ -33,7 +33,7 @@ export function fileMatchOperations(deps: { files: FileMatchService; mappings: M
         description: '"(skip)" excludes a column even when it is named like a standard attribute. For a staged (hitl) upload, moves the file into place and starts resolution; '
           + '500 STAGING_COPY_FAILED leaves everything unchanged (retry).' + (kind === 'audiences' ? ' Acts on the audience\'s included matched segment.' : ''),
         input: { params: IdParams, body: MappingsBody }, status: 200, responses: { 200: MappingsResponse },
-        errors: [kind === 'segments' ? 'SEGMENT_NOT_FOUND' : 'AUDIENCE_NOT_FOUND', 'NOT_A_MATCHED_UPLOAD', 'INVALID_COLUMN_MAPPING', 'STAGING_COPY_FAILED', 'FILE_NOT_YET_UPLOADED', 'INVALID_FILE'],
+        errors: [kind === 'segments' ? 'SEGMENT_NOT_FOUND' : 'AUDIENCE_NOT_FOUND', 'NOT_A_MATCHED_UPLOAD', 'INVALID_COLUMN_MAPPING', 'STAGING_COPY_FAILED', 'FILE_NOT_YET_UPLOADED', 'INVALID_FILE', 'FILE_TOO_LARGE_UNCOMPRESSED', 'LINE_TOO_LONG'],
         agent: false,
         examples: [{ name: 'confirm', summary: 'Map a column, skip another', request: { params: { id: exampleId }, body: { column_mappings: { mail: 'email', notes: '(skip)' } } }, response: { status: 200 } }],
         handler: async (ctx, { params, body }) => (kind === 'segments'
@@ -121,7 +121,7 @@ export function fileMatchOperations(deps: { files: FileMatchService; mappings: M
       id: 'analyzeFileMatch', method: 'POST', path: '/v1/match/{segment_id}/analyze', tags, access: 'discovery', effect: 'read',
       summary: 'Analyze the uploaded columns',
       description: '409 FILE_NOT_YET_UPLOADED before the upload (or after a cancelled staged upload). A 64-hex column is never mapped to raw email or phone.',
-      input: { params: SegmentIdParams }, status: 200, responses: { 200: AnalysisResponse }, errors: ['SEGMENT_NOT_FOUND', 'NOT_A_MATCHED_UPLOAD', 'FILE_NOT_YET_UPLOADED', 'INVALID_FILE'],
+      input: { params: SegmentIdParams }, status: 200, responses: { 200: AnalysisResponse }, errors: ['SEGMENT_NOT_FOUND', 'NOT_A_MATCHED_UPLOAD', 'FILE_NOT_YET_UPLOADED', 'INVALID_FILE', 'FILE_TOO_LARGE_UNCOMPRESSED', 'LINE_TOO_LONG'],
       agent: false,
       examples: [{ name: 'analyze', summary: 'Before the upload', request: { params: { segment_id: EXAMPLE.matchedSegmentId } }, response: { status: 409 } }],
       handler: async (ctx, { params }) => mappings.analyze(callerOf(ctx), params.segment_id),

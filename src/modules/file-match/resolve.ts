@@ -9,6 +9,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Kysely } from 'kysely';
+import type { UploadSettings } from '../../config/uploads.ts';
 import type { DB } from '../../db/schema.ts';
 import type { JobDefinition } from '../../jobs/worker.ts';
 import type { Clock } from '../../lib/clock.ts';
@@ -51,6 +52,10 @@ export interface ResolverDeps {
   segments: SegmentsApi;
   /** Decodes a tier-01 iag_person_id of the organization to its graph person key (null if not usable for direct refresh). */
   personIdDecoder: (orgId: string) => Promise<(id: string) => bigint | null>;
+  /** What a shard may expand to and its longest line (UPLOAD_MAX_UNCOMPRESSED_BYTES, UPLOAD_MAX_LINE_BYTES). */
+  uploadLimits: UploadSettings;
+  /** File matches a worker process resolves at once (FILE_MATCH_CONCURRENCY; default 1). */
+  concurrency?: number;
   /** Staging worker threads (default defaultStageThreads(); 0: normalize on the main thread). */
   stageThreads?: number;
   log?: { warn(obj: object, msg: string): void; info(obj: object, msg: string): void };
@@ -85,7 +90,7 @@ export function createResolver(deps: ResolverDeps) {
   const matcher = createMatcher({ warehouse: deps.warehouse, indexPath: async () => (await deps.index.current()).indexPath });
 
   async function mappingsFor(fm: FileMatchRow, files: string[], details: Record<string, unknown>) {
-    const sample = await sampleShard(files[0]!, fm.file_format as FileFormat, fm.compression as Compression, SAMPLE_ROWS);
+    const sample = await sampleShard(files[0]!, fm.file_format as FileFormat, fm.compression as Compression, SAMPLE_ROWS, deps.uploadLimits);
     const analysis = analyzeColumns(sample.header, sample.rows);
     const confirmed = details.mapping_confirmed === true && details.column_mappings ? (details.column_mappings as Record<string, string>) : null;
     const mappings = confirmed ?? analysis.column_mappings;
@@ -131,7 +136,7 @@ export function createResolver(deps: ResolverDeps) {
     // formats their staged lines (stage-pool.ts); nothing of a row stays in memory but its spatial ZIP.
     try {
       for (let s = 0; s < files.length; s++) {
-        const reader = shardReader(files[s]!, fm.file_format as FileFormat, fm.compression as Compression, s);
+        const reader = shardReader(files[s]!, fm.file_format as FileFormat, fm.compression as Compression, s, deps.uploadLimits);
         let first = true;
         for await (const row of reader.rows()) {
           if (first) checkShardHeader(fm, reader.header(), header, s);
@@ -195,7 +200,8 @@ export function createResolver(deps: ResolverDeps) {
     queue: RESOLVE_QUEUE,
     // includeMetadata: the handler needs retryCount to know its last attempt (then it fails the segment).
     // notifyPollingIntervalSeconds: with LISTEN/NOTIFY on, pg-boss polls only every 30 s, and retries are never notified.
-    work: { pollingIntervalSeconds: 1, notifyPollingIntervalSeconds: 2, includeMetadata: true } as JobDefinition['work'],
+    // localConcurrency: an organization's next match (or another organization's) runs beside a long one.
+    work: { pollingIntervalSeconds: 1, notifyPollingIntervalSeconds: 2, includeMetadata: true, localConcurrency: deps.concurrency ?? 1 } as JobDefinition['work'],
     async handle(data, job) {
       const fm = await fileMatchStore.find(db, data.orgId, data.segmentId);
       // Stale (refreshed since) or already settled: nothing to do, so a duplicate delivery is harmless.

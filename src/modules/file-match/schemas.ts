@@ -62,6 +62,8 @@ export const MatchStatusResponse = Type.Object({
   file_format: Type.String(), compression: Type.String(), hitl: Type.Boolean(),
   input_record_count: Nullable(Type.Integer()), match_count: Nullable(Type.Integer()), match_rate: Nullable(Type.Number()),
   column_mappings: Nullable(Type.Record(Type.String(), Type.String())), mapping_confirmed: Type.Boolean(),
+  /** Why a failed match failed (e.g. LINE_TOO_LONG, FILE_TOO_LARGE_UNCOMPRESSED); null unless failed. */
+  error_code: Nullable(Type.String()),
   error_message: Nullable(Type.String()), created_at: DateTime(), updated_at: DateTime(),
 });
 

@@ -170,6 +170,7 @@ export function createFileMatchService(deps: FileMatchDeps) {
         input_record_count: segment.input_record_count, match_count: segment.match_count,
         match_rate: segment.match_count !== null && segment.input_record_count ? Math.round((segment.match_count / segment.input_record_count) * 1e4) / 1e4 : null,
         column_mappings: details.column_mappings, mapping_confirmed: details.mapping_confirmed,
+        error_code: fm.matching_status === 'failed' ? fm.error_code : null,
         error_message: segment.status === 'failed' ? segment.error_message : null,
         created_at: fm.created_at.toISOString(), updated_at: fm.updated_at.toISOString(),
       };

@@ -6,20 +6,17 @@
 import fs from 'node:fs';
 import readline from 'node:readline';
 import { createGunzip } from 'node:zlib';
-import type { Readable } from 'node:stream';
+import { pipeline, type Readable } from 'node:stream';
 import { parse } from 'csv-parse';
 import avro from 'avsc';
+import { DEFAULT_UPLOAD_SETTINGS, type UploadSettings } from '../../../config/uploads.ts';
 import { fastCsvRows } from './csv-fast.ts';
+import { FileDataError, readLimitCheck, recordTooLong } from './limits.ts';
+
+export { FileDataError } from './limits.ts';
 
 export type FileFormat = 'csv' | 'avro' | 'json' | 'jsonl';
 export type Compression = 'none' | 'gzip';
-
-/** A data problem in the file itself: fails the match (no retry), message shown to the customer. */
-export class FileDataError extends Error {
-  constructor(readonly code: string, message: string) {
-    super(message);
-  }
-}
 
 export interface ShardReader {
   /** Column names: the CSV header, or the keys seen so far (json/avro) once rows were read. */
@@ -34,13 +31,17 @@ export interface ShardReader {
  */
 const CHUNK_BYTES = 1 << 16;
 
-function open(file: string, compression: Compression): Readable {
+/**
+ * The shard's bytes, gzip undone, through the size and line checks (limits.ts). pipeline() ends every stage when
+ * one fails or the reader stops early, so a refused gzip bomb leaves no inflater running.
+ */
+function open(file: string, compression: Compression, limits: UploadSettings, what: string): Readable {
   const raw = fs.createReadStream(file, { highWaterMark: CHUNK_BYTES });
-  if (compression !== 'gzip') return raw;
+  const check = readLimitCheck(limits, what);
+  const done = () => {}; // errors reach the reader through `check`
+  if (compression !== 'gzip') return pipeline(raw, check, done);
   // zlib's default output chunk is 16 KiB: CHUNK_BYTES gives the parser chunks of the same size as a plain shard's.
-  const gunzip = createGunzip({ chunkSize: CHUNK_BYTES });
-  raw.on('error', (e) => gunzip.destroy(e));
-  return raw.pipe(gunzip);
+  return pipeline(raw, createGunzip({ chunkSize: CHUNK_BYTES }), check, done);
 }
 
 function wrap(error: unknown, what: string): never {
@@ -53,17 +54,17 @@ function wrap(error: unknown, what: string): never {
 }
 
 /** The shard's records through csv-parse (the reference; fastCsvRows hands it whatever it does not parse itself). */
-async function* parsedCsvRows(file: string, compression: Compression, onHeader: (h: string[]) => void): AsyncGenerator<Record<string, unknown>> {
-  const source = open(file, compression);
+async function* parsedCsvRows(file: string, compression: Compression, limits: UploadSettings, what: string, onHeader: (h: string[]) => void): AsyncGenerator<Record<string, unknown>> {
+  const source = open(file, compression, limits, what);
   const parser = source.pipe(parse({
-    bom: true, relax_column_count: true, skip_empty_lines: true, trim: true,
+    bom: true, relax_column_count: true, skip_empty_lines: true, trim: true, max_record_size: limits.maxLineBytes,
     columns: (h: string[]) => { const header = h.map((c) => String(c).trim()); onHeader(header); return header; },
   }));
   source.on('error', (e) => parser.destroy(e)); // pipe() does not forward source errors
   for await (const row of parser) yield row as Record<string, unknown>;
 }
 
-function csvReader(file: string, compression: Compression, what: string): ShardReader {
+function csvReader(file: string, compression: Compression, limits: UploadSettings, what: string): ShardReader {
   let header: string[] | null = null;
   const onHeader = (h: string[]) => { header = h; };
   return {
@@ -71,23 +72,25 @@ function csvReader(file: string, compression: Compression, what: string): ShardR
     async *rows() {
       const fallback = async function* (skip: number) {
         let n = 0;
-        for await (const row of parsedCsvRows(file, compression, onHeader)) if (n++ >= skip) yield row;
+        for await (const row of parsedCsvRows(file, compression, limits, what, onHeader)) if (n++ >= skip) yield row;
       };
       try {
-        yield* fastCsvRows(() => open(file, compression), onHeader, fallback);
+        yield* fastCsvRows(() => open(file, compression, limits, what), onHeader, fallback);
       } catch (error) {
+        // csv-parse's max_record_size: a quoted field running over many lines.
+        if ((error as { code?: string })?.code === 'CSV_MAX_RECORD_SIZE') throw recordTooLong(limits, what);
         wrap(error, what);
       }
     },
   };
 }
 
-function jsonLinesReader(file: string, compression: Compression, what: string): ShardReader {
+function jsonLinesReader(file: string, compression: Compression, limits: UploadSettings, what: string): ShardReader {
   const keys = new Set<string>();
   return {
     header: () => (keys.size ? [...keys] : null),
     async *rows() {
-      const lines = readline.createInterface({ input: open(file, compression), crlfDelay: Infinity });
+      const lines = readline.createInterface({ input: open(file, compression, limits, what), crlfDelay: Infinity });
       let n = 0;
       try {
         for await (const line of lines) {
@@ -132,16 +135,20 @@ function avroReader(file: string, what: string): ShardReader {
   };
 }
 
-export function shardReader(file: string, format: FileFormat, compression: Compression, shardIndex: number): ShardReader {
+/**
+ * `limits` bound csv, json and jsonl shards; an avro file is neither gzip (refused at creation) nor made of lines,
+ * and its reader allocates by the lengths its blocks declare.
+ */
+export function shardReader(file: string, format: FileFormat, compression: Compression, shardIndex: number, limits: UploadSettings = DEFAULT_UPLOAD_SETTINGS): ShardReader {
   const what = `shard ${shardIndex}`;
-  if (format === 'csv') return csvReader(file, compression, what);
+  if (format === 'csv') return csvReader(file, compression, limits, what);
   if (format === 'avro') return avroReader(file, what);
-  return jsonLinesReader(file, compression, what);
+  return jsonLinesReader(file, compression, limits, what);
 }
 
 /** The first `n` rows of a shard (for analysis), with its header. */
-export async function sampleShard(file: string, format: FileFormat, compression: Compression, n: number) {
-  const reader = shardReader(file, format, compression, 0);
+export async function sampleShard(file: string, format: FileFormat, compression: Compression, n: number, limits: UploadSettings = DEFAULT_UPLOAD_SETTINGS) {
+  const reader = shardReader(file, format, compression, 0, limits);
   const rows: Record<string, unknown>[] = [];
   for await (const row of reader.rows()) {
     rows.push(row);
