@@ -86,6 +86,14 @@ describe('upload read limits', () => {
     expect(analyzed.body.message).toContain('UPLOAD_MAX_LINE_BYTES');
   }, 120_000);
 
+  it('fails a CSV record over the limit made of short lines (one quoted field over many lines) with LINE_TOO_LONG', async () => {
+    const c = await f.create({});
+    const quoted = `${toCsv([...p.good, ...p.nobody])}zq.quote,"${'y,\n'.repeat(DEFAULT_UPLOAD_SETTINGS.maxLineBytes / 2)}",Zyxw,Qqq,99999\n`;
+    expect((await f.put(c.upload_url, quoted)).status).toBe(200);
+    const done = await expectFailed(c, 'LINE_TOO_LONG', 'UPLOAD_MAX_LINE_BYTES');
+    expect(done.error_message).toContain('a record is longer than 1 MiB');
+  }, 120_000);
+
   it('resolves a second match of the organization while its first is still running', async () => {
     let release = () => {};
     const held = new Promise<void>((resolve) => { release = resolve; });

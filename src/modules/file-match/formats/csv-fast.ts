@@ -109,9 +109,11 @@ function parseRecords(text: string, eof: boolean, state: { ending: Ending }): { 
 /**
  * Records of a CSV shard (the bytes `source()` streams) as csv-parse with `columns` gives them (see above);
  * `onHeader` gets the header. `fallback(skip)` reads the shard with csv-parse, skipping its first `skip` records.
+ * A record longer than `maxRecord` characters is left to the fallback too, whose csv-parse refuses it.
  */
 export async function* fastCsvRows(source: () => AsyncIterable<Buffer>, onHeader: (header: string[]) => void,
-  fallback: (skip: number) => AsyncGenerator<Record<string, unknown>>): AsyncGenerator<Record<string, unknown>> {
+  fallback: (skip: number) => AsyncGenerator<Record<string, unknown>>, maxRecord = MAX_PENDING): AsyncGenerator<Record<string, unknown>> {
+  const maxPending = Math.min(MAX_PENDING, maxRecord);
   let columns: string[] | null = null;
   let given = 0;
   const state: { ending: Ending } = { ending: null };
@@ -142,7 +144,7 @@ export async function* fastCsvRows(source: () => AsyncIterable<Buffer>, onHeader
   try {
     for await (const chunk of source()) {
       // A record longer than this is left to csv-parse rather than parsed again with every chunk.
-      if (pending.length > MAX_PENDING) throw new NotPlain('record too long');
+      if (pending.length > maxPending) throw new NotPlain('record too long');
       let text = pending + decoder.write(chunk);
       if (first && text.length > 0) {
         first = false;

@@ -75,7 +75,7 @@ function csvReader(file: string, compression: Compression, limits: UploadSetting
         for await (const row of parsedCsvRows(file, compression, limits, what, onHeader)) if (n++ >= skip) yield row;
       };
       try {
-        yield* fastCsvRows(() => open(file, compression, limits, what), onHeader, fallback);
+        yield* fastCsvRows(() => open(file, compression, limits, what), onHeader, fallback, limits.maxLineBytes);
       } catch (error) {
         // csv-parse's max_record_size: a quoted field running over many lines.
         if ((error as { code?: string })?.code === 'CSV_MAX_RECORD_SIZE') throw recordTooLong(limits, what);
