@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
-  continuitySignal, decodeGraphPersonId, deriveContinuityId, encodeGraphPersonId, graphPersonIdEncoder, parsePersonId,
+  continuitySignal, decodeGraphPersonId, decodeIssuedPersonId, deriveContinuityId, encodeGraphPersonId, graphPersonIdEncoder, parsePersonId,
 } from '../../../src/identity/person-id.ts';
 import { normalizeMatchInput } from '../../../src/identity/normalize/record.ts';
 
@@ -15,6 +15,21 @@ describe('graph person ids (tier 01)', () => {
     const keys = [1n, 2n, 987654321n, 2n ** 63n, 5n, 1n];
     expect(keys.map((k) => encode(k))).toEqual(keys.map((personKey) => encodeGraphPersonId({ ...acme, personKey })));
     for (const k of keys) expect(decodeGraphPersonId(encode(k), acme)).toBe(k);
+  });
+
+  it('carries the issuing match level (decision 051): I ids as before, other levels under their own key, found on decoding', () => {
+    const asI = encodeGraphPersonId({ ...acme, personKey: 42n });
+    expect(encodeGraphPersonId({ ...acme, personKey: 42n, level: 'I' })).toBe(asI);
+    expect(decodeIssuedPersonId(asI, acme)).toEqual({ personKey: 42n, level: 'I' });
+    const seen = new Set([asI]);
+    for (const level of ['H', 'D', 'S', 'A'] as const) {
+      const id = encodeGraphPersonId({ ...acme, personKey: 42n, level });
+      expect(id).toMatch(/^ACME_01_[A-Z2-7]{26}$/);
+      expect(seen.has(id)).toBe(false);
+      seen.add(id);
+      expect(decodeIssuedPersonId(id, acme)).toEqual({ personKey: 42n, level });
+      expect(decodeIssuedPersonId(id, globex)).toBeNull();
+    }
   });
 
   it('has the CLIENTCODE_01_HASH shape', () => {
