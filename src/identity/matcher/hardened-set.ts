@@ -16,7 +16,7 @@
  * old address or old ZIP 12% of rows with geography, email typo 8% of emails, phone digit typo 4%
  * of phones; absent people 8%.
  */
-import { NICKS, rng, sampleGraphPersons, title, typo, type GraphPerson } from './labelled-set.ts';
+import { householdOf, NICKS, rng, sampleGraphPersons, title, typo, type GraphPerson } from './labelled-set.ts';
 import type { MatchWarehouse } from './matcher.ts';
 
 export type Damage =
@@ -179,7 +179,7 @@ export async function generateHardenedSet(wh: MatchWarehouse, g: string, n: numb
     } else {
       damage.push('no_geography');
     }
-    out.push({ record: rec, damage, personKey: BigInt(p.person_key), householdKey: BigInt(p.household_key), identifies: false });
+    out.push({ record: rec, damage, personKey: BigInt(p.person_key), householdKey: householdOf(p), identifies: false });
     if (t.dob || t.email || t.phone || t.a1) truths.push(t);
   });
   for (const i of await oracleUnique(wh, g, truths)) out[i]!.identifies = true;

@@ -19,7 +19,7 @@ export interface LabelledRow {
 }
 
 export interface GraphPerson {
-  person_key: bigint; household_key: bigint; first_name: string; middle_name: string | null; last_name: string;
+  person_key: bigint; household_key: bigint | null; first_name: string; middle_name: string | null; last_name: string;
   nickname: string | null; dob: string | null; address_1: string; address_2: string | null; city: string; state: string; zip5: string;
   emails: string[] | null; phones: string[] | null;
   past: { a1: string; a2: string | null; city: string; state: string; zip: string }[] | null;
@@ -69,7 +69,9 @@ function unitVariant(a2: string | null, r: () => number): string | null {
 /** `n` adults of the release attached as `g`, in a seed-determined order, with emails, phones and past addresses. */
 export async function sampleGraphPersons(wh: MatchWarehouse, g: string, n: number, seed: number): Promise<GraphPerson[]> {
   return (await wh.query(`
-    WITH s AS (SELECT * FROM ${g}.persons WHERE age >= 18 ORDER BY hash(person_key, ${seed}) LIMIT ${n})
+    -- Persons the rows can be rendered from: an imported graph may lack names or a street (every generated person has them).
+    WITH s AS (SELECT * FROM ${g}.persons WHERE age >= 18 AND first_name IS NOT NULL AND last_name IS NOT NULL
+      AND address_1 IS NOT NULL AND city IS NOT NULL AND state IS NOT NULL AND zip5 IS NOT NULL ORDER BY hash(person_key, ${seed}) LIMIT ${n})
     SELECT s.person_key, s.household_key, s.first_name, s.middle_name, s.last_name, s.nickname, strftime(s.dob, '%Y-%m-%d') AS dob,
       s.address_1, s.address_2, s.city, s.state, s.zip5,
       (SELECT list(email ORDER BY email) FROM ${g}.emails e WHERE e.person_key = s.person_key) AS emails,
@@ -78,6 +80,9 @@ export async function sampleGraphPersons(wh: MatchWarehouse, g: string, n: numbe
         WHERE a.person_key = s.person_key AND NOT a.is_current) AS past
     FROM s ORDER BY hash(s.person_key, ${seed})`)) as unknown as GraphPerson[];
 }
+
+/** The person's household key (none in an imported graph without household keys). */
+export const householdOf = (p: GraphPerson): bigint | null => (p.household_key === null ? null : BigInt(p.household_key));
 
 /** Samples adults from the release attached as `g` and renders `n` rows (about 8% absent people). */
 export async function generateLabelledSet(wh: MatchWarehouse, g: string, n: number, seed: number): Promise<LabelledRow[]> {
@@ -140,7 +145,7 @@ export async function generateLabelledSet(wh: MatchWarehouse, g: string, n: numb
       case 'name_dob': base(); rec.dob = p.dob; rec.zip = p.zip5; break;
       case 'missing_fields': base(); if (r() < 0.5) delete rec.first_name; addr(); delete rec.address_2; if (r() < 0.5) email(); else rec.dob = p.dob; break;
     }
-    out.push({ record: rec, scenario, personKey: BigInt(p.person_key), householdKey: BigInt(p.household_key) });
+    out.push({ record: rec, scenario, personKey: BigInt(p.person_key), householdKey: householdOf(p) });
   });
   return out;
 }
