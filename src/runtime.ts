@@ -1,4 +1,6 @@
+import type { FastifyBaseLogger } from 'fastify';
 import { build, type BuiltApp } from './app.ts';
+import { currentRequestId } from './http/request-context.ts';
 import type { Config } from './config/index.ts';
 import { openDatabase, type Database } from './db/database.ts';
 import { createJobQueue } from './jobs/queue.ts';
@@ -137,4 +139,30 @@ function warmMatchIndexInBackground(built: BuiltApp, signal: AbortSignal): Promi
     (w) => log.info({ warmup: w }, 'match index warmed'),
     (err: unknown) => log.warn({ err }, 'match index warm-up skipped'),
   );
+}
+
+/**
+ * What a failure no handler caught does to the process (issue #31): it never ends it silently.
+ * - An unhandled rejection is logged at error (JSON, with the request id it arose in) and the process
+ *   keeps serving: the failed work was a promise nobody awaited, and the state of the rest is intact.
+ * - An uncaught exception is logged at fatal (with the request id) and the process stops through the
+ *   normal graceful shutdown (`stop`: readiness 503, in-flight requests finish, jobs are released) and
+ *   exits non-zero, so a supervisor restarts it: after an exception escaped, Node cannot vouch for the
+ *   state it left (a half-written stream, a lock never released), and serving on would hide that.
+ * Returns the function that removes both listeners.
+ */
+export function superviseProcess(log: FastifyBaseLogger, stop: (reason: string) => void): () => void {
+  const onRejection = (reason: unknown) => {
+    log.error({ err: reason, reqId: currentRequestId() }, 'unhandled promise rejection; the process keeps serving');
+  };
+  const onException = (error: Error, origin: string) => {
+    log.fatal({ err: error, reqId: currentRequestId(), origin }, 'uncaught exception; stopping gracefully so the supervisor restarts the process');
+    stop('uncaught exception');
+  };
+  process.on('unhandledRejection', onRejection);
+  process.on('uncaughtException', onException);
+  return () => {
+    process.off('unhandledRejection', onRejection);
+    process.off('uncaughtException', onException);
+  };
 }

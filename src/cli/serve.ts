@@ -1,8 +1,9 @@
 import { createServer } from 'node:net';
 import { parseArgs } from 'node:util';
 import { demoBanner, ensureDemoOrganization } from '../bootstrap.ts';
+import type { BuiltApp } from '../app.ts';
 import { loadConfig, type Config, type Role } from '../config/index.ts';
-import { startService } from '../runtime.ts';
+import { startService, superviseProcess } from '../runtime.ts';
 import { ensureDefaultGraph } from './default-graph.ts';
 import { UsageError } from './output.ts';
 
@@ -20,7 +21,8 @@ async function checkPortFree(host: string, port: number): Promise<void> {
   });
 }
 
-export async function serveCommand(args: string[]): Promise<void> {
+/** `ads serve`. `beforeListen` lets a test add routes to the very process this command runs. */
+export async function serveCommand(args: string[], hooks: { beforeListen?: (built: BuiltApp) => void } = {}): Promise<void> {
   const { values } = parseArgs({ args, options: { role: { type: 'string' } } });
   if (values.role !== undefined && !['all', 'api', 'worker'].includes(values.role)) throw new UsageError(`--role must be all, api or worker, not "${values.role}"`);
   const env = values.role ? { ...process.env, ADS_ROLE: values.role as Role } : process.env;
@@ -30,9 +32,10 @@ export async function serveCommand(args: string[]): Promise<void> {
   // port may already answer) stops it as soon as it is up, instead of killing the process mid-start.
   let service: Awaited<ReturnType<typeof startService>> | null = null;
   let stopping: string | null = null;
+  let exitCode = 0;
   const shutdown = (running: NonNullable<typeof service>) =>
     running.shutdown().then(
-      () => process.exit(0),
+      () => process.exit(exitCode),
       (error) => {
         console.error(error);
         process.exit(1);
@@ -44,14 +47,22 @@ export async function serveCommand(args: string[]): Promise<void> {
     process.stderr.write(`\n${signal}: finishing in-flight requests and jobs, then stopping.\n`);
     if (service) void shutdown(service);
   };
+  /** A failure (an uncaught exception): the same graceful stop, bounded, then a non-zero exit for the supervisor. */
+  const fail = (reason: string) => {
+    exitCode = 1;
+    setTimeout(() => process.exit(1), (config.shutdownGraceSeconds + 15) * 1000).unref();
+    stop(reason);
+  };
   process.once('SIGTERM', () => stop('SIGTERM'));
   process.once('SIGINT', () => stop('SIGINT'));
   service = await startService(config, {
+    beforeListen: hooks.beforeListen,
     afterListen: async (built) => {
       const demo = await ensureDemoOrganization(built.services);
       if (demo) process.stdout.write(demoBanner(demo, config.publicUrl));
     },
   });
+  superviseProcess(service.built!.app.log, fail);
   if (stopping) {
     await shutdown(service);
     return;

@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import type { FastifyInstance } from 'fastify';
 import { randomBase62 } from '../lib/ids.ts';
 
@@ -17,6 +18,13 @@ export function genRequestId(req: { headers: Record<string, string | string[] | 
 }
 
 /**
+ * The request whose work is running, for failures no handler caught (an uncaught exception or unhandled
+ * rejection is reported with the request id it arose in: src/runtime.ts).
+ */
+const requestScope = new AsyncLocalStorage<{ requestId: string }>();
+export const currentRequestId = (): string | undefined => requestScope.getStore()?.requestId;
+
+/**
  * Every response carries the request id; while the app drains, responses also tell keep-alive
  * clients to close so shutdown finishes as soon as in-flight requests do. Callback-style hook: it
  * runs on every request, and needs no promise.
@@ -24,7 +32,8 @@ export function genRequestId(req: { headers: Record<string, string | string[] | 
 export function registerRequestContext(app: FastifyInstance, isShuttingDown: () => boolean): void {
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
-    done();
+    // The rest of the request's lifecycle, and everything it starts, runs inside its scope.
+    requestScope.run({ requestId: request.id }, done);
   });
   app.addHook('onSend', (_request, reply, payload, done) => {
     if (isShuttingDown()) reply.header('connection', 'close');
