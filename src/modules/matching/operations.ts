@@ -10,7 +10,8 @@ export function matchingOperations(deps: { matching: MatchingService }): Operati
       summary: 'Match up to 100 records against the identity graph (micro-batch)',
       description:
         'One output record per input, in order. Matched rows carry a tier-01 iag_person_id (stable within the organization) and the '
-        + 'attributes of field_list or template_id (default: every field tagged audience or feature_store) beside the echoed inputs; identity fields are returned for level I only. '
+        + 'attributes of field_list or template_id (default: every field tagged audience or feature_store) beside the echoed inputs; identity fields only for an I match of the record\'s own identifying fields (never for a refresh by iag_person_id), '
+        + 'and levels below I carry fewer fields (no exact age or household income; docs/decisions/051); only ids issued by I matches refresh. '
         + 'Unmatched rows are free and carry a tier 02-05 continuity label or null. A bad value is a row warning, never a failed batch; '
         + `row_id problems (400 INVALID_ROW_ID, DUPLICATE_ROW_ID) and more than ${MAX_RECORDS} records (400 TOO_MANY_RECORDS) reject the request `
         + 'and charge nothing. Cost: amount_charged = matched records x the contract\'s per-record microbatch rate (a ceiling of all records is reserved first). '
