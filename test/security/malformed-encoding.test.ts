@@ -59,7 +59,7 @@ describe('malformed Content-Encoding on every registered route', () => {
           headers: { authorization: `Bearer ${token}`, 'content-type': contentType, 'content-encoding': encoding },
           payload: body,
         });
-        const problem = answerShape(route, res, { expect4xx: true });
+        const problem = answerShape(route, res, { expect4xx: true, strict: true });
         if (problem) failures.push(`${route.method} ${route.url} [${encoding}, ${contentType}]: ${problem}`);
       }
     }

@@ -35,10 +35,24 @@ export function createProvider(deps: ProviderDeps): Provider {
   // The mount rewrites Host and X-Forwarded-Proto from PUBLIC_URL, so every URL the library builds is public.
   provider.proxy = true;
   provider.use(async (ctx, next) => {
-    await next();
+    try {
+      await next();
+    } catch (error) {
+      if (!refusalAlreadyRendered(error, ctx.status)) throw error;
+    }
     await amendResponse(ctx as KoaContextWithOIDC, deps);
   });
   return provider;
+}
+
+/**
+ * oidc-provider 9 saves the session a route touched after the route's error handler has rendered its
+ * refusal; a session that was never stored (a visitor without one, refused on the device verification
+ * page for an unknown or malformed code) cannot be, and the library throws a TypeError over the 4xx it
+ * already set, which Koa turned into a 500 (issue #31 fuzz). That refusal stands; nothing was stored.
+ */
+function refusalAlreadyRendered(error: unknown, status: number): boolean {
+  return error instanceof TypeError && error.message.includes('previously persisted Sessions') && status >= 400 && status < 500;
 }
 
 async function amendResponse(ctx: KoaContextWithOIDC, deps: ProviderDeps): Promise<void> {
