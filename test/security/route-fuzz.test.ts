@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
+import { seededRandom } from '../../src/lib/random.ts';
 import { agentServer } from '../agents/setup.ts';
 import { createTestOrg } from '../helpers/app.ts';
 import type { OAuthServer } from '../oauth/setup.ts';
@@ -13,16 +14,6 @@ import { answerShape, concreteUrl, routeList, type RouteCase } from './route-wal
  * test/security/fuzz.test.ts walks the REST operations' declared parameters; this walks the routes.
  */
 const SEED = 31;
-
-/** A small seeded PRNG (mulberry32): the same requests on every run. */
-function rng(seed: number) {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let r = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    r = (r + Math.imul(r ^ (r >>> 7), 61 | r)) ^ r;
-    return ((r ^ (r >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const deep = (n: number): unknown => { let v: unknown = 1; for (let i = 0; i < n; i++) v = { a: v }; return v; };
 const ODD_VALUES: unknown[] = [
@@ -71,7 +62,7 @@ beforeAll(async () => {
 
 describe('seeded fuzz over every registered route', () => {
   it(`no 5xx, refusals in the route's protocol, nothing escapes to the process (seed ${SEED})`, async () => {
-    const random = rng(SEED);
+    const random = seededRandom(SEED); // the same requests on every run
     const pick = <T>(list: readonly T[]): T => list[Math.floor(random() * list.length)]!;
     const escaped: string[] = [];
     const onEscape = (error: unknown) => escaped.push(String((error as Error)?.stack ?? error));
