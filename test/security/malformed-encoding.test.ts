@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { OAUTH_ROUTES } from '../../src/modules/oauth/index.ts';
 import { agentServer } from '../agents/setup.ts';
 import { createTestOrg, type TestOrg } from '../helpers/app.ts';
@@ -32,9 +32,6 @@ beforeAll(async () => {
   token = await org.token(['discovery', 'creator', 'account']);
   routes = routeList(server.routes);
 }, 300_000);
-afterAll(async () => {
-  // The worker's shared server is closed with the worker.
-});
 
 describe('malformed Content-Encoding on every registered route', () => {
   it('covers every adapter: REST, the authorization server, the pages, MCP, A2A, uploads, downloads', () => {
@@ -89,5 +86,8 @@ describe('malformed Content-Encoding on every registered route', () => {
     const get = await server.app.inject({ method: 'GET', url: '/healthz', headers: { 'content-encoding': 'gzip' }, payload: MALFORMED[0]!.body });
     expect(get.statusCode).toBe(400);
     expect(get.json()).toMatchObject({ error: 'INVALID_REQUEST', request_id: expect.stringMatching(/^req_/) });
+    const nowhere = await server.app.inject({ method: 'POST', url: '/v1/no-such-route', headers: { 'content-encoding': 'gzip', 'content-type': 'application/json' }, payload: MALFORMED[0]!.body });
+    expect(nowhere.statusCode).toBeGreaterThanOrEqual(400);
+    expect(nowhere.statusCode).toBeLessThan(500);
   });
 });
