@@ -130,7 +130,8 @@ function guess(ctx: AttackContext, score: Map<string, number>): string {
 const num = (x: number | null) => x ?? 0;
 
 export type AttackClass = 'rephrasing' | 'layers_cancel' | 'group_by' | 'segment_union' | 'capped_segments' | 'threshold_oracle';
-export type Attack = (env: AttackEnv, ctx: AttackContext, t: Target, samples: number) => Promise<string>;
+/** An attack returns its score per value (the sum of differences it observed); the guess is the highest. */
+export type Attack = (env: AttackEnv, ctx: AttackContext, t: Target, samples: number) => Promise<Map<string, number>>;
 
 export const ATTACKS: Record<AttackClass, Attack> = {
   /**
@@ -148,7 +149,7 @@ export const ATTACKS: Record<AttackClass, Attack> = {
         score.set(v, (score.get(v) ?? 0) + with1 - without);
       }
     }
-    return guess(ctx, score);
+    return score;
   },
   /** Pairs over many paddings sharing every condition but the target branch: condition layers cancel in each difference. */
   async layers_cancel(env, ctx, t, samples) {
@@ -160,7 +161,7 @@ export const ATTACKS: Record<AttackClass, Attack> = {
         score.set(v, (score.get(v) ?? 0) + num(await env.ask(anyOf(p, targetBranch(t, v)))) - base);
       }
     }
-    return guess(ctx, score);
+    return score;
   },
   /** Per-bucket differences of the padding with and without the target's branch, over many paddings. */
   async group_by(env, ctx, t, samples) {
@@ -171,7 +172,7 @@ export const ATTACKS: Record<AttackClass, Attack> = {
       const b = await env.askGroups(anyOf(p, [...p, ...targetBranch(t)]));
       for (const v of ctx.values) score.set(v, (score.get(v) ?? 0) + (a.get(v) ?? 0) - (b.get(v) ?? 0));
     }
-    return guess(ctx, score);
+    return score;
   },
   /** Saved filter segments composed by union: padding segment + the target's segment, against the padding alone. */
   async segment_union(env, ctx, t, samples) {
@@ -184,7 +185,7 @@ export const ATTACKS: Record<AttackClass, Attack> = {
         score.set(v, (score.get(v) ?? 0) + num(await env.ask(composition([p, filterSegment(anyOf(targetBranch(t, v)), `t${v}`)]))) - base);
       }
     }
-    return guess(ctx, score);
+    return score;
   },
   /** A capped filter segment (record_limit above its size) per version: same people, new segment id and subset seed each time. */
   async capped_segments(env, ctx, t, samples) {
@@ -197,7 +198,7 @@ export const ATTACKS: Record<AttackClass, Attack> = {
         score.set(v, (score.get(v) ?? 0) + with1 - without);
       }
     }
-    return guess(ctx, score);
+    return score;
   },
   /** Sets of 40-49 persons with and without the target's branch: the value whose union is answered more often. */
   async threshold_oracle(env, ctx, t, samples) {
@@ -211,14 +212,22 @@ export const ATTACKS: Record<AttackClass, Attack> = {
         score.set(v, (score.get(v) ?? 0) + ((await env.ask(anyOf(x, targetBranch(t, v), ...extra))) === null ? 0 : 1) - base);
       }
     }
-    return guess(ctx, score);
+    return score;
   },
 };
 
-/** Success of one attack class over the targets, beside the most-common-value baseline. */
+/**
+ * Success of one attack class over the targets, beside the most-common-value baseline; `signal` counts
+ * the targets for which any answer depended on the target at all (a score not zero).
+ */
 export async function runAttack(env: AttackEnv, ctx: AttackContext, targets: readonly Target[], cls: AttackClass, samples: number) {
   let right = 0;
-  for (const t of targets) if ((await ATTACKS[cls](env, ctx, t, samples)) === t.value) right += 1;
+  let signal = 0;
+  for (const t of targets) {
+    const score = await ATTACKS[cls](env, ctx, t, samples);
+    if (guess(ctx, score) === t.value) right += 1;
+    if ([...score.values()].some((x) => x !== 0)) signal += 1;
+  }
   const baseline = targets.filter((t) => t.value === ctx.values[0]).length;
-  return { cls, targets: targets.length, right, baseline, success: right / targets.length, baselineShare: baseline / targets.length };
+  return { cls, targets: targets.length, right, baseline, signal, success: right / targets.length, baselineShare: baseline / targets.length };
 }
