@@ -10,13 +10,16 @@
  *    result gave one ~200-row chunk per scanned vector, and fetching those cost more than the scan.
  * 3. Matched audience: the source rows are numbered (customer file order; members without a source
  *    row after them, by key), joined to persons once into `..._rows`, and read back in `ord` ranges.
+ * 4. With member bases (decision 051, bases.ts), the gated members and their bases are built once into
+ *    `..._bases` and joined to every row as `d`: field columns gate on it, and each row's id level is read.
  * Tables live in the warehouse's in-memory catalog under a random name and are dropped at the end.
  */
 import { randomBytes } from 'node:crypto';
 import type { DuckDBDataChunk, DuckDBMaterializedResult } from '@duckdb/node-api';
+import { basesTableSql } from './bases.ts';
 import { sqlIdent, sqlLiteral, type OutputColumn } from './columns.ts';
 import { int64Copy, rawColumn, strings } from '../graph/vectors.ts';
-import type { ExportMembers, ExportWarehouse, MatchedRowsSource } from './types.ts';
+import type { ExportMembers, ExportWarehouse, MatchedRowsSource, MemberBases } from './types.ts';
 
 /** One chunk of export rows: the person keys (for tier 01 ids) and each output column's values. */
 export interface RowChunk {
@@ -26,7 +29,7 @@ export interface RowChunk {
   hasKey: (i: number) => boolean;
   /** Id of a row without a person key (matched sources' unmatched rows), else null. */
   fallbackIds: (string | null)[] | null;
-  /** The match level of each row of a matched source with levels (null: issued as I), else null. */
+  /** The level issuing each row's id (null: I), when the export has levels (a matched source's or member bases), else null. */
   levels: (string | null)[] | null;
   /** Values per column of `columns`, in order. */
   values: unknown[][];
@@ -35,9 +38,11 @@ export interface RowChunk {
 export interface ChunkSourceOptions {
   warehouse: ExportWarehouse;
   members: ExportMembers;
-  /** Output columns selected from persons (alias p) and, for a matched source, from its rows. */
+  /** Output columns selected from persons (alias p), the member bases (alias d) and, for a matched source, from its rows. */
   columns: readonly OutputColumn[];
   matched?: MatchedRowsSource & { rowIdColumn: OutputColumn; echoColumns: readonly OutputColumn[] };
+  /** Per-member disclosure, with the bases in bit order (bases.ts). */
+  bases?: { of: MemberBases; names: readonly string[] };
   personsTable?: string;
   batchRows?: number;
 }
@@ -57,16 +62,23 @@ export async function openChunkSource(o: ChunkSourceOptions): Promise<ChunkSourc
   const token = randomBytes(6).toString('hex');
   const keysTable = `memory.main.${sqlIdent(`export_${token}_keys`)}`;
   const rowsTable = `memory.main.${sqlIdent(`export_${token}_rows`)}`;
+  const basesTable = `memory.main.${sqlIdent(`export_${token}_bases`)}`;
   const persons = o.personsTable ?? 'graph.persons';
   const batchRows = o.batchRows ?? DEFAULT_BATCH_ROWS;
   const close = async () => {
-    await wh.query(`DROP TABLE IF EXISTS ${keysTable}; DROP TABLE IF EXISTS ${rowsTable}`);
+    await wh.query(`DROP TABLE IF EXISTS ${keysTable}; DROP TABLE IF EXISTS ${rowsTable}; DROP TABLE IF EXISTS ${basesTable}`);
   };
   try {
     await wh.query(`CREATE TABLE ${keysTable} AS ${memberKeysSql(o.members)}`, o.members.params ?? []);
+    let bases: string | null = null;
+    if (o.bases) {
+      const b = basesTableSql(basesTable, keysTable, o.bases.of, o.bases.names);
+      await wh.query(b.sql, b.params);
+      bases = basesTable;
+    }
     const source = o.matched
-      ? await matchedSource(wh, o, o.matched, keysTable, rowsTable, persons, batchRows)
-      : await audienceSource(wh, o, keysTable, persons, batchRows);
+      ? await matchedSource(wh, o, o.matched, { keysTable, rowsTable, basesTable: bases }, persons, batchRows)
+      : await audienceSource(wh, o, keysTable, bases, persons, batchRows);
     return { ...source, close };
   } catch (error) {
     await close().catch(() => {});
@@ -119,33 +131,34 @@ async function batchBounds(wh: ExportWarehouse, table: string, column: string, b
   };
 }
 
-function audienceSource(wh: ExportWarehouse, o: ChunkSourceOptions, keysTable: string, persons: string, batchRows: number) {
-  const select = ['p.person_key', ...o.columns.flatMap((c) => c.sql)].join(', ');
-  const query = ([lo, hi]: [bigint, bigint]) => wh.materialize(`SELECT ${select} FROM ${persons} p
+function audienceSource(wh: ExportWarehouse, o: ChunkSourceOptions, keysTable: string, basesTable: string | null, persons: string, batchRows: number) {
+  const select = ['p.person_key', ...(basesTable ? ['d.lvl'] : []), ...o.columns.flatMap((c) => c.sql)].join(', ');
+  const join = basesTable ? `LEFT JOIN ${basesTable} d ON d.person_key = p.person_key` : '';
+  const query = ([lo, hi]: [bigint, bigint]) => wh.materialize(`SELECT ${select} FROM ${persons} p ${join}
     WHERE p.person_key BETWEEN ${lo} AND ${hi}
       AND p.person_key IN (SELECT person_key FROM ${keysTable} WHERE person_key BETWEEN ${lo} AND ${hi})
     ORDER BY p.person_key`);
   return batchBounds(wh, keysTable, 'person_key', batchRows).then(({ total, bounds }) => ({
     total,
-    chunks: () => readBatches(bounds, query, (chunk) => decodeChunk(chunk, o.columns, false)),
+    chunks: () => readBatches(bounds, query, (chunk) => decodeChunk(chunk, o.columns, { uid: false, lvl: basesTable !== null })),
   }));
 }
 
 async function matchedSource(wh: ExportWarehouse, o: ChunkSourceOptions, m: NonNullable<ChunkSourceOptions['matched']>,
-  keysTable: string, rowsTable: string, persons: string, batchRows: number) {
+  t: { keysTable: string; rowsTable: string; basesTable: string | null }, persons: string, batchRows: number) {
+  const { keysTable, rowsTable } = t;
   const echo = m.echo ?? [];
   const nulls = (n: number) => Array.from({ length: n }, (_, i) => `NULL::VARCHAR AS e${i}`);
-  // A row's level and disclosure basis (decision 051: `refresh` for a direct refresh by id); NULL without levels.
+  // A row's own level issues its id (decision 051); NULL without levels (then the member's, if gated).
   const lvl = m.levels ? `CAST(${sqlIdent(m.levels.levelColumn)} AS VARCHAR)` : 'NULL::VARCHAR';
-  const basis = m.levels ? `CASE WHEN ${sqlIdent(m.levels.typeColumn)} = 'person_id' THEN 'refresh' ELSE ${lvl} END` : 'NULL::VARCHAR';
   const src = `SELECT CAST(row_id AS VARCHAR) AS row_id, CAST(person_key AS BIGINT) AS person_key, file_row_number AS pos,
       ${[...echo.map((e, i) => `CAST(${sqlIdent(e.column)} AS VARCHAR) AS e${i}`),
          `${m.unmatchedIdColumn ? `CAST(${sqlIdent(m.unmatchedIdColumn)} AS VARCHAR)` : 'NULL::VARCHAR'} AS uid`,
-         `${lvl} AS lvl`, `${basis} AS basis`].join(', ')}
+         `${lvl} AS lvl`].join(', ')}
     FROM read_parquet(${sqlLiteral(m.path)}, file_row_number = true)`;
-  const noLevel = 'NULL::VARCHAR AS lvl, NULL::VARCHAR AS basis';
+  const noLevel = 'NULL::VARCHAR AS lvl';
   const parts = [
-    `SELECT 0 AS grp, pos, row_id, person_key, ${[...nulls(echo.length), 'NULL::VARCHAR AS uid', 'lvl', 'basis'].join(', ')}
+    `SELECT 0 AS grp, pos, row_id, person_key, ${[...nulls(echo.length), 'NULL::VARCHAR AS uid', 'lvl'].join(', ')}
        FROM src WHERE person_key IN (SELECT person_key FROM ${keysTable})`,
     `SELECT 1 AS grp, k.person_key AS pos, NULL::VARCHAR AS row_id, k.person_key, ${[...nulls(echo.length), 'NULL::VARCHAR AS uid', noLevel].join(', ')}
        FROM ${keysTable} k WHERE k.person_key NOT IN (SELECT person_key FROM src WHERE person_key IS NOT NULL)`,
@@ -159,9 +172,10 @@ async function matchedSource(wh: ExportWarehouse, o: ChunkSourceOptions, m: NonN
   const echoSql = m.echoColumns.flatMap((c) => c.sql);
   await wh.query(`CREATE TABLE ${rowsTable} AS
     WITH src AS (${src}), r AS (${parts.join(' UNION ALL ')})
-    SELECT row_number() OVER (ORDER BY r.grp, r.pos) - 1 AS ord, r.person_key, r.uid, r.lvl, CAST(r.row_id AS VARCHAR) AS row_id,
-      ${[...fieldSql, ...echoSql].join(', ')}
+    SELECT row_number() OVER (ORDER BY r.grp, r.pos) - 1 AS ord, r.person_key, r.uid, ${t.basesTable ? 'coalesce(r.lvl, d.lvl)' : 'r.lvl'} AS lvl,
+      CAST(r.row_id AS VARCHAR) AS row_id, ${[...fieldSql, ...echoSql].join(', ')}
     FROM r LEFT JOIN ${persons} p ON p.person_key = r.person_key
+    ${t.basesTable ? `LEFT JOIN ${t.basesTable} d ON d.person_key = r.person_key` : ''}
     ORDER BY ord`);
   const names = ['person_key', 'uid', 'lvl', 'row_id', ...[...o.columns, ...m.echoColumns].flatMap((c) => c.sql.map(aliasOf))];
   const query = ([lo, hi]: [bigint, bigint]) =>
@@ -169,7 +183,7 @@ async function matchedSource(wh: ExportWarehouse, o: ChunkSourceOptions, m: NonN
   const { total, bounds } = await batchBounds(wh, rowsTable, 'ord', batchRows);
   return {
     total,
-    chunks: () => readBatches(bounds, query, (chunk) => decodeChunk(chunk, [m.rowIdColumn, ...o.columns, ...m.echoColumns], true)),
+    chunks: () => readBatches(bounds, query, (chunk) => decodeChunk(chunk, [m.rowIdColumn, ...o.columns, ...m.echoColumns], { uid: true, lvl: true })),
   };
 }
 
@@ -195,8 +209,8 @@ async function* readBatches(bounds: [bigint, bigint][], query: (b: [bigint, bigi
   }
 }
 
-/** Layout of a batch chunk: person_key, [uid, lvl, row_id,] then each column's SQL items. */
-function decodeChunk(chunk: DuckDBDataChunk, columns: readonly OutputColumn[], matched: boolean): RowChunk {
+/** Layout of a batch chunk: person_key, [uid,] [lvl,] then each column's SQL items (a matched source's row_id first). */
+function decodeChunk(chunk: DuckDBDataChunk, columns: readonly OutputColumn[], has: { uid: boolean; lvl: boolean }): RowChunk {
   const keyColumn = rawColumn(chunk, 0, 8);
   const keys = int64Copy(keyColumn);
   const validity = keyColumn.validity ? keyColumn.validity.slice() : null;
@@ -204,11 +218,8 @@ function decodeChunk(chunk: DuckDBDataChunk, columns: readonly OutputColumn[], m
   let at = 1;
   let fallbackIds: (string | null)[] | null = null;
   let levels: (string | null)[] | null = null;
-  if (matched) {
-    fallbackIds = strings(rawColumn(chunk, 1, 16));
-    levels = strings(rawColumn(chunk, 2, 16));
-    at = 3;
-  }
+  if (has.uid) fallbackIds = strings(rawColumn(chunk, at++, 16));
+  if (has.lvl) levels = strings(rawColumn(chunk, at++, 16));
   const values: unknown[][] = [];
   for (const c of columns) {
     values.push(c.decode(chunk, at));

@@ -14,8 +14,9 @@
  */
 import { promisify } from 'node:util';
 import zlib from 'node:zlib';
+import { basesGatedColumn, basisNames } from './bases.ts';
 import { openChunkSource, type RowChunk } from './batches.ts';
-import { fieldColumn, gatedColumn, ID_COLUMN, sqlLiteral, stringColumn, type OutputColumn } from './columns.ts';
+import { fieldColumn, ID_COLUMN, stringColumn, type OutputColumn } from './columns.ts';
 import { ExportFailedError, ExportRequestError } from './errors.ts';
 import { chunkIds, type ChunkIds } from './ids.ts';
 import type { AvroEncoder } from './formats/avro.ts';
@@ -25,7 +26,7 @@ import { PartSink, type UnitTransform } from './parts.ts';
 import { exportRenderedRows } from './rendered/export.ts';
 import { openRenderedRows, type RenderedRowsReader } from './rendered/file.ts';
 import { encoderColumnOf, renderedRowsKey } from './rendered/key.ts';
-import type { ExportRequest, ExportResult } from './types.ts';
+import type { ExportRequest, ExportResult, MemberBases } from './types.ts';
 
 export { ID_COLUMN };
 
@@ -54,21 +55,25 @@ interface Plan {
   encoderColumns: EncoderColumn[];
   echoColumns: OutputColumn[];
   rowIdColumn: OutputColumn | null;
+  /** Per-member disclosure (bases.ts), with the bases in bit order; null: no row is gated. */
+  bases: { of: MemberBases; names: string[] } | null;
 }
 
 /**
- * A field of a matched export with levels, NULL on rows whose match basis may not carry it (decision 051);
- * rows without a basis (members the service selected, unmatched rows) are not gated.
+ * Whose fields are gated (decision 051): the request's member bases, or else the members of a matched
+ * source with levels, by their rows in it.
  */
-function matchedFieldColumn(f: ExportRequest['fields'][number]): OutputColumn {
-  const column = fieldColumn(f, 'p');
-  if (!f.matchBases) return column;
-  const allowed = f.matchBases.length ? `r.basis IN (${f.matchBases.map(sqlLiteral).join(', ')})` : 'false';
-  return gatedColumn(column, `r.basis IS NULL OR ${allowed}`);
+function memberBasesOf(req: ExportRequest): MemberBases | null {
+  if (req.memberBases) return req.memberBases;
+  const m = req.matched;
+  return m?.levels ? { levels: [{ path: m.path, ...m.levels }], members: [], selected: null } : null;
 }
 
 function plan(req: ExportRequest): Plan {
-  const fieldColumns = req.fields.map((f) => (req.matched?.levels ? matchedFieldColumn(f) : fieldColumn(f, 'p')));
+  const of = memberBasesOf(req);
+  const bases = of && { of, names: basisNames(req.fields) };
+  // With bases, a field is NULL on a gated member none of whose bases may carry it.
+  const fieldColumns = req.fields.map((f) => (bases ? basesGatedColumn(fieldColumn(f, 'p'), f, bases.names) : fieldColumn(f, 'p')));
   const echoColumns = (req.matched?.echo ?? []).map((e, i) => stringColumn(e.name, `r.e${i}`));
   const rowIdColumn = req.matched ? stringColumn(ROW_ID_COLUMN, 'row_id') : null;
   const encoderColumns: EncoderColumn[] = [
@@ -83,7 +88,7 @@ function plan(req: ExportRequest): Plan {
     if (seen.has(c.name)) throw new ExportRequestError(`output column "${c.name}" appears twice`);
     seen.add(c.name);
   }
-  return { sourceColumns: fieldColumns, encoderColumns, echoColumns, rowIdColumn };
+  return { sourceColumns: fieldColumns, encoderColumns, echoColumns, rowIdColumn, bases };
 }
 
 function validate(req: ExportRequest): void {
@@ -119,7 +124,8 @@ export async function exportRows(req: ExportRequest): Promise<ExportResult> {
   const { sink, compression } = sinkOf(req, encoder);
   let rendered: RenderedRowsReader | null = null;
   try {
-    rendered = req.matched ? null : openRendered(req, p);
+    // Rendered rows carry every field of every member: not for matched sources or gated members.
+    rendered = req.matched || p.bases ? null : openRendered(req, p);
     const total = rendered
       ? await exportRenderedRows({ ...req, file: rendered, sink })
       : await exportFromWarehouse(req, p, encoder, sink);
@@ -154,6 +160,7 @@ async function exportFromWarehouse(req: ExportRequest, p: Plan, encoder: RowEnco
   const source = await openChunkSource({
     warehouse: req.warehouse, members: req.members, columns: p.sourceColumns,
     matched: req.matched && { ...req.matched, rowIdColumn: p.rowIdColumn!, echoColumns: p.echoColumns },
+    ...(p.bases ? { bases: p.bases } : {}),
   });
   let ids: ChunkIds | null = null;
   const write = async (chunk: RowChunk, chunkIdValues: (string | null)[]) => {

@@ -7,6 +7,6 @@ export { CSV_ARRAY_SEPARATOR } from './columns.ts';
 export { avroSchema } from './formats/avro.ts';
 export type {
   ExportCompression, ExportField, ExportFieldType, ExportFormat, ExportMembers, ExportPart, ExportPersonIds, ExportRequest,
-  ExportResult, ExportWarehouse, MatchedRowsSource,
+  ExportResult, ExportWarehouse, LevelsFile, MatchedRowsSource, MemberBases,
 } from './types.ts';
 export { csvCell } from './columns.ts';

@@ -30,9 +30,9 @@ export interface ExportField {
   /** Personally identifying (catalog `pii`). The engine writes what it is given; the caller checks it. */
   pii: boolean;
   /**
-   * In a matched export with `levels`: the match bases (decision 051: a match level, or `refresh` for a
-   * direct refresh by id) whose rows carry this field; other matched rows carry NULL. Members the
-   * service selected (no source row) carry it. Absent: every row carries it.
+   * In an export with `memberBases`: the match bases (decision 051: a match level, or `refresh` for a
+   * direct refresh by id) whose members carry this field; other gated members carry NULL, members the
+   * service selected carry it. Absent: every row carries it.
    */
   matchBases?: readonly string[];
 }
@@ -68,9 +68,34 @@ export interface MatchedRowsSource {
   unmatchedIdColumn?: string;
   /**
    * Columns of the file holding each row's match level and match type (rows.parquet: `match_level`,
-   * `match_type`). Given, a row's tier 01 id carries its level and its fields obey `ExportField.matchBases`.
+   * `match_type`). Given, a row's tier 01 id carries its level; without `ExportRequest.memberBases` the
+   * file is also the members' bases (its members' fields obey `ExportField.matchBases`).
    */
   levels?: { levelColumn: string; typeColumn: string };
+}
+
+/** A Parquet file of a customer list's matched rows with their levels (rows.parquet of a file match). */
+export interface LevelsFile {
+  /** Holds `person_key BIGINT` and the two columns below, one row per matched input row. */
+  path: string;
+  levelColumn: string;
+  typeColumn: string;
+}
+
+/**
+ * Who came from the customer's own lists (matched segments) and what each match earned (decision 051).
+ * A gated member is one of `members` (or of a `levels` file) that `selected` does not hold; its bases
+ * are every basis its rows in `levels` earned (a level, or `refresh` for a match by id), and it carries
+ * a field if any of them allows it (`ExportField.matchBases`). A gated member with no row in `levels`
+ * has no basis: it carries only fields without `matchBases`, and its id is issued at level A (refreshes
+ * nothing). Members not gated (the service selected them) carry every field, with I ids.
+ */
+export interface MemberBases {
+  levels: readonly LevelsFile[];
+  /** Parquet files with a `person_key` column: the members of each customer list (with or without levels). */
+  members: readonly string[];
+  /** The members the service selected itself (filter and model segments of a union); null: none. */
+  selected: ExportMembers | null;
 }
 
 export interface ExportPersonIds {
@@ -85,6 +110,8 @@ export interface ExportRequest {
   fields: readonly ExportField[];
   personIds: ExportPersonIds;
   matched?: MatchedRowsSource;
+  /** Per-member disclosure of an audience holding customer lists (types above); absent: no member is gated. */
+  memberBases?: MemberBases;
   format: ExportFormat;
   /** Ignored for avro, which always uses its own deflate blocks. */
   compression: ExportCompression;

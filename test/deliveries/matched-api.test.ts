@@ -4,6 +4,8 @@
  * include_unmatched, and the run's deferred match cost is charged on its first successful delivery only.
  * No reverse lookup (issue #31, decision 051): rows matched below I carry no identity field they did not supply.
  */
+import fs from 'node:fs';
+import path from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { JobDefinition } from '../../src/jobs/worker.ts';
@@ -139,5 +141,124 @@ describe('delivery of a file match of address-only rows (issue #31, decision 051
     expect(a.warnings.map((w: Row) => w.code)).toContain('person_id_not_usable');
     expect(i).toMatchObject({ match_level: 'I', match_type: 'person_id' });
     expect(i.enriched_last_name ?? null).toBeNull();
+  });
+});
+
+/** Identity fields of standard_iag a row below I must not carry (decision 051). */
+const IDENTITY = ['first_name', 'middle_name', 'last_name', 'name_suffix', 'dob', 'address_1', 'address_2'];
+
+/** Address-only input rows of graph persons (they match at A, or S for a nearby number). */
+const addressOnlyRows = (persons: Row[], prefix: string) => persons.map((p, i) => ({
+  row_id: `${prefix}${i}`, first_name: '', last_name: '', email: '', address_1: title(p.address_1), city: title(p.city), state: p.state, zip: p.zip5,
+}));
+
+/** A file match of these rows, resolved. */
+async function fileMatchOf(rows: Row[]) {
+  const { f } = fx;
+  const c = await f.create({});
+  expect((await f.put(c.upload_url, toCsv(rows, ['row_id', 'first_name', 'last_name', 'email', 'address_1', 'city', 'state', 'zip']))).status).toBe(200);
+  expect(await f.waitStatus(c.segment_id, ['completed', 'failed'])).toMatchObject({ matching_status: 'completed' });
+  return c;
+}
+
+/** Delivers the audience with standard_iag; the rows of its CSV. */
+async function deliverIag(audienceId: string) {
+  const res = await fx.f.call('POST', `/v1/audiences/${audienceId}/deliveries`, { template_id: 'standard_iag' });
+  expect(res.status).toBe(202);
+  return (await completed(audienceId, res.body.delivery_id)).rows;
+}
+
+describe('matched members without the first run\'s rows (issue #31, decision 051)', () => {
+  it('a second matched segment of address-only rows in the audience: its members carry no identity field and their ids refresh nothing', { timeout: 200_000 }, async () => {
+    const { f } = fx;
+    const persons = await pickPersons(f, 16);
+    const honest = persons.slice(8, 11).map((p, i) => ({ row_id: `h${i}`, first_name: title(p.first_name), last_name: title(p.last_name), email: p.email, address_1: '', city: '', state: '', zip: '' }));
+    const first = await fileMatchOf(honest);
+    const second = await fileMatchOf(addressOnlyRows(persons.slice(11, 16), 'b'));
+    const aud = await f.call('POST', '/v1/audiences', { name: 'two lists', segment_ids: [first.segment_id, second.segment_id] });
+    expect(aud.status).toBe(201);
+    const rows = await deliverIag(aud.body.audience_id);
+    // The first list's rows keep row_id; the second list's members come after them, without one.
+    const own = rows.filter((r) => r.row_id !== '');
+    const others = rows.filter((r) => r.row_id === '');
+    expect(own.length).toBe(honest.length);
+    expect(others.length).toBeGreaterThan(0);
+    for (const p of persons.slice(8, 11)) expect(own.some((r) => r.last_name === p.last_name && r.dob === p.dobs)).toBe(true);
+    for (const r of others) {
+      for (const k of IDENTITY) expect(r[k], `${k} of a member matched by address only`).toBe('');
+      expect(r.zip5).not.toBe('');
+    }
+    // Their ids carry the level that matched them: refreshing one is refused.
+    const refresh = await f.match({ records: [{ row_id: 'x', iag_person_id: others[0]!.iag_person_id }] });
+    expect(refresh.body.records[0].match_level).toBeNull();
+    expect(refresh.body.records[0].warnings.map((w: Row) => w.code)).toContain('person_id_not_usable');
+  });
+
+  it('a scratch segment of POST /v1/match of address-only records, delivered in an audience: no identity field, ids refresh nothing', { timeout: 150_000 }, async () => {
+    const { f } = fx;
+    const persons = (await pickPersons(f, 24)).slice(16, 22);
+    const records = addressOnlyRows(persons, 's').map(({ row_id, address_1, city, state, zip }) => ({ row_id, address_1, city, state, zip }));
+    const m = await f.match({ records, create_scratch_segment: true, field_list: ['zip5'] });
+    expect(m.status).toBe(200);
+    expect(m.body.records.every((r: Row) => r.match_level === null || ['A', 'S'].includes(r.match_level))).toBe(true);
+    const scratch = m.body.scratch_segment;
+    expect(scratch?.segment_id).toBeTruthy();
+    const aud = await f.call('POST', '/v1/audiences', { name: 'scratch', segment_ids: [scratch.segment_id] });
+    expect(aud.status).toBe(201);
+    const rows = await deliverIag(aud.body.audience_id);
+    expect(rows.length).toBe(scratch.record_count);
+    for (const r of rows) {
+      for (const k of IDENTITY) expect(r[k], `${k} of a scratch member matched by address only`).toBe('');
+      expect(r.zip5).not.toBe('');
+    }
+    const refresh = await f.match({ records: [{ row_id: 'x', iag_person_id: rows[0]!.iag_person_id }] });
+    expect(refresh.body.records[0].match_level).toBeNull();
+  });
+});
+
+describe('lists beside filter segments, and members without known levels (issue #31, decision 051)', () => {
+  /** A scratch segment of address-only records of these persons. */
+  async function scratchOf(persons: Row[], prefix: string) {
+    const records = addressOnlyRows(persons, prefix).map(({ row_id, address_1, city, state, zip }) => ({ row_id, address_1, city, state, zip }));
+    const m = await fx.f.match({ records, create_scratch_segment: true, field_list: ['zip5'] });
+    expect(m.status).toBe(200);
+    return m.body.scratch_segment as Row;
+  }
+
+  it('intersected with a wide filter segment, an address-only list still carries no identity field; in a union the filter segment\'s members do', { timeout: 150_000 }, async () => {
+    const { f } = fx;
+    const persons = (await pickPersons(f, 30)).slice(24, 28);
+    const list = await scratchOf(persons, 'w');
+    const states = [...new Set(persons.map((p) => p.state as string))];
+    const wide = await f.call('POST', '/v1/segments', { name: 'states', filters: [{ field: 'state', op: 'IN', value: states }], create_audience: false });
+    expect(wide.status).toBe(201);
+    const both = await f.call('POST', '/v1/audiences', { name: 'narrowed', segment_ids: [wide.body.segment_id, list.segment_id], set_logic: 'intersection' });
+    expect(both.status).toBe(201);
+    const rows = await deliverIag(both.body.audience_id);
+    expect(rows.length).toBe(list.record_count);
+    for (const r of rows) for (const k of IDENTITY) expect(r[k], `${k} of a list member narrowed by a filter segment`).toBe('');
+
+    // A union: the filter segment selected its members itself, so they are delivered as that segment alone would be.
+    f.clock.advance(1000);
+    const union = await f.call('POST', '/v1/audiences', { name: 'union', segment_ids: [wide.body.segment_id, list.segment_id] });
+    const all = await deliverIag(union.body.audience_id);
+    expect(all.filter((r) => r.last_name !== '').length).toBeGreaterThan(list.record_count);
+  });
+
+  it('a list member whose level is not known carries only the fields every level may (state, zip3): no identity, no ZIP5', { timeout: 150_000 }, async () => {
+    const { f } = fx;
+    const persons = (await pickPersons(f, 34)).slice(30, 34);
+    const list = await scratchOf(persons, 'u');
+    // As a scratch segment written before levels were kept beside its members.
+    fs.rmSync(path.join(f.dataDir, 'objects', 'segments', list.segment_id, 'levels-v1.parquet'), { force: true });
+    const aud = await f.call('POST', '/v1/audiences', { name: 'no levels', segment_ids: [list.segment_id] });
+    const rows = await deliverIag(aud.body.audience_id);
+    expect(rows.length).toBe(list.record_count);
+    for (const r of rows) {
+      for (const k of [...IDENTITY, 'zip5', 'city']) expect(r[k], `${k} of a member without a known level`).toBe('');
+      expect(r.state).not.toBe('');
+    }
+    const refresh = await f.match({ records: [{ row_id: 'x', iag_person_id: rows[0]!.iag_person_id }] });
+    expect(refresh.body.records[0].match_level).toBeNull();
   });
 });

@@ -21,6 +21,7 @@ import type { EventService } from '../webhooks/index.ts';
 import type { DeletedSourceCheck } from './deleted-members.ts';
 import { destinationDomainError, type DestinationService } from './destinations.ts';
 import { DELIVERY_EXPORT_JOB } from './job-names.ts';
+import { MATCH_RESULT_LEVELS } from './member-bases.ts';
 import { DOWNLOAD_TTL_MS, type StoredPart } from './present.ts';
 import type { Reservation } from '../billing/index.ts';
 import { billingInput, type DeliveryBilling } from './pricing.ts';
@@ -28,8 +29,6 @@ import { exportFieldOf, type DeliverySnapshot, type DestinationKind, type Reques
 import { deliveryStore, type DeliveryRow } from './store.ts';
 
 export const EXPORT_RETRY_LIMIT = 2;
-/** The level columns of a file-match run's rows.parquet (file-match/results.ts). */
-const MATCH_RESULT_LEVELS = { levelColumn: 'match_level', typeColumn: 'match_type' };
 
 export interface ExportJobDeps {
   db: Kysely<DB>;
@@ -106,8 +105,9 @@ export function createExportJob(deps: ExportJobDeps) {
       const result = await exportRows({
         warehouse: deps.warehouse, members: r.members, fields: r.fields.map(exportFieldOf),
         personIds: { orgId: row.org_id, orgClientCode: ids.orgClientCode, secret: ids.secret },
-        // Each matched row's level picks its id and the fields it may carry (decision 051).
+        // Each matched row's level picks its id; each list member's bases, the fields it may carry (decision 051).
         ...(r.matched?.run.rowsPath ? { matched: { path: r.matched.run.rowsPath, includeUnmatched: row.include_unmatched, levels: MATCH_RESULT_LEVELS } } : {}),
+        ...(r.memberBases ? { memberBases: r.memberBases } : {}),
         format: row.output_format as 'csv', compression: row.output_compression as 'none', outputDir,
         ...(renderedRows ? { renderedRows } : {}),
       });

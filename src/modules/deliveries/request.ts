@@ -10,16 +10,17 @@ import type { Kysely } from 'kysely';
 import type { Viewer } from '../../core/caller.ts';
 import { DomainError } from '../../core/errors.ts';
 import type { DB } from '../../db/schema.ts';
-import type { ExportField } from '../../deliveries/index.ts';
+import type { ExportField, MemberBases } from '../../deliveries/index.ts';
 import type { CatalogField, CatalogTemplate } from '../../graph/catalog-types.ts';
 import { WarehouseTimeoutError } from '../../graph/errors.ts';
 import { membershipSql } from '../../graph/membership/sql.ts';
 import type { Composition, MembershipQuery } from '../../graph/membership/types.ts';
 import type { Clock } from '../../lib/clock.ts';
-import { basesAllowing, selectFields } from '../matching/index.ts';
+import { basesAllowing, DISCLOSURE_BASES, selectFields } from '../matching/index.ts';
 import { AudienceErrors, type ReleaseRef, type SegmentRow, type SegmentsApi } from '../segments/index.ts';
 import type { DeliverySubtype } from '../billing/index.ts';
 import type { DestinationService } from './destinations.ts';
+import { listLevels, memberBasesOf, type ListLevels } from './member-bases.ts';
 
 export type DestinationKind = 'download' | 'sftp' | 's3';
 
@@ -61,6 +62,9 @@ export interface ResolvedRequest {
   /** The subtype the delivery is priced as: the dearest among included segments. */
   subtype: DeliverySubtype;
   matched: { segmentId: string; run: MatchedRun } | null;
+  lists: ListLevels[];
+  /** Members of the customer's lists, each gated by its own match bases (member-bases.ts); undefined: none. */
+  memberBases: MemberBases | undefined;
   /** The audience's membership question (what the privacy layer keys its noise on) and whether it is the customer's own list alone. */
   query: MembershipQuery;
   ownList: boolean;
@@ -89,6 +93,8 @@ export interface DeliverySnapshot {
   fieldNames: string[];
   includeUnmatched: boolean;
   matched: ResolvedRequest['matched'];
+  /** The levels file of each included list (member-bases.ts). Absent in snapshots older than it: only `matched`'s run is known. */
+  lists?: ListLevels[];
   memberCount: number;
   ownList: boolean;
 }
@@ -98,17 +104,25 @@ export function snapshotOf(r: ResolvedRequest): DeliverySnapshot {
   return {
     audience: r.audience, segments: r.segments, composition: r.query.composition, subtype: r.subtype, destination: r.destination,
     destinationId: r.destinationId, templateId: r.templateId, fieldList: r.fieldList, fieldNames: r.fields.map((f) => f.name),
-    includeUnmatched: r.includeUnmatched, matched: r.matched, memberCount: r.memberCount, ownList: r.ownList,
+    includeUnmatched: r.includeUnmatched, matched: r.matched, lists: r.lists, memberCount: r.memberCount, ownList: r.ownList,
   };
 }
 
 const SUBTYPE_ORDER = ['similarity', 'propensity', 'matched', 'filter'] as const;
 
-/** An exported field; rows of a matched source carry it only at the match bases decision 051 allows (matching/disclosure.ts). */
-export const exportFieldOf = (f: CatalogField): ExportField => ({
-  name: f.name, type: f.type, pii: f.pii, storage: f.storage, matchBases: basesAllowing(f),
-  ...(f.type === 'STRING' && f.enum_values ? { enumValues: f.enum_values } : {}),
-});
+/**
+ * An exported field; members of the customer's lists carry it only at the match bases decision 051 allows
+ * (matching/disclosure.ts). A field every basis may carry is not gated, so a member whose level is not
+ * known still carries it (and only such fields).
+ */
+export const exportFieldOf = (f: CatalogField): ExportField => {
+  const bases = basesAllowing(f);
+  return {
+    name: f.name, type: f.type, pii: f.pii, storage: f.storage,
+    ...(DISCLOSURE_BASES.every((b) => bases.includes(b)) ? {} : { matchBases: bases }),
+    ...(f.type === 'STRING' && f.enum_values ? { enumValues: f.enum_values } : {}),
+  };
+};
 
 export function createRequestResolver(deps: RequestDeps) {
   const { db, segments } = deps;
@@ -170,6 +184,7 @@ export function createRequestResolver(deps: RequestDeps) {
       });
       const matchedSegment = include.find((s) => s.subtype === 'matched') ?? null;
       const run = matchedSegment ? await deps.matchedRun(viewer.orgId, matchedSegment.id) : null;
+      const lists = await listLevels(include, (id) => (id === matchedSegment?.id ? Promise.resolve(run) : deps.matchedRun(viewer.orgId, id)));
       const fieldNames = selection.fields.map((f) => f.name);
       const includeUnmatched = body.include_unmatched ?? false;
       const pin = (role: 'include' | 'exclude') => (s: SegmentRow): PinnedSegment => ({ segment_id: s.id, role, subtype: s.subtype, version: s.current_version });
@@ -180,6 +195,8 @@ export function createRequestResolver(deps: RequestDeps) {
         audience: audience.id, version: audience.snapshot_version, segments: pinned.map((p) => [p.segment_id, p.role, p.version]),
         run: run?.runId ?? null, release: [release.major, release.minor], fields: fieldNames,
         include_unmatched: matchedSegment ? includeUnmatched : false, destination, destination_id: destinationId,
+        // Deliveries of lists made before each member was gated by its own bases are not reused.
+        ...(lists.length ? { disclosure: 'member-bases' } : {}),
       })).digest('hex');
       return build({
         audience: { id: audience.id, name: audience.name, version: audience.snapshot_version, release },
@@ -192,6 +209,7 @@ export function createRequestResolver(deps: RequestDeps) {
         fieldNames,
         includeUnmatched,
         matched: matchedSegment && run ? { segmentId: matchedSegment.id, run } : null,
+        lists,
         memberCount: Number(counted?.n ?? 0),
         ownList: include.length === 1 && exclude.length === 0 && include[0]!.subtype === 'matched',
       }, selection.fields, catalog.fields, contentKey);
@@ -219,9 +237,12 @@ export type RequestResolver = ReturnType<typeof createRequestResolver>;
 function build(p: DeliverySnapshot, fields: CatalogField[], catalog: readonly CatalogField[], contentKey: string): ResolvedRequest {
   const query: MembershipQuery = { kind: 'composition', composition: p.composition };
   const m = membershipSql(query, { catalog });
+  // An older snapshot knows the levels of its first list only: the other lists' members get none (fail closed).
+  const lists = p.lists ?? (p.matched ? [{ segmentId: p.matched.segmentId, levelsPath: p.matched.run.rowsPath }] : []);
   return {
     audience: p.audience, destination: p.destination, destinationId: p.destinationId, templateId: p.templateId, fieldList: p.fieldList,
     fields, includeUnmatched: p.includeUnmatched, members: { sql: m.select, params: m.params as unknown[] }, memberCount: p.memberCount,
-    subtype: p.subtype, matched: p.matched, query, ownList: p.ownList, contentKey, segments: p.segments,
+    subtype: p.subtype, matched: p.matched, memberBases: memberBasesOf(p.composition, lists, catalog), lists, query, ownList: p.ownList, contentKey,
+    segments: p.segments,
   };
 }

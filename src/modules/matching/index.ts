@@ -45,4 +45,5 @@ export function createMatchingModule(deps: {
 export type { MatchingService } from './service.ts';
 export { selectFields, DEFAULT_TEMPLATE, type FieldSelection } from './fields.ts';
 export { enrichmentKey } from './schemas.ts';
-export { basesAllowing, disclose, disclosureBasis, type DisclosureBasis } from './disclosure.ts';
+export { basesAllowing, disclose, disclosureBasis, DISCLOSURE_BASES, type DisclosureBasis } from './disclosure.ts';
+export { scratchLevelsPath } from './scratch.ts';

@@ -165,7 +165,9 @@ export function createMatchingService(deps: MatchingDeps) {
     if (segmentId) {
       const file = scratchMembersPath(deps.dataDir, segmentId);
       wroteMembers(file);
-      await writeMembersParquet(deps.warehouse, file, matchedKeys);
+      // With each record's level: a delivery of the scratch segment gates its members by them (decision 051).
+      await writeMembersParquet(deps.warehouse, file, results.flatMap((r) => (r.personKey !== null && r.matchLevel !== null
+        ? [{ personKey: r.personKey, level: r.matchLevel, type: r.matchType }] : [])));
     }
     const now = deps.clock.now();
     // The charge is settled while the enrichment read runs; the transaction commits only once the read has
