@@ -55,7 +55,7 @@ export function wordingEnv(privacy: Privacy, run: (sql: string, params: unknown[
     const { setStatsSql } = await import('../../src/graph/membership/sets.ts');
     const sql = setStatsSql([{ query: q }], { catalog });
     const [row] = await run(sql.sql, sql.params);
-    return { total: { n: Number(row?.n0 ?? 0), h: '0', layers: [], matched: null }, query: q, lowEffect: 0, buckets: [], statements: 1 };
+    return { total: { n: Number(row?.n ?? 0), h: '0', layers: [], matched: null }, query: q, lowEffect: 0, buckets: [], statements: 1 };
   };
   return {
     async ask(q) {

@@ -61,9 +61,11 @@ function plain(v: unknown): GroupValue {
   return String(v);
 }
 
-/** Rows of a stats statement by bucket key (`''` for the total). */
+/** Rows of a stats statement by bucket key (`''` for the total), each with the stats of every form (nobody where a form has no row). */
 function readRows(rows: Record<string, unknown>[], forms: number, o: MeasureOptions, matched: boolean): Map<string, RowStats> {
   const out = new Map<string, RowStats>();
+  const empty = (): FormStat => ({ n: 0, h: '0', e: null, m: matched ? { n: 0, h: '0' } : null });
+  out.set('', { dimension: null, value: null, forms: Array.from({ length: forms }, empty) });
   for (const row of rows) {
     let dimension: string | null = null;
     let value: GroupValue = null;
@@ -72,16 +74,23 @@ function readRows(rows: Record<string, unknown>[], forms: number, o: MeasureOpti
     } else if (o.dim && Number(row.g0) === 0) {
       [dimension, value] = [o.dim.name, plain(row.d0)];
     }
-    const stats: FormStat[] = [];
-    for (let i = 0; i < forms; i++) {
-      stats.push({
-        n: Number(row[`n${i}`] ?? 0), h: hex(row[`h${i}`]), e: row[`e${i}`] === undefined ? null : Number(row[`e${i}`]),
-        m: matched ? { n: Number(row[`m${i}`] ?? 0), h: hex(row[`mh${i}`]) } : null,
-      });
-    }
-    out.set(dimension === null ? '' : JSON.stringify([dimension, value]), { dimension, value, forms: stats });
+    const key = dimension === null ? '' : JSON.stringify([dimension, value]);
+    if (!out.has(key)) out.set(key, { dimension, value, forms: Array.from({ length: forms }, empty) });
+    out.get(key)!.forms[Number(row.__form)] = {
+      n: Number(row.n ?? 0), h: hex(row.h), e: Number(row.e ?? 0),
+      m: matched ? { n: Number(row.m ?? 0), h: hex(row.mh) } : null,
+    };
   }
   return out;
+}
+
+/** Appends a later chunk's forms (its form 0 repeats the first chunk's) to every bucket, nobody where a bucket has no row. */
+function mergeChunk(merged: Map<string, RowStats>, part: Map<string, RowStats>): void {
+  const width = [...part.values()][0]!.forms.length - 1;
+  const nobody = (n: number): FormStat[] => Array.from({ length: n }, () => ({ n: 0, h: '0', e: 0, m: null }));
+  const before = [...merged.values()][0]!.forms.length;
+  for (const [k, r] of merged) r.forms.push(...(part.get(k)?.forms.slice(1) ?? nobody(width)));
+  for (const [k, r] of part) if (!merged.has(k)) merged.set(k, { ...r, forms: [r.forms[0]!, ...nobody(before - 1), ...r.forms.slice(1)] });
 }
 
 /** Items of low effect that may be removed: never every branch of a filter, condition of a branch or included segment. */
@@ -101,11 +110,11 @@ function removable(items: readonly Item[], low: readonly number[], includes: num
 
 export function createSetMeasure(secret: string) {
   /** Which items have low effect on one bucket (or the total). */
-  function lowItems(r: RowStats): number[] {
+  function lowItems(r: RowStats, symmetric: readonly boolean[]): number[] {
     const [q, ...forms] = r.forms;
     const low: number[] = [];
     forms.forEach((f, i) => {
-      const effect = f.e ?? Math.abs(f.n - q!.n);
+      const effect = symmetric[i] ? (f.e ?? 0) : Math.abs(f.n - q!.n);
       if (effect < lowEffectThreshold(secret, xorHex(q!.h, f.h))) low.push(i);
     });
     return low;
@@ -127,12 +136,12 @@ export function createSetMeasure(secret: string) {
     for (let at = 0; at === 0 || at < items.length; at += MAX_FORMS_PER_SCAN) {
       const part = await stats([forms[0]!, ...forms.slice(1 + at, 1 + at + MAX_FORMS_PER_SCAN)]);
       if (!merged) merged = part;
-      else for (const [k, r] of part) merged.get(k)?.forms.push(...r.forms.slice(1));
+      else mergeChunk(merged, part);
     }
     const rows = merged!;
     // Each bucket's removed items; several removed at once need their own statement (rare).
     const removedOf = new Map<string, number[]>();
-    for (const [k, r] of rows) removedOf.set(k, removable(items, lowItems(r), includes));
+    for (const [k, r] of rows) removedOf.set(k, removable(items, lowItems(r, forms.slice(1).map((f) => f.symmetric === true)), includes));
     const followUps = new Map<string, Map<string, RowStats>>();
     for (const removed of removedOf.values()) {
       const key = removed.join(',');
