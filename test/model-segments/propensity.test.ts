@@ -1,12 +1,14 @@
 /**
  * Propensity segments over HTTP (spec 2, 3, 4.3, 4.4): positive class, model types, excluded
  * columns, legacy segments attached without a positive class (422 MISSING_POSITIVE_CLASS_ID on
- * refresh), audience refresh of a model-built member, bad input (nothing created), organization
+ * refresh), audience refresh of a model-built member, a positive class that is the customer's matched
+ * list (its persons are never members: decision 051), bad input (nothing created), organization
  * isolation and scopes.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestOrg } from '../helpers/app.ts';
 import { shownCount } from '../helpers/privacy.ts';
+import { testStores } from '../helpers/stores.ts';
 import { PERSONS } from '../segments/graph.ts';
 import { cond, setup, type ModelTest } from './setup.ts';
 
@@ -91,6 +93,31 @@ describe('propensity build', () => {
     expect(again.status).toBe(200);
     await m.waitRun(again.body.workflow_run_id, ['completed', 'failed'], 120_000);
   }, 150_000);
+});
+
+describe('a positive class that is the customer\'s matched list (issue #31, decision 051)', () => {
+  it('leaves the list\'s persons out of the segment: made-up names at real addresses never come back as members', { timeout: 200_000 }, async () => {
+    // A list of made-up names at real addresses: each row matches at A (or S), the resident of the address.
+    const addresses = (await m.g.conn.runAndReadAll(`SELECT address_1, city, state, zip5 FROM graph.persons WHERE address_2 IS NULL
+      QUALIFY row_number() OVER (PARTITION BY address_1, zip5 ORDER BY person_key) = 1 ORDER BY person_key LIMIT 100`)).getRowObjectsJS();
+    const records = addresses.map((a, i) => ({ row_id: `r${i}`, first_name: 'Zyxw', last_name: `Madeup${i}`, address_1: a.address_1, city: a.city, state: a.state, zip: a.zip5 }));
+    const matched = await m.call('POST', '/v1/match', { records, create_scratch_segment: true, field_list: ['zip5'] });
+    expect(matched.status, JSON.stringify(matched.body).slice(0, 500)).toBe(200);
+    expect(matched.body.records.every((r: any) => r.match_level === null || ['A', 'S'].includes(r.match_level))).toBe(true);
+    const listId = matched.body.scratch_segment.segment_id as string;
+    const { database } = await testStores();
+    const list = await database.db.selectFrom('segments').select('members_path').where('id', '=', listId).executeTakeFirstOrThrow();
+    const listed = new Set((await m.g.conn.runAndReadAll(`SELECT person_key FROM read_parquet('${list.members_path}')`)).getRowsJS().map((r) => BigInt(r[0] as bigint)));
+    expect(listed.size).toBeGreaterThanOrEqual(60);
+
+    const res = await m.call('POST', '/v1/segments', { name: 'list propensity', subtype: 'propensity', positive_class_segment_id: listId, target_size: 1000 });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    const built = await m.waitRun(res.body.workflow_run_id, ['completed', 'failed'], 150_000);
+    expect(built.status, JSON.stringify(built).slice(0, 1000)).toBe('completed');
+    const members = await m.runMembers(res.body.workflow_run_id);
+    expect(members.length).toBeGreaterThan(0);
+    expect(members.filter((k) => listed.has(k)), 'persons of the customer\'s list among the propensity segment\'s members').toEqual([]);
+  });
 });
 
 describe('bad input changes nothing', () => {

@@ -22,6 +22,8 @@ export interface ModelTest extends SegTest {
   shownSize(runId: string, n: number): Promise<number | null>;
   /** What the privacy layer shows for a run's seed / positive-class size (the question of the labelled set), true size `n`. */
   shownLabelled(runId: string, n: number): Promise<number | null>;
+  /** The person keys of a run's member set, best-scored first. */
+  runMembers(runId: string): Promise<bigint[]>;
 }
 
 export { cond };
@@ -73,6 +75,11 @@ export async function setup(): Promise<ModelTest> {
       const run = await database.db.selectFrom('workflow_runs').select('input').where('id', '=', runId).executeTakeFirstOrThrow();
       const input = (typeof run.input === 'string' ? JSON.parse(run.input) : run.input) as { labelled_query: MembershipQuery };
       return testPrivacy.protectCount({ question: questionOf(input.labelled_query), trueCount: n }).count;
+    },
+    async runMembers(runId) {
+      const run = await database.db.selectFrom('workflow_runs').select('members_path').where('id', '=', runId).executeTakeFirstOrThrow();
+      const rows = (await s.g.conn.runAndReadAll(`SELECT person_key FROM read_parquet('${run.members_path}') ORDER BY rank`)).getRowsJS();
+      return rows.map((r) => BigInt(r[0] as bigint));
     },
     async stopWorker() {
       await queue.boss.offWork(def.name, { id: workerId });

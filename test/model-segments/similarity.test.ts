@@ -4,7 +4,6 @@
  * generation_metadata_id, events. Expected sizes are derived from an independent count of the graph.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DuckDBInstance } from '@duckdb/node-api';
 import { namedQuestion } from '../../src/modules/privacy/index.ts';
 import { near, shownCount, testPrivacy } from '../helpers/privacy.ts';
 import { testStores } from '../helpers/stores.ts';
@@ -16,16 +15,6 @@ let CA: number;
 let seedId: string;
 /** decision 024: ten times the seed, at most a quarter of the candidates. */
 const lookalikeSize = (seed: number) => Math.min(10 * seed, Math.floor((PERSONS - seed) / 4));
-
-async function membersOf(runId: string): Promise<bigint[]> {
-  const { database } = await testStores();
-  const run = await database.db.selectFrom('workflow_runs').select('members_path').where('id', '=', runId).executeTakeFirstOrThrow();
-  const inst = await DuckDBInstance.create(':memory:');
-  const conn = await inst.connect();
-  const rows = (await conn.runAndReadAll(`SELECT person_key FROM read_parquet('${run.members_path}') ORDER BY rank`)).getRowsJS();
-  conn.closeSync();
-  return rows.map((r) => BigInt(r[0] as bigint));
-}
 
 beforeAll(async () => {
   m = await setup();
@@ -83,7 +72,7 @@ describe('similarity from a seed segment', () => {
   }, 90_000);
 
   it('excludes the seed, and its members compose into audiences and discovery counts', async () => {
-    const members = await membersOf(sim.workflow_run_id);
+    const members = await m.runMembers(sim.workflow_run_id);
     const seed = await m.g.keys(`state = 'CA'`);
     expect(members).toHaveLength(lookalikeSize(CA));
     expect(members.filter((k) => seed.has(k))).toEqual([]);
@@ -100,7 +89,7 @@ describe('similarity from a seed segment', () => {
   });
 
   it('refresh relaunches from the stored seed: pending with a new run, then the same members again', async () => {
-    const before = await membersOf(sim.workflow_run_id);
+    const before = await m.runMembers(sim.workflow_run_id);
     const res = await m.call('POST', `/v1/segments/${sim.segment_id}/refresh`, {});
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     expect(res.body).toMatchObject({ status: 'pending', refreshed: true, record_count: null, current_version: 2, seed_segment_id: seedId });
@@ -108,7 +97,7 @@ describe('similarity from a seed segment', () => {
     expect(res.body.affected_audiences).toHaveLength(1);
     const run = await m.waitRun(res.body.workflow_run_id, ['completed', 'failed']);
     expect(run).toMatchObject({ status: 'completed', segment_version: 2 });
-    expect(await membersOf(res.body.workflow_run_id)).toEqual(before);
+    expect(await m.runMembers(res.body.workflow_run_id)).toEqual(before);
     const seg = (await m.call('GET', `/v1/segments/${sim.segment_id}`)).body;
     expect(seg).toMatchObject({ status: 'active', current_version: 2, record_count: await m.shownSize(res.body.workflow_run_id, lookalikeSize(CA)), workflow_run_id: res.body.workflow_run_id });
     // The same seed and model settings: the model's own figures keep their noise (nothing fresh to average).
@@ -193,7 +182,7 @@ describe('similarity from a description, without review', () => {
       expect(Math.round(f.weight * 100)).toBeCloseTo(f.weight * 100, 6);
       expect(f.odds_ratio).toBe(Math.round(Math.exp(f.weight) * 100) / 100);
     }
-    const members = await membersOf(res.body.workflow_run_id);
+    const members = await m.runMembers(res.body.workflow_run_id);
     expect(members.filter((k) => seed.has(k))).toEqual([]);
   }, 90_000);
 });

@@ -84,7 +84,8 @@ export function createWorkflowRunner(deps: RunnerDeps) {
     };
     const r: ModelRunResult = run.kind === 'similarity'
       ? await runSimilarity(deps.warehouse, { ...common, seed: labelled })
-      : await runPropensity(deps.warehouse, { ...common, positiveClass: labelled });
+      // A customer's list as the positive class stays out of the segment (decision 051); similarity always leaves its seed out.
+      : await runPropensity(deps.warehouse, { ...common, positiveClass: labelled, excludePositiveClass: labelled.customerList });
     await save(run, { metrics: r.metrics, model: r.model, members_path: r.membersPath, record_count: r.metrics.record_count });
     return { ...modelSummary(r.metrics), timings_ms: r.timings_ms };
   }

@@ -2,7 +2,8 @@
  * The labelled persons of a run as warehouse SQL: the members of a seed / positive-class segment, or
  * the persons matching the seed filters (parsed from a description or edited at review). Also the
  * checks made before anything is created: the class segment is visible and built, the class is at
- * least the privacy floor.
+ * least the privacy floor. Also whether the class is the customer's own list (decision 051): its
+ * persons are then never members of the segment built from it.
  */
 import type { Kysely } from 'kysely';
 import type { Viewer } from '../../core/caller.ts';
@@ -16,20 +17,35 @@ import { ModelSegmentErrors } from './errors.ts';
 import type { ProtectNumbers } from './protect.ts';
 import type { RunInput } from './store.ts';
 
-export type LabelledSet = MemberSet & { query: MembershipQuery };
+export type LabelledSet = MemberSet & {
+  query: MembershipQuery;
+  /**
+   * The class holds persons the customer named (a matched segment: file match or scratch segment), not
+   * persons the service selected: the model segment must leave them out, or it hands the list's matched
+   * residents back as top-scored members, identity fields included (decision 051, reverse lookup).
+   */
+  customerList: boolean;
+};
+
+/**
+ * Subtypes whose members the service selected from the graph (filters, or a model that already left
+ * out any list it learned from). Any other subtype, `matched` and any added later, counts as a
+ * customer's list: failing closed.
+ */
+const SERVICE_SELECTED: ReadonlySet<string> = new Set(['filter', 'similarity', 'propensity']);
 
 export function createSeeds(deps: { db: Kysely<DB>; segments: SegmentsApi; warehouse: ModelWarehouse; floor: number; protect: ProtectNumbers }) {
   const { db, segments, warehouse, floor } = deps;
 
   /** The set's SQL and the membership query it answers (the question its size is shown as). */
-  function ofQuery(query: MembershipQuery, catalog: FilterCatalog): LabelledSet {
+  function ofQuery(query: MembershipQuery, catalog: FilterCatalog, customerList: boolean): LabelledSet {
     const m = membershipSql(query, { catalog });
-    return { sql: m.select, params: m.params, query };
+    return { sql: m.select, params: m.params, query, customerList };
   }
 
   const ofSegment = (row: SegmentRow, catalog: FilterCatalog) =>
-    ofQuery({ kind: 'composition', composition: { include: [segments.membershipOf(row)], exclude: [], setLogic: 'union' } }, catalog);
-  const ofFilters = (groups: FilterGroup[], catalog: FilterCatalog) => ofQuery({ kind: 'filters', groups }, catalog);
+    ofQuery({ kind: 'composition', composition: { include: [segments.membershipOf(row)], exclude: [], setLogic: 'union' } }, catalog, !SERVICE_SELECTED.has(row.subtype));
+  const ofFilters = (groups: FilterGroup[], catalog: FilterCatalog) => ofQuery({ kind: 'filters', groups }, catalog, false);
 
   /** A seed or positive-class segment the caller can see, with members to learn from. */
   async function classSegment(viewer: Viewer, id: string): Promise<SegmentRow> {
