@@ -1,6 +1,6 @@
 /**
  * Measuring a question by its member set (docs/decisions/052-privacy-by-member-set.md):
- * 1. one scan counts the question and each of its forms (the question without one removable item,
+ * 1. one statement counts the question and each of its forms (the question without one removable item,
  *    forms.ts), with the set hash of each, for the total and per bucket;
  * 2. an item whose removal changes the set by fewer than a few persons (the low-effect threshold,
  *    seeded by the hash of exactly the persons it changes) is treated as absent: the set shown is the
@@ -142,10 +142,13 @@ export function createSetMeasure(secret: string) {
     // Each bucket's removed items; several removed at once need their own statement (rare).
     const removedOf = new Map<string, number[]>();
     for (const [k, r] of rows) removedOf.set(k, removable(items, lowItems(r, forms.slice(1).map((f) => f.symmetric === true)), includes));
-    const followUps = new Map<string, Map<string, RowStats>>();
-    for (const removed of removedOf.values()) {
-      const key = removed.join(',');
-      if (removed.length >= 2 && !followUps.has(key)) followUps.set(key, await stats([{ query: withoutItems(query, removed.map((i) => items[i]!)) }]));
+    // Every distinct set of two or more removed items is counted in one more statement (one UNION ALL term each).
+    const patterns = [...new Set([...removedOf.values()].filter((r) => r.length >= 2).map((r) => r.join(',')))];
+    const followUps = new Map<string, { rows: Map<string, RowStats>; at: number }>();
+    for (let at = 0; at < patterns.length; at += MAX_FORMS_PER_SCAN) {
+      const chunk = patterns.slice(at, at + MAX_FORMS_PER_SCAN);
+      const part = await stats(chunk.map((key) => ({ query: withoutItems(query, key.split(',').map((i) => items[Number(i)]!)) })));
+      chunk.forEach((key, i) => followUps.set(key, { rows: part, at: i }));
     }
     const layersCache = new Map<string, string[]>();
     const layersOf = (removed: number[]) => {
@@ -155,7 +158,8 @@ export function createSetMeasure(secret: string) {
     };
     const setOf = (k: string, r: RowStats): MeasuredSet => {
       const removed = removedOf.get(k)!;
-      const f = removed.length === 0 ? r.forms[0]! : removed.length === 1 ? r.forms[1 + removed[0]!]! : followUps.get(removed.join(','))!.get(k)?.forms[0];
+      const up = removed.length >= 2 ? followUps.get(removed.join(','))! : null;
+      const f = removed.length === 0 ? r.forms[0]! : removed.length === 1 ? r.forms[1 + removed[0]!]! : up!.rows.get(k)?.forms[up!.at];
       const layers = r.dimension === null ? layersOf(removed) : [...layersOf(removed), `v:${r.dimension}|${JSON.stringify(r.value)}`];
       return { n: f?.n ?? 0, h: f?.h ?? '0', matched: f?.m ?? (matched ? { n: 0, h: '0' } : null), layers };
     };
