@@ -143,6 +143,7 @@ export async function createServices(deps: WiringDeps) {
   });
   const modelSegments = createModelSegmentsModule({
     db, queue, clock, dataDir: config.dataDir, events, segments, warehouse, protectNumbers: privacyProtect(privacy), log: deps.log,
+    measureSet: async (query) => (await privacy.measure((q, params) => warehouse.query(q, params, { timeoutMs: config.limits.warehouseStatementTimeoutMs }), query, { catalog: (await catalog.getCatalog()).fields })).total,
   });
 
   const { tasks: agentTasks } = createAgentTasksModule({ db, clock });

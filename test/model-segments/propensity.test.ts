@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestOrg } from '../helpers/app.ts';
-import { shownCount } from '../helpers/privacy.ts';
+import { shownSet } from '../helpers/privacy.ts';
 import { testStores } from '../helpers/stores.ts';
 import { PERSONS } from '../segments/graph.ts';
 import { cond, setup, type ModelTest } from './setup.ts';
@@ -42,7 +42,7 @@ describe('propensity build', () => {
     expect(prop).toMatchObject({ subtype: 'propensity', status: 'pending', positive_class_segment_id: positiveId });
     expect(prop.audience_id).toMatch(/^aud_/);
     expect(run.status, JSON.stringify(run).slice(0, 1000)).toBe('completed');
-    const classShown = shownCount({ filters: [cond('state', '=', 'FL')] }, FL);
+    const classShown = await shownSet({ filters: [cond('state', '=', 'FL')] }, await m.g.keys(`state = 'FL'`));
     expect(run.steps[0]).toMatchObject({ name: 'positive_class', status: 'completed', metrics: { positive_class_persons: classShown } });
     expect(run.metrics).toMatchObject({ purpose: 'propensity', model_type: 'AUTOML_CLASSIFIER', model_name: 'fl-v1', labelled_persons: classShown });
     expect(run.metrics.training.excluded_columns).toEqual(['age', 'income_band']);

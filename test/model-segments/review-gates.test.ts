@@ -4,7 +4,7 @@
  * mid-run resumed by pg-boss, and a relaunch that cannot be enqueued.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { shownCount } from '../helpers/privacy.ts';
+import { shownSet } from '../helpers/privacy.ts';
 import { PERSONS } from '../segments/graph.ts';
 import { cond, setup, type ModelTest } from './setup.ts';
 
@@ -34,7 +34,7 @@ describe('seed description with review', () => {
     expect(gate.shows.unrecognized).toEqual([]);
     // The seed's size is what discovery answers for the same filters (the privacy layer's sticky noise).
     const described = { filters: [cond('homeowner', '=', true), cond('state', '=', 'CA')] };
-    expect(gate.shows.seed_persons).toBe(shownCount(described, (await m.g.keys(`homeowner AND state = 'CA'`)).size));
+    expect(gate.shows.seed_persons).toBe(await shownSet(described, await m.g.keys(`homeowner AND state = 'CA'`)));
     expect(gate.shows.seed_persons).toBe((await m.call('POST', '/v1/discovery/count', described)).body.count);
     expect(run.steps.map((s: any) => s.status)).toEqual(['completed', 'pending', 'pending']);
 
@@ -55,7 +55,7 @@ describe('seed description with review', () => {
     run = await m.waitRun(id, ['awaiting_review', 'failed']);
     const TX = (await m.g.keys(`state = 'TX'`)).size;
     expect(run).toMatchObject({ status: 'awaiting_review', open_gate_id: 'model_evaluation' });
-    expect(run.steps[0].metrics).toEqual({ seed_persons: shownCount({ filters: [cond('state', '=', 'TX')] }, TX) });
+    expect(run.steps[0].metrics).toEqual({ seed_persons: await shownSet({ filters: [cond('state', '=', 'TX')] }, await m.g.keys(`state = 'TX'`)) });
     expect(run.gates[1].shows.model_summary).toMatchObject({ record_count: await m.shownSize(id, lookalikeSize(TX)) });
     expect((await m.call('GET', `/v1/segments/${created.body.segment_id}`)).body.status).toBe('pending');
     expect((await resume(id, { gate_id: 'model_evaluation', response: { action: 'edit', filters: [cond('state', '=', 'TX')] } })).body)

@@ -2,6 +2,7 @@
  * Model-segment test kit: the segments test app over the shared 3,000-person graph, the workflow
  * worker on the shared test queue (pg-boss), and helpers to wait for runs and read events.
  */
+import type { MeasuredSet } from '../../src/modules/privacy/index.ts';
 import type { JobDefinition } from '../../src/jobs/worker.ts';
 import type { MembershipQuery } from '../../src/graph/membership/types.ts';
 import { questionOf } from '../../src/modules/privacy/index.ts';
@@ -73,7 +74,9 @@ export async function setup(): Promise<ModelTest> {
     },
     async shownLabelled(runId, n) {
       const run = await database.db.selectFrom('workflow_runs').select('input').where('id', '=', runId).executeTakeFirstOrThrow();
-      const input = (typeof run.input === 'string' ? JSON.parse(run.input) : run.input) as { labelled_query: MembershipQuery };
+      const input = (typeof run.input === 'string' ? JSON.parse(run.input) : run.input) as { labelled_query: MembershipQuery; labelled_set?: MeasuredSet };
+      // Shown by the labelled set's members when the seed step measured them (decision 052).
+      if (input.labelled_set) return testPrivacy.protectSet({ set: { ...input.labelled_set, n } }).count;
       return testPrivacy.protectCount({ question: questionOf(input.labelled_query), trueCount: n }).count;
     },
     async runMembers(runId) {

@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { namedQuestion } from '../../src/modules/privacy/index.ts';
-import { near, shownCount, testPrivacy } from '../helpers/privacy.ts';
+import { near, shownSet, testPrivacy } from '../helpers/privacy.ts';
 import { testStores } from '../helpers/stores.ts';
 import { PERSONS } from '../segments/graph.ts';
 import { cond, setup, type ModelTest } from './setup.ts';
@@ -43,7 +43,7 @@ describe('similarity from a seed segment', () => {
     expect(run.steps.map((s: any) => [s.name, s.status])).toEqual([['seed', 'completed'], ['train_and_score', 'completed'], ['publish', 'completed']]);
     // Graph-derived figures go through the privacy layer (decision 015): the seed's size is what discovery
     // answers for its filters; the segment's size is its record_count, both noised, not exact.
-    const seedShown = shownCount({ filters: [cond('state', '=', 'CA')] }, CA);
+    const seedShown = await shownSet({ filters: [cond('state', '=', 'CA')] }, await m.g.keys(`state = 'CA'`));
     expect(seedShown).not.toBe(CA);
     expect(run.steps[0].metrics).toEqual({ seed_persons: seedShown });
     expect(await m.shownLabelled(sim.workflow_run_id, CA)).toBe(seedShown);
@@ -175,7 +175,7 @@ describe('similarity from a description, without review', () => {
     const seed = await m.g.keys(`homeowner AND state = 'TX'`);
     expect(run.status).toBe('completed');
     expect(run.gates).toEqual([]);
-    expect(run.steps[0].metrics).toEqual({ seed_persons: shownCount({ filters: [cond('homeowner', '=', true), cond('state', '=', 'TX')] }, seed.size) });
+    expect(run.steps[0].metrics).toEqual({ seed_persons: await shownSet({ filters: [cond('homeowner', '=', true), cond('state', '=', 'TX')] }, seed) });
     expect(run.model_summary).toMatchObject({ model_type: 'LOGISTIC_REG', record_count: await m.shownSize(res.body.workflow_run_id, lookalikeSize(seed.size)) });
     // Logistic weights are noised and rounded to 2 decimals; odds ratios follow the shown weight.
     for (const f of run.metrics.features) {
@@ -190,17 +190,19 @@ describe('similarity from a description, without review', () => {
 describe('seed floor by the privacy layer (decision 015)', () => {
   it('a seed is refused exactly when discovery would not show its size (the sticky threshold), not at an exact 50', async () => {
     const states = ['CA', 'TX', 'NY', 'FL', 'IL', 'PA', 'OH', 'GA', 'NC', 'MI', 'NJ', 'VA', 'WA', 'AZ', 'MA'];
-    let passed: { filters: unknown[]; n: number } | null = null;
-    let refused: { filters: unknown[]; n: number } | null = null;
+    let passed: { filters: unknown[]; n: number; keys: Set<bigint> } | null = null;
+    let refused: { filters: unknown[]; n: number; keys: Set<bigint> } | null = null;
     for (const st of states) {
       for (let lo = 18; lo <= 80 && !(passed && refused); lo += 3) {
         for (const width of [2, 4, 6, 9, 14]) {
           const hi = lo + width;
-          const n = (await m.g.keys(`state = '${st}' AND age BETWEEN ${lo} AND ${hi}`)).size;
+          const keys = await m.g.keys(`state = '${st}' AND age BETWEEN ${lo} AND ${hi}`);
+          const n = keys.size;
           if (n < 42 || n > 49) continue;
           const filters = [cond('state', '=', st), cond('age', 'BETWEEN', [lo, hi])];
-          if (shownCount({ filters }, n) === null) refused ??= { filters, n };
-          else passed ??= { filters, n };
+          // Discovery shows a set by its members (decision 052); a seed is refused exactly as discovery refuses it.
+          if ((await shownSet({ filters }, keys)) === null) refused ??= { filters, n, keys };
+          else passed ??= { filters, n, keys };
         }
       }
     }
@@ -213,7 +215,7 @@ describe('seed floor by the privacy layer (decision 015)', () => {
     expect(ok.status, JSON.stringify(ok.body)).toBe(201);
     const run = await m.waitRun(ok.body.workflow_run_id, ['completed', 'failed']);
     expect(run.status, JSON.stringify(run.error_message)).toBe('completed');
-    expect(run.steps[0].metrics).toEqual({ seed_persons: shownCount({ filters: passed!.filters }, passed!.n) });
+    expect(run.steps[0].metrics).toEqual({ seed_persons: await shownSet({ filters: passed!.filters }, passed!.keys) });
     // Suppressed by discovery, so refused as a seed: the same answer for the same set.
     const noSeed = await m.filterSegment(refused!.filters, 'just under the floor, suppressed');
     expect((await m.call('POST', '/v1/discovery/count', { filters: refused!.filters })).body).toMatchObject({ error: 'AGGREGATION_FLOOR_NOT_MET' });

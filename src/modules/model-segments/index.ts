@@ -17,6 +17,8 @@ import { createLauncher } from './launch.ts';
 import { workflowOperations } from './operations.ts';
 import { identityProtect, type ProtectNumbers } from './protect.ts';
 import { createSeeds } from './seeds.ts';
+import type { MembershipQuery } from '../../graph/membership/types.ts';
+import type { MeasuredSet } from '../privacy/index.ts';
 import { createModelSubtype } from './subtypes.ts';
 import { createWorkflowService } from './workflows.ts';
 
@@ -30,6 +32,8 @@ export function createModelSegmentsModule(deps: {
   warehouse: ModelWarehouse;
   /** The privacy layer's treatment of graph-derived numbers shown to customers (src/wiring.ts: `privacyProtect`). */
   protectNumbers?: ProtectNumbers;
+  /** The privacy layer's measure of a set (decision 052): a seed is refused exactly as discovery refuses the same set. */
+  measureSet?: (query: MembershipQuery) => Promise<MeasuredSet>;
   log?: { warn(obj: object, msg: string): void; info(obj: object, msg: string): void };
 }) {
   const { db, queue, clock, segments } = deps;
@@ -37,7 +41,7 @@ export function createModelSegmentsModule(deps: {
   const protect = deps.protectNumbers ?? identityProtect;
   /** Test hooks (a launch that fails, a crash after training); empty in production. */
   const hooks: { beforeLaunch?: () => void | Promise<void>; afterTrain?: (runId: string) => void | Promise<void> } = {};
-  const seeds = createSeeds({ db, segments, warehouse: deps.warehouse, floor, protect });
+  const seeds = createSeeds({ db, segments, warehouse: deps.warehouse, floor, protect, ...(deps.measureSet ? { measure: deps.measureSet } : {}) });
   const launcher = createLauncher({ db, queue, clock, segments, events: deps.events, seeds, beforeLaunch: () => hooks.beforeLaunch?.() });
   const runner = createWorkflowRunner({
     db, clock, segments, events: deps.events, seeds, warehouse: deps.warehouse, objects: new ObjectStore(deps.dataDir), floor, protect, log: deps.log,

@@ -68,7 +68,8 @@ export function createWorkflowRunner(deps: RunnerDeps) {
     const set = await deps.seeds.labelledOf(run.org_id, run.input, catalog);
     const persons = await deps.seeds.checkFloor(set, run.kind === 'similarity' ? 'The seed' : 'The positive class');
     // Its figures are shown as this question's answers (decision 015), whatever happens to the seed segment later.
-    await save(run, { input: { ...run.input, labelled_query: set.query } });
+    const labelledSet = await deps.seeds.measured(set);
+    await save(run, { input: { ...run.input, labelled_query: set.query, ...(labelledSet ? { labelled_set: labelledSet } : {}) } });
     return run.kind === 'similarity' ? { seed_persons: persons } : { positive_class_persons: persons };
   }
 

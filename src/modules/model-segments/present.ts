@@ -40,7 +40,7 @@ export function protectContext(run: RunRow, subject: ProtectContext['subject'], 
     run.kind, labelled ? questionOf(labelled).key : `run:${run.id}`, run.input.model_type, run.input.excluded_columns, run.input.target_size,
   ]);
   return {
-    orgId: run.org_id, subject, floor, labelled, model,
+    orgId: run.org_id, subject, floor, labelled, model, ...(run.input.labelled_set ? { labelledSet: run.input.labelled_set } : {}),
     members: membership ? { kind: 'composition', composition: { include: [membership], exclude: [], setLogic: 'union' } } : null,
   };
 }

@@ -17,7 +17,7 @@
  */
 import type { MembershipQuery } from '../../graph/membership/types.ts';
 import type { ModelRunMetrics } from '../../models/index.ts';
-import { namedQuestion, type Privacy, type Question } from '../privacy/index.ts';
+import { namedQuestion, type MeasuredSet, type Privacy, type Question } from '../privacy/index.ts';
 
 export interface ProtectContext {
   orgId: string;
@@ -31,6 +31,8 @@ export interface ProtectContext {
   members: MembershipQuery | null;
   /** Names the model: its labelled set and configuration (the sticky key of its own figures). */
   model: string;
+  /** The labelled set as measured by member set (decision 052), when the caller measured it: its size is shown by the set. */
+  labelledSet?: MeasuredSet;
 }
 
 export type ProtectNumbers = <T>(values: T, ctx: ProtectContext) => T;
@@ -98,7 +100,8 @@ function protectMetrics(privacy: PrivacyPort, m: ModelRunMetrics, ctx: ProtectCo
       sample_labelled: count(named('training.sample_labelled'), m.training.sample_labelled),
     },
     graph_persons: count(namedQuestion('graph_persons'), m.graph_persons),
-    labelled_persons: count(labelled, m.labelled_persons),
+    labelled_persons: ctx.labelledSet && m.labelled_persons !== null
+      ? privacy.protectCount({ question: labelled, trueCount: ctx.labelledSet.n, set: ctx.labelledSet }).count : count(labelled, m.labelled_persons),
     // The default size is derived from the seed (ten times it): shown as the segment's size when they are one number.
     target_size: m.target_size === m.record_count ? size : count(named('target_size'), m.target_size),
     record_count: size,
@@ -111,7 +114,9 @@ function protectMetrics(privacy: PrivacyPort, m: ModelRunMetrics, ctx: ProtectCo
 /** The class-size step's figures (`seed_persons` / `positive_class_persons`): the labelled set's question. */
 function protectStep(privacy: PrivacyPort, values: Record<string, unknown>, ctx: ProtectContext): Record<string, unknown> {
   const { labelled, count } = figures(privacy, ctx);
-  return Object.fromEntries(Object.entries(values).map(([k, v]) => [k, typeof v === 'number' ? count(labelled, v) : v]));
+  const set = ctx.labelledSet;
+  const shown = (v: number) => (set ? privacy.protectCount({ question: labelled, trueCount: set.n, set }).count : count(labelled, v));
+  return Object.fromEntries(Object.entries(values).map(([k, v]) => [k, typeof v === 'number' ? shown(v) : v]));
 }
 
 /** `protectNumbers` over the privacy layer. */

@@ -5,6 +5,7 @@
  * least the privacy floor. Also whether the class is the customer's own list (decision 051): its
  * persons are then never members of the segment built from it.
  */
+import type { MeasuredSet } from '../privacy/index.ts';
 import type { Kysely } from 'kysely';
 import type { Viewer } from '../../core/caller.ts';
 import type { DB } from '../../db/schema.ts';
@@ -34,7 +35,11 @@ export type LabelledSet = MemberSet & {
  */
 const SERVICE_SELECTED: ReadonlySet<string> = new Set(['filter', 'similarity', 'propensity']);
 
-export function createSeeds(deps: { db: Kysely<DB>; segments: SegmentsApi; warehouse: ModelWarehouse; floor: number; protect: ProtectNumbers }) {
+export function createSeeds(deps: {
+  db: Kysely<DB>; segments: SegmentsApi; warehouse: ModelWarehouse; floor: number; protect: ProtectNumbers;
+  /** The privacy layer's measure (decision 052): the seed's member set, as discovery shows it. */
+  measure?: (query: MembershipQuery) => Promise<MeasuredSet>;
+}) {
   const { db, segments, warehouse, floor } = deps;
 
   /** The set's SQL and the membership query it answers (the question its size is shown as). */
@@ -61,8 +66,10 @@ export function createSeeds(deps: { db: Kysely<DB>; segments: SegmentsApi; wareh
    */
   async function checkFloor(set: LabelledSet, what: string): Promise<number> {
     const n = await countMembers(warehouse, set);
-    const ctx = { orgId: '', subject: 'seed' as const, floor, labelled: set.query, members: null, model: '' };
-    const shown = deps.protect({ persons: n }, ctx).persons;
+    // By member set when the layer measures (so the refusal is discovery's for the same people).
+    const measured = deps.measure ? await deps.measure(set.query) : null;
+    const ctx = { orgId: '', subject: 'seed' as const, floor, labelled: set.query, members: null, model: '', ...(measured ? { labelledSet: measured } : {}) };
+    const shown = deps.protect({ persons: measured?.n ?? n }, ctx).persons;
     if (shown === null || shown < floor) throw ModelSegmentErrors.belowFloor(what, floor);
     return n;
   }
@@ -83,7 +90,10 @@ export function createSeeds(deps: { db: Kysely<DB>; segments: SegmentsApi; wareh
     throw ModelSegmentErrors.seedDescription(input.seed_parse?.unrecognized ?? [], input.seed_parse?.notes ?? []);
   }
 
-  return { ofSegment, ofFilters, classSegment, checkFloor, labelledOf };
+  /** The labelled set measured by member set (decision 052), recorded on the run so its size shows as discovery shows the set. */
+  const measured = async (set: LabelledSet): Promise<MeasuredSet | null> => (deps.measure ? deps.measure(set.query) : null);
+
+  return { ofSegment, ofFilters, classSegment, checkFloor, labelledOf, measured };
 }
 
 export type Seeds = ReturnType<typeof createSeeds>;

@@ -2,6 +2,7 @@
  * Workflow run SQL (the workflow_runs table is owned by this area). JSON columns are written as
  * strings, so node-postgres stores them as JSON on PostgreSQL (not as PG arrays).
  */
+import type { MeasuredSet } from '../privacy/index.ts';
 import type { Kysely, Selectable } from 'kysely';
 import type { DB, WorkflowRunsTable } from '../../db/schema.ts';
 import type { ModelRunMetrics, StoredModel } from '../../models/index.ts';
@@ -28,6 +29,8 @@ export interface RunInput {
   target_size: number | null;
   /** The labelled set as a membership query, recorded by the class-size step (the question its figures are shown as). */
   labelled_query?: MembershipQuery | null;
+  /** The labelled set as measured by member set when the seed step ran (decision 052): its size is shown by it. */
+  labelled_set?: MeasuredSet | null;
 }
 
 export interface StepState {
