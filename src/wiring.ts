@@ -143,7 +143,7 @@ export async function createServices(deps: WiringDeps) {
   });
   const modelSegments = createModelSegmentsModule({
     db, queue, clock, dataDir: config.dataDir, events, segments, warehouse, protectNumbers: privacyProtect(privacy), log: deps.log,
-    measureSet: async (query) => (await privacy.measure((q, params) => warehouse.query(q, params, { timeoutMs: config.limits.warehouseStatementTimeoutMs }), query, { catalog: (await catalog.getCatalog()).fields })).total,
+    measureSet: async (query) => (await privacy.measure((q, params) => warehouse.query(q, params, { timeoutMs: config.limits.warehouseStatementTimeoutMs }), query, { catalog: (await catalog.getCatalog()).fields, persons: (await warehouse.release()).persons })).total,
   });
 
   const { tasks: agentTasks } = createAgentTasksModule({ db, clock });
@@ -164,7 +164,7 @@ export async function createServices(deps: WiringDeps) {
       if (ownList) return figures;
       const question = privacy.question(query);
       const run = (q: string, params: unknown[]) => warehouse.query(q, params, { timeoutMs: config.limits.warehouseStatementTimeoutMs });
-      const { total: set } = await privacy.measure(run, query, { catalog: (await catalog.getCatalog()).fields });
+      const { total: set } = await privacy.measure(run, query, { catalog: (await catalog.getCatalog()).fields, persons: (await warehouse.release()).persons });
       const billing_count = privacy.shownCount({ question, trueCount: set.n, set }).record_count ?? privacy.floor;
       const licensed = figures.already_licensed_count === null ? null
         : Math.min(billing_count, privacy.shownCount({ question, trueCount: figures.already_licensed_count, set: { ...set, n: figures.already_licensed_count }, facet: 'licensed' }).record_count ?? 0);

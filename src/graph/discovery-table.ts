@@ -27,16 +27,26 @@ export const IDENTITY_COLUMNS = [
 export const DISCOVERY_TABLE = 'discovery_persons';
 export const BREAKDOWN_CODES_TABLE = 'breakdown_codes';
 
-/** The default breakdowns, in key order; `expr(q)` is SQL over persons columns qualified by `q`. */
+/** Age bands of the default breakdowns: label and inclusive bounds in whole years (the CASE below). */
+export const AGE_BANDS: readonly { label: string; lo: number; hi: number }[] = [
+  { label: 'under_18', lo: -Infinity, hi: 17 }, { label: '18_24', lo: 18, hi: 24 }, { label: '25_34', lo: 25, hi: 34 },
+  { label: '35_44', lo: 35, hi: 44 }, { label: '45_54', lo: 45, hi: 54 }, { label: '55_64', lo: 55, hi: 64 },
+  { label: '65_plus', lo: 65, hi: Infinity },
+];
+
+/**
+ * The default breakdowns, in key order; `expr(q)` is SQL over persons columns qualified by `q`; `field`
+ * is the catalog field a bucket's value is a value of (`age_band`: a band of `age`, AGE_BANDS).
+ */
 export const BREAKDOWN_DIMENSIONS = [
-  { name: 'gender', expr: (q: string) => `${q}gender` },
+  { name: 'gender', field: 'gender', expr: (q: string) => `${q}gender` },
   {
-    name: 'age_band',
-    expr: (q: string) => `CASE WHEN ${q}age IS NULL THEN NULL WHEN ${q}age < 18 THEN 'under_18' WHEN ${q}age < 25 THEN '18_24'
-      WHEN ${q}age < 35 THEN '25_34' WHEN ${q}age < 45 THEN '35_44' WHEN ${q}age < 55 THEN '45_54' WHEN ${q}age < 65 THEN '55_64' ELSE '65_plus' END`,
+    name: 'age_band', field: 'age',
+    expr: (q: string) => `CASE WHEN ${q}age IS NULL THEN NULL ${AGE_BANDS.slice(0, -1).map((b) => `WHEN ${q}age < ${b.hi + 1} THEN '${b.label}'`).join(' ')}
+      ELSE '${AGE_BANDS[AGE_BANDS.length - 1]!.label}' END`,
   },
-  { name: 'income_band', expr: (q: string) => `${q}income_band` },
-  { name: 'state', expr: (q: string) => `${q}state` },
+  { name: 'income_band', field: 'income_band', expr: (q: string) => `${q}income_band` },
+  { name: 'state', field: 'state', expr: (q: string) => `${q}state` },
 ] as const;
 
 export type BreakdownName = (typeof BREAKDOWN_DIMENSIONS)[number]['name'];

@@ -127,7 +127,7 @@ export function createDiscoveryService(deps: DiscoveryDeps) {
    * The parts of the question rows may come from: each OR branch of raw filters whose own true count
    * meets the floor (one count per branch); any other question is one part, checked with its total.
    */
-  async function eligibleParts(catalogFields: readonly CatalogField[], query: MembershipQuery): Promise<MembershipQuery[]> {
+  async function eligibleParts(catalogFields: readonly CatalogField[], query: MembershipQuery, persons: number): Promise<MembershipQuery[]> {
     const parts = lookupParts(query);
     if (parts.length === 1) return parts;
     const out: MembershipQuery[] = [];
@@ -135,7 +135,7 @@ export function createDiscoveryService(deps: DiscoveryDeps) {
     for (const part of parts) {
       // A part is eligible when its own member set would be shown (its set-seeded threshold; a one-person
       // condition inside it has no effect).
-      const measured = await privacy.measure(run, part, { catalog: catalogFields, personsTable });
+      const measured = await privacy.measure(run, part, { catalog: catalogFields, personsTable, persons });
       if (!privacy.protectSet({ set: measured.total, facet: 'lookup_part' }).suppressed) out.push(measured.query);
     }
     return out;
@@ -153,9 +153,9 @@ export function createDiscoveryService(deps: DiscoveryDeps) {
 
       // Measured by member set (privacy/sets.ts): counts, set hashes and low-effect forms in one scan.
       const run = (sql: string, params: unknown[]) => withWarehouse(() => warehouse.query(sql, params, bounded));
-      const grouping = body.group_by !== undefined ? { dim: { name: dims[0]!.name, expr: dims[0]!.expr } }
+      const grouping = body.group_by !== undefined ? { dim: { name: dims[0]!.name, expr: dims[0]!.expr, field: dims[0]!.name } }
         : dims.length > 0 ? { breakdown: `graph.${BREAKDOWN_CODES_TABLE}` } : {};
-      const measured = await privacy.measure(run, input.query, { catalog: catalogFields, personsTable, matched: m.matchedWhere !== null, ...grouping });
+      const measured = await privacy.measure(run, input.query, { catalog: catalogFields, personsTable, persons: release.persons, matched: m.matchedWhere !== null, ...grouping });
       const set = measured.total;
       const out: CountResult = {
         count: privacy.protectTotal({ question: privacy.question(input.query), trueCount: set.n, set }),
@@ -184,7 +184,7 @@ export function createDiscoveryService(deps: DiscoveryDeps) {
       const { input, m, release } = await prepare(viewer, body);
       const limit = body.limit ?? 10;
       await charge(orgId, release.persons, [...m.columns, ...selected.map((f) => f.storage.column)], m.parquetPaths, conditionCount(input.query));
-      const eligible = await eligibleParts(catalogFields, input.query);
+      const eligible = await eligibleParts(catalogFields, input.query, release.persons);
       const e = eligible.length === 0 ? null : membershipSql(joinParts(eligible), { catalog: catalogFields, personsTable, paramOffset: m.params.length });
       const sql = maskedLookupSql({
         personsTable, totalWhere: m.where, eligibleWhere: e?.where ?? 'FALSE', fields: selected, limit, k: privacy.lookupK,
@@ -192,7 +192,7 @@ export function createDiscoveryService(deps: DiscoveryDeps) {
       const rows = await withWarehouse(() => warehouse.query(sql, [...m.params, ...(e?.params ?? [])], bounded));
       const { records } = readLookup(rows, selected);
       const run = (q: string, params: unknown[]) => withWarehouse(() => warehouse.query(q, params, bounded));
-      const measured = await privacy.measure(run, input.query, { catalog: catalogFields, personsTable });
+      const measured = await privacy.measure(run, input.query, { catalog: catalogFields, personsTable, persons: release.persons });
       await questions?.record(viewer, input.query, measured);
       return {
         total_matched: privacy.protectTotal({ question: privacy.question(input.query), trueCount: measured.total.n, set: measured.total }),

@@ -10,6 +10,8 @@ import type { EventService } from '../../webhooks/index.ts';
 export interface ReleaseRef {
   major: number;
   minor: number;
+  /** Persons in the release (sizes the privacy layer's sample); absent where not known. */
+  persons?: number;
 }
 
 export interface GraphPorts {

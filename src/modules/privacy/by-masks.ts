@@ -1,0 +1,153 @@
+/**
+ * Measuring a question of raw filters by condition masks (graph/membership/masks.ts), at about the cost
+ * of one count:
+ * 1. one statement: the masks of the rows satisfying any of its conditions, so that every form and every
+ *    removal pattern is a union of masks, per bucket: nothing more to read. For a total without grouping
+ *    on a table above SAMPLE_ROWS persons, the question's own set and the masks of a sample only (a
+ *    grouping needs every bucket where a form has someone, which a sample cannot promise);
+ * 2. with a sample, each (bucket, item) is settled without reading the table where possible: an item
+ *    that changes nobody by the bucket's own logic (bucket-logic.ts: `state = 'TX'` inside the TX
+ *    bucket) has no effect; one that changes at least a few sampled persons is large (a sample is a
+ *    subset: its counts are lower bounds). The rest, usually none or one item, are counted exactly in
+ *    a second statement, as the persons each such item adds or removes;
+ * 3. a bucket where several items are removed at once is settled by the bucket's logic or, rarely, by
+ *    one more statement (by-forms.ts `patternSets`).
+ * The result is the same Measured as by-forms.ts gives, item for item (a test compares them).
+ */
+import { maskStatsSql, MAX_MASK_CONDITIONS } from '../../graph/membership/masks.ts';
+import { setStatsSql } from '../../graph/membership/sets.ts';
+import type { FilterCondition, FilterGroup } from '../../graph/filters/index.ts';
+import type { MembershipQuery, SegmentMembership } from '../../graph/membership/types.ts';
+import { bucketFact, reducedKey, truthIn } from './bucket-logic.ts';
+import { branchesOf, withoutItems, type Item } from './forms.ts';
+import { LOW_EFFECT } from './noise.ts';
+import { bucketOfRow, hex, NOBODY, xorHex, type BucketStats, type Effect, type FormStat, type MeasureOptions, type SetCount } from './set-stats.ts';
+import type { FormsScan } from './by-forms.ts';
+import { conditionKey } from './canonical.ts';
+
+/** Above this many persons, low-effect detection reads a sample of about this many rows first. */
+export const SAMPLE_ROWS = 100_000;
+
+/** A question as OR of AND branches over condition bits. */
+type Shape = bigint[];
+const satisfies = (mask: bigint, shape: Shape) => shape.some((b) => (mask & b) === b);
+
+interface MaskBucket { dimension: string | null; value: BucketStats['value']; q: SetCount | null; masks: Map<bigint, SetCount> }
+
+/** Whether a question of raw filters can be measured by masks. */
+export function maskable(query: MembershipQuery): query is { kind: 'filters'; groups: FilterGroup[] } {
+  if (query.kind !== 'filters') return false;
+  const keys = new Set(branchesOf(query.groups).flat().map(conditionKey));
+  return keys.size > 0 && keys.size <= MAX_MASK_CONDITIONS;
+}
+
+function sumOver(masks: ReadonlyMap<bigint, SetCount>, keep: (m: bigint) => boolean): SetCount {
+  let n = 0;
+  let h = 0n;
+  for (const [m, s] of masks) if (keep(m)) { n += s.n; h ^= BigInt(`0x${s.h}`); }
+  return { n, h: h.toString(16) };
+}
+
+export interface MaskMeasure {
+  buckets: Map<string, BucketStats>;
+  /** The set of the question without the given items in a bucket, when known without another statement. */
+  known: (k: string, removed: readonly number[]) => SetCount | undefined;
+}
+
+export async function statsByMasks(s: FormsScan, query: { kind: 'filters'; groups: FilterGroup[] }, items: readonly Item[]): Promise<MaskMeasure> {
+  const o = s.o;
+  const branches = branchesOf(query.groups);
+  const keys = [...new Set(branches.flat().map(conditionKey))];
+  const conditions = keys.map((k) => branches.flat().find((c) => conditionKey(c) === k)!);
+  const bit = (c: FilterCondition) => 1n << BigInt(keys.indexOf(conditionKey(c)));
+  const shapeOf = (removed: readonly number[]): Shape => {
+    const gone = removed.map((i) => items[i]!);
+    return branches.flatMap((b, bi) => (gone.some((it) => it.kind === 'branch' && it.branch === bi) ? []
+      : [b.reduce((acc, c, ci) => (gone.some((it) => it.kind === 'condition' && it.branch === bi && it.condition === ci) ? acc : acc | bit(c)), 0n)]));
+  };
+  // A sample only for the total: every bucket of a grouping must be found, which a sample cannot promise.
+  const persons = o.persons ?? 0;
+  const sampleRows = o.sampleRows ?? SAMPLE_ROWS;
+  const exact = persons <= sampleRows || o.dim !== undefined || o.breakdown !== undefined;
+  const sql = maskStatsSql({
+    catalog: o.catalog, personsTable: o.personsTable, question: exact ? null : query, conditions,
+    samplePercent: exact ? 100 : (100 * sampleRows) / persons, dim: o.dim?.expr, breakdown: o.breakdown,
+  });
+  s.count();
+  const raw = new Map<string, MaskBucket>([['', { dimension: null, value: null, q: exact ? null : { ...NOBODY }, masks: new Map() }]]);
+  for (const row of await s.run(sql.sql, sql.params)) {
+    const { key, dimension, value } = bucketOfRow(row, o);
+    if (!raw.has(key)) raw.set(key, { dimension, value, q: exact ? null : { ...NOBODY }, masks: new Map() });
+    const b = raw.get(key)!;
+    const stat = { n: Number(row.n ?? 0), h: hex(row.h) };
+    if (Number(row.__part) === 0) b.q = stat;
+    else b.masks.set(BigInt(row.__mask as bigint), stat);
+  }
+
+  const q = shapeOf([]);
+  const forms = items.map((_, i) => shapeOf([i]));
+  const truthOf = (b: MaskBucket) => truthIn(o.catalog, b.dimension === null ? null : bucketFact(b.dimension, b.value, o.dim?.field));
+  // The bucket's logic: the question without some items selects the same persons there.
+  const sameInBucket = new Map<string, (removed: readonly number[]) => boolean>();
+  const buckets = new Map<string, BucketStats>();
+  const unsettled = new Map<number, string[]>();
+  for (const [k, b] of raw) {
+    const truth = truthOf(b);
+    const reduced = (g: MembershipQuery) => (g.kind === 'filters' ? reducedKey(branchesOf(g.groups), truth) : reducedKey([], truth));
+    const qKey = reduced(query);
+    sameInBucket.set(k, (removed) => reduced(withoutItems(query, removed.map((i) => items[i]!))) === qKey);
+    const qSet = exact ? sumOver(b.masks, (m) => satisfies(m, q)) : b.q!;
+    const effects: Effect[] = forms.map((f, i) => {
+      const diff = sumOver(b.masks, (m) => satisfies(m, f) !== satisfies(m, q));
+      if (exact) return diff;
+      if (sameInBucket.get(k)!([i])) return { ...NOBODY };
+      if (diff.n > LOW_EFFECT) return 'large';
+      unsettled.set(i, [...(unsettled.get(i) ?? []), k]);
+      return diff;
+    });
+    // As by forms: a bucket is one where the question or a form without one item has someone.
+    if (k === '' || qSet.n > 0 || effects.some((e) => e === 'large' || e.n > 0)) buckets.set(k, { dimension: b.dimension, value: b.value, q: { ...qSet, m: null }, effects });
+  }
+  if (unsettled.size > 0) await countEffects(s, query, items, [...unsettled.keys()], buckets, unsettled);
+  return {
+    buckets,
+    known: (k, removed) => {
+      const b = buckets.get(k)!;
+      if (removed.length === 0) return b.q;
+      if (exact) return sumOver(raw.get(k)!.masks, (m) => satisfies(m, shapeOf(removed)));
+      if (removed.length === 1) {
+        const e = b.effects[removed[0]!]!;
+        if (e === 'large') throw new Error('a removed item has a settled effect');
+        const widens = items[removed[0]!]!.kind === 'condition';
+        return { n: b.q.n + (widens ? e.n : -e.n), h: xorHex(b.q.h, e.h) };
+      }
+      return sameInBucket.get(k)!(removed) ? b.q : undefined;
+    },
+  };
+}
+
+const segment = (groups: FilterGroup[], id: string): SegmentMembership => ({ kind: 'filter', segmentId: id, groups, recordLimit: null, subsetSeed: id });
+
+/** The persons each unsettled item adds (a condition) or removes (a branch), counted exactly in every bucket. */
+async function countEffects(
+  s: FormsScan, query: { kind: 'filters'; groups: FilterGroup[] }, items: readonly Item[], which: number[],
+  buckets: Map<string, BucketStats>, unsettled: ReadonlyMap<number, string[]>,
+): Promise<void> {
+  const diffs = which.map((i) => {
+    const form = withoutItems(query, [items[i]!]);
+    const formGroups = form.kind === 'filters' ? form.groups : [];
+    const [more, less] = items[i]!.kind === 'condition' ? [formGroups, query.groups] : [query.groups, formGroups];
+    return { query: { kind: 'composition' as const, composition: { include: [segment(more, 'more')], exclude: [segment(less, 'less')], setLogic: 'union' as const } } };
+  });
+  const sql = setStatsSql(diffs, { catalog: s.o.catalog, personsTable: s.o.personsTable, dim: s.o.dim?.expr, breakdown: s.o.breakdown });
+  s.count();
+  const found = new Map<string, SetCount>();
+  for (const row of await s.run(sql.sql, sql.params)) {
+    found.set(`${Number(row.__form)}|${bucketOfRow(row, s.o).key}`, { n: Number(row.n ?? 0), h: hex(row.h) });
+  }
+  which.forEach((item, f) => {
+    for (const k of unsettled.get(item)!) { const b = buckets.get(k); if (b) b.effects[item] = found.get(`${f}|${k}`) ?? { ...NOBODY }; }
+  });
+}
+
+export type { FormStat };

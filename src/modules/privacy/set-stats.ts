@@ -1,0 +1,100 @@
+/**
+ * The shapes shared by the two ways a question is measured (by-forms.ts, by-masks.ts) and the rule they
+ * share: which removable items have low effect in a bucket, and which of them may be removed.
+ */
+import type { FilterCatalog } from '../../graph/filters/index.ts';
+import type { MembershipQuery } from '../../graph/membership/types.ts';
+import type { Item } from './forms.ts';
+import { lowEffectThreshold } from './noise.ts';
+
+export type GroupValue = string | number | boolean | null;
+/** A set of persons: its size and its hash (hex of `bit_xor(hash(person_key))`, `0` for nobody). */
+export interface SetCount { n: number; h: string }
+/** A set as shown: the static layers of the question that selected it (after low-effect removal). */
+export interface MeasuredSet extends SetCount { layers: string[]; matched: SetCount | null }
+export interface MeasuredBucket { dimension: string; group_value: GroupValue; set: MeasuredSet }
+export interface Measured {
+  total: MeasuredSet;
+  /** The question answered (without its low-effect items). */
+  query: MembershipQuery;
+  /** Items found of low effect for the total (for the question log and tests). */
+  lowEffect: number;
+  buckets: MeasuredBucket[];
+  /** Statements run. */
+  statements: number;
+}
+
+export type Run = (sql: string, params: unknown[]) => Promise<Record<string, unknown>[]>;
+export interface MeasureOptions {
+  catalog: FilterCatalog;
+  personsTable?: string;
+  matched?: boolean;
+  /** group_by: the dimension's name, SQL over `p` and, for a catalog column, its field name. */
+  dim?: { name: string; expr: string; field?: string };
+  /** Default breakdowns: the codes table. */
+  breakdown?: string;
+  /** Persons in the scanned table (the release's): above `sampleRows`, a total's low-effect detection starts from a sample. */
+  persons?: number;
+  /** Default by-masks.ts SAMPLE_ROWS. */
+  sampleRows?: number;
+  /** `forms`: measure by forms even where masks apply (the reference the masks are compared with). */
+  strategy?: 'forms';
+}
+
+/** A set with the members that are also in an included matched segment (compositions only). */
+export interface FormStat extends SetCount { m: SetCount | null }
+/** What removing one item changes in a bucket: exactly (`n` persons of hash `h`), or at least a few persons. */
+export type Effect = SetCount | 'large';
+/** One bucket (dimension null: the total) with the question's own set and each item's effect. */
+export interface BucketStats { dimension: string | null; value: GroupValue; q: FormStat; effects: Effect[] }
+
+export const hex = (v: unknown): string => (v === null || v === undefined ? '0' : BigInt(v as bigint | number | string).toString(16));
+export const xorHex = (a: string, b: string): string => (BigInt(`0x${a}`) ^ BigInt(`0x${b}`)).toString(16);
+export const NOBODY: SetCount = { n: 0, h: '0' };
+
+export function plain(v: unknown): GroupValue {
+  if (v === null || v === undefined) return null;
+  if (typeof v === 'bigint') return Number(v);
+  if (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean') return v;
+  return String(v);
+}
+
+/** The bucket of a stats row: `''` and null dimension for the total. */
+export function bucketOfRow(row: Record<string, unknown>, o: Pick<MeasureOptions, 'breakdown' | 'dim'>): { key: string; dimension: string | null; value: GroupValue } {
+  let dimension: string | null = null;
+  let value: GroupValue = null;
+  if (o.breakdown) {
+    if (row.dimension !== null && row.dimension !== undefined) [dimension, value] = [String(row.dimension), plain(row.value)];
+  } else if (o.dim && Number(row.g0) === 0) {
+    [dimension, value] = [o.dim.name, plain(row.d0)];
+  }
+  return { key: dimension === null ? '' : JSON.stringify([dimension, value]), dimension, value };
+}
+
+/** Items of low effect that may be removed: never every branch of a filter, condition of a branch or included segment. */
+export function removable(items: readonly Item[], low: readonly number[], includes: number): number[] {
+  const level = (it: Item) => (it.kind === 'condition' ? `c${it.m}:${it.branch}` : it.kind === 'branch' ? `b${it.m}` : 'm');
+  const total = new Map<string, number>();
+  items.forEach((it) => total.set(level(it), (total.get(level(it)) ?? 0) + 1));
+  const lowBy = new Map<string, number>();
+  for (const i of low) lowBy.set(level(items[i]!), (lowBy.get(level(items[i]!)) ?? 0) + 1);
+  // Included members only count against each other; excluded ones may all go.
+  return low.filter((i) => {
+    const it = items[i]!;
+    if (it.kind === 'member' && it.m >= includes) return true;
+    return lowBy.get(level(it))! < total.get(level(it))!;
+  });
+}
+
+/** The items to remove in each bucket: those of low effect (threshold seeded by the persons they change) that may go. */
+export function removedItems(secret: string, buckets: ReadonlyMap<string, BucketStats>, items: readonly Item[], includes: number): Map<string, number[]> {
+  const out = new Map<string, number[]>();
+  for (const [k, b] of buckets) {
+    const low: number[] = [];
+    b.effects.forEach((e, i) => {
+      if (e !== 'large' && e.n < lowEffectThreshold(secret, e.h)) low.push(i);
+    });
+    out.set(k, removable(items, low, includes));
+  }
+  return out;
+}
