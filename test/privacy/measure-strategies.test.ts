@@ -22,8 +22,8 @@ import { GRAPH_PERSONS, readPersons, type PersonRow } from '../discovery/graph.t
 const privacy = createPrivacyWithSecret({ secret: TEST_NOISE_SECRET, floor: 50, lookupK: 10 });
 
 /** Varied questions over the graph's own values: narrow and broad conditions, implied, redundant and one-person branches. */
-function questions(rows: readonly PersonRow[], count: number): MembershipQuery[] {
-  const r = seededRandom(52);
+function questions(rows: readonly PersonRow[], count: number, perBranch = 3): MembershipQuery[] {
+  const r = seededRandom(52 + perBranch);
   const pick = <T>(xs: readonly T[]) => xs[Math.floor(r() * xs.length)]!;
   const person = () => rows[Math.floor(r() * rows.length)]!;
   const condition = (): FilterCondition => {
@@ -44,12 +44,12 @@ function questions(rows: readonly PersonRow[], count: number): MembershipQuery[]
   for (let i = 0; i < count; i++) {
     const branches: FilterCondition[][] = [];
     const nb = 1 + Math.floor(r() * 3);
-    for (let b = 0; b < nb; b++) branches.push(Array.from({ length: 1 + Math.floor(r() * 3) }, condition));
+    for (let b = 0; b < nb; b++) branches.push(Array.from({ length: 1 + Math.floor(r() * perBranch) }, condition));
     const p = person();
     // One-person branches, redundant copies and implied conditions: the items low-effect detection is for.
-    if (r() < 0.4) branches.push([c('zip5', '=', String(p.zip5)), c('age', '=', Number(p.age)), c('gender', '=', String(p.gender))]);
-    if (r() < 0.3) branches.push([...branches[0]!, condition()]);
-    if (r() < 0.3) branches[0]!.push(c('state', '!=', 'ZZ'));
+    if (r() < 0.4) branches.push([c('zip5', '=', String(p.zip5)), c('age', '=', Number(p.age)), c('gender', '=', String(p.gender))].slice(0, perBranch));
+    if (r() < 0.3) branches.push([...branches[0]!, condition()].slice(0, perBranch));
+    if (r() < 0.3 && branches[0]!.length < perBranch) branches[0]!.push(c('state', '!=', 'ZZ'));
     out.push(anyOf(...branches));
   }
   return out;
@@ -63,12 +63,15 @@ const comparable = (m: Measured) => ({
 describe('measuring raw filters by masks gives what measuring by forms gives', () => {
   let w: Warehouse;
   let qs: MembershipQuery[];
+  let narrow: MembershipQuery[];
   const run = (sql: string, params: unknown[]) => w.query(sql, params);
 
   beforeAll(async () => {
     const dataDir = await sharedGraph(join(tmpdir(), 'ads-privacy-attacks-graph'), { persons: GRAPH_PERSONS, seed: 11, releaseDate: '2026-01-01', threads: 1, memoryLimit: '512MB' });
     w = await openWarehouse({ dataDir, threads: 1, connections: 1, memoryLimit: '512MB' });
-    qs = questions(await readPersons(dataDir), 40);
+    const rows = await readPersons(dataDir);
+    qs = questions(rows, 40);
+    narrow = questions(rows, 40, 2);
   }, 300_000);
   afterAll(() => w?.close());
 
@@ -78,14 +81,17 @@ describe('measuring raw filters by masks gives what measuring by forms gives', (
     ['group_by age', { dim: { name: 'age', expr: 'p.age', field: 'age' } }],
     ['default breakdowns', { breakdown: `graph.${BREAKDOWN_CODES_TABLE}` }],
   ];
-  it.each(groupings)('%s: 40 questions, the same sets, layers and removed items', async (_, grouping) => {
+  it.each(groupings)('%s: 80 questions, the same sets, layers and removed items, read whole or from a sample', async (_, grouping) => {
     let lowEffect = 0;
     let fewerStatements = 0;
-    for (const q of qs) {
+    for (const q of [...qs, ...narrow]) {
       const base = { catalog: CATALOG_FIELDS, ...grouping };
       const byForms = await privacy.measure(run, q, { ...base, strategy: 'forms' });
       const byMasks = await privacy.measure(run, q, { ...base, persons: GRAPH_PERSONS });
       expect(comparable(byMasks), JSON.stringify(q)).toEqual(comparable(byForms));
+      // A sample of about 1,000 rows (5%): questions of at most two conditions a branch read a sample.
+      const sampled = await privacy.measure(run, q, { ...base, persons: GRAPH_PERSONS, sampleRows: 1000 });
+      expect(comparable(sampled), JSON.stringify(q)).toEqual(comparable(byForms));
       lowEffect += byForms.lowEffect + byForms.buckets.filter((b) => b.set.layers.length < byForms.total.layers.length + 1).length;
       if (byMasks.statements < byForms.statements) fewerStatements += 1;
     }
@@ -96,12 +102,12 @@ describe('measuring raw filters by masks gives what measuring by forms gives', (
 
   it('a total over a sample (sampleRows below the graph) is the same as measured exactly', async () => {
     let sampled = 0;
-    for (const q of qs) {
+    for (const q of [...qs, ...narrow]) {
       const exact = await privacy.measure(run, q, { catalog: CATALOG_FIELDS, strategy: 'forms' });
       const fromSample = await privacy.measure(run, q, { catalog: CATALOG_FIELDS, persons: GRAPH_PERSONS, sampleRows: 1000 });
       expect(comparable(fromSample), JSON.stringify(q)).toEqual(comparable(exact));
       sampled += 1;
     }
-    expect(sampled).toBe(40);
+    expect(sampled).toBe(80);
   }, 300_000);
 });

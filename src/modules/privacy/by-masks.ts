@@ -2,9 +2,11 @@
  * Measuring a question of raw filters by condition masks (graph/membership/masks.ts), at about the cost
  * of one count:
  * 1. one statement: the masks of the rows satisfying any of its conditions, so that every form and every
- *    removal pattern is a union of masks, per bucket: nothing more to read. For a total without grouping
- *    on a table above SAMPLE_ROWS persons, the question's own set and the masks of a sample only (a
- *    grouping needs every bucket where a form has someone, which a sample cannot promise);
+ *    removal pattern is a union of masks, per bucket: nothing more to read. On a table above SAMPLE_ROWS
+ *    persons, the question's own set per bucket and the masks of a sample only; a grouping then reads
+ *    only the buckets where the question has someone, which is exact when no branch has three or more
+ *    conditions: in another bucket a removal adds fewer than LOW_EFFECT + 1 persons per branch, so the
+ *    bucket is below `minBucket` (set-stats.ts) whatever is removed, and is not shown in any case;
  * 2. with a sample, each (bucket, item) is settled without reading the table where possible: an item
  *    that changes nobody by the bucket's own logic (bucket-logic.ts: `state = 'TX'` inside the TX
  *    bucket) has no effect; one that changes at least a few sampled persons is large (a sample is a
@@ -21,7 +23,7 @@ import type { MembershipQuery, SegmentMembership } from '../../graph/membership/
 import { bucketFact, reducedKey, truthIn } from './bucket-logic.ts';
 import { branchesOf, withoutItems, type Item } from './forms.ts';
 import { LOW_EFFECT } from './noise.ts';
-import { bucketOfRow, hex, NOBODY, xorHex, type BucketStats, type Effect, type FormStat, type MeasureOptions, type SetCount } from './set-stats.ts';
+import { bucketOfRow, hex, MAX_MIN_BUCKET, minBucket, NOBODY, xorHex, type BucketStats, type Effect, type FormStat, type MeasureOptions, type SetCount } from './set-stats.ts';
 import type { FormsScan } from './by-forms.ts';
 import { conditionKey } from './canonical.ts';
 
@@ -65,10 +67,12 @@ export async function statsByMasks(s: FormsScan, query: { kind: 'filters'; group
     return branches.flatMap((b, bi) => (gone.some((it) => it.kind === 'branch' && it.branch === bi) ? []
       : [b.reduce((acc, c, ci) => (gone.some((it) => it.kind === 'condition' && it.branch === bi && it.condition === ci) ? acc : acc | bit(c)), 0n)]));
   };
-  // A sample only for the total: every bucket of a grouping must be found, which a sample cannot promise.
   const persons = o.persons ?? 0;
   const sampleRows = o.sampleRows ?? SAMPLE_ROWS;
-  const exact = persons <= sampleRows || o.dim !== undefined || o.breakdown !== undefined;
+  const grouped = o.dim !== undefined || o.breakdown !== undefined;
+  // A grouping from a sample reads only the buckets where the question has someone; the others are
+  // below the smallest bucket shown (minBucket) only when no branch can lose two conditions.
+  const exact = persons <= sampleRows || (grouped && (branches.some((b) => b.length > 2) || minBucket(query) > MAX_MIN_BUCKET));
   const sql = maskStatsSql({
     catalog: o.catalog, personsTable: o.personsTable, question: exact ? null : query, conditions,
     samplePercent: exact ? 100 : (100 * sampleRows) / persons, dim: o.dim?.expr, breakdown: o.breakdown,
@@ -87,15 +91,24 @@ export async function statsByMasks(s: FormsScan, query: { kind: 'filters'; group
   const q = shapeOf([]);
   const forms = items.map((_, i) => shapeOf([i]));
   const truthOf = (b: MaskBucket) => truthIn(o.catalog, b.dimension === null ? null : bucketFact(b.dimension, b.value, o.dim?.field));
-  // The bucket's logic: the question without some items selects the same persons there.
+  // The bucket's logic: the question without some items selects the same persons there; and the items
+  // whose removal changes nothing there whatever else is removed (a condition true for everyone in the
+  // bucket, a branch with a condition false for everyone).
   const sameInBucket = new Map<string, (removed: readonly number[]) => boolean>();
+  const noOp = new Map<string, (i: number) => boolean>();
   const buckets = new Map<string, BucketStats>();
   const unsettled = new Map<number, string[]>();
   for (const [k, b] of raw) {
+    if (!exact && k !== '' && b.q!.n === 0) continue;
     const truth = truthOf(b);
     const reduced = (g: MembershipQuery) => (g.kind === 'filters' ? reducedKey(branchesOf(g.groups), truth) : reducedKey([], truth));
     const qKey = reduced(query);
     sameInBucket.set(k, (removed) => reduced(withoutItems(query, removed.map((i) => items[i]!))) === qKey);
+    noOp.set(k, (i) => {
+      const it = items[i]!;
+      if (it.kind === 'condition') return truth(branches[it.branch]![it.condition]!) === 'true';
+      return it.kind === 'branch' && branches[it.branch]!.some((c) => truth(c) === 'false');
+    });
     const qSet = exact ? sumOver(b.masks, (m) => satisfies(m, q)) : b.q!;
     const effects: Effect[] = forms.map((f, i) => {
       const diff = sumOver(b.masks, (m) => satisfies(m, f) !== satisfies(m, q));
@@ -111,10 +124,13 @@ export async function statsByMasks(s: FormsScan, query: { kind: 'filters'; group
   if (unsettled.size > 0) await countEffects(s, query, items, [...unsettled.keys()], buckets, unsettled);
   return {
     buckets,
-    known: (k, removed) => {
+    known: (k, all) => {
       const b = buckets.get(k)!;
+      if (exact) return all.length === 0 ? b.q : sumOver(raw.get(k)!.masks, (m) => satisfies(m, shapeOf(all)));
+      // A condition of a removed branch goes with its branch.
+      const dropped = new Set(all.map((i) => items[i]!).filter((it) => it.kind === 'branch').map((it) => (it as { branch: number }).branch));
+      const removed = all.filter((i) => !noOp.get(k)!(i) && !(items[i]!.kind === 'condition' && dropped.has((items[i] as { branch: number }).branch)));
       if (removed.length === 0) return b.q;
-      if (exact) return sumOver(raw.get(k)!.masks, (m) => satisfies(m, shapeOf(removed)));
       if (removed.length === 1) {
         const e = b.effects[removed[0]!]!;
         if (e === 'large') throw new Error('a removed item has a settled effect');
@@ -133,10 +149,17 @@ async function countEffects(
   s: FormsScan, query: { kind: 'filters'; groups: FilterGroup[] }, items: readonly Item[], which: number[],
   buckets: Map<string, BucketStats>, unsettled: ReadonlyMap<number, string[]>,
 ): Promise<void> {
+  // A condition's removal adds the persons of its branch without it that the question leaves out; a
+  // branch's removal takes away the persons of that branch that no other branch keeps. Each term leads
+  // with one branch's conjunction, which DuckDB pushes into the scan.
+  const branches = branchesOf(query.groups);
+  const groupsOf = (bs: FilterCondition[][]): FilterGroup[] => bs.map((filters, i) => ({ id: `b${i}`, combinator: i === 0 ? 'AND' : 'OR', filters }));
   const diffs = which.map((i) => {
-    const form = withoutItems(query, [items[i]!]);
-    const formGroups = form.kind === 'filters' ? form.groups : [];
-    const [more, less] = items[i]!.kind === 'condition' ? [formGroups, query.groups] : [query.groups, formGroups];
+    const it = items[i]!;
+    if (it.kind === 'member') throw new Error('raw filters have no segment items');
+    const [more, less] = it.kind === 'condition'
+      ? [groupsOf([branches[it.branch]!.filter((_, ci) => ci !== it.condition)]), query.groups]
+      : [groupsOf([branches[it.branch]!]), groupsOf(branches.filter((_, bi) => bi !== it.branch))];
     return { query: { kind: 'composition' as const, composition: { include: [segment(more, 'more')], exclude: [segment(less, 'less')], setLogic: 'union' as const } } };
   });
   const sql = setStatsSql(diffs, { catalog: s.o.catalog, personsTable: s.o.personsTable, dim: s.o.dim?.expr, breakdown: s.o.breakdown });

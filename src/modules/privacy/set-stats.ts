@@ -4,8 +4,8 @@
  */
 import type { FilterCatalog } from '../../graph/filters/index.ts';
 import type { MembershipQuery } from '../../graph/membership/types.ts';
-import type { Item } from './forms.ts';
-import { lowEffectThreshold } from './noise.ts';
+import { branchesOf, type Item } from './forms.ts';
+import { LOW_EFFECT, lowEffectThreshold } from './noise.ts';
 
 export type GroupValue = string | number | boolean | null;
 /** A set of persons: its size and its hash (hex of `bit_xor(hash(person_key))`, `0` for nobody). */
@@ -51,6 +51,21 @@ export interface BucketStats { dimension: string | null; value: GroupValue; q: F
 export const hex = (v: unknown): string => (v === null || v === undefined ? '0' : BigInt(v as bigint | number | string).toString(16));
 export const xorHex = (a: string, b: string): string => (BigInt(`0x${a}`) ^ BigInt(`0x${b}`)).toString(16);
 export const NOBODY: SetCount = { n: 0, h: '0' };
+
+/**
+ * The fewest persons a bucket of a grouping must have, after low-effect removal, to be reported at all
+ * (shown, counted as suppressed, or merged into `other`). A bucket where the question selects nobody can
+ * still show the persons that removed conditions add, fewer than LOW_EFFECT + 1 per OR branch: whether it
+ * exists must not tell whether the question itself selects someone there (say, the one person a
+ * condition isolates), so no bucket that small is reported. Raw filters only; a composition's buckets
+ * are all found exactly (by-forms.ts) and any nonempty one is reported.
+ */
+export function minBucket(query: MembershipQuery): number {
+  if (query.kind !== 'filters') return 1;
+  return LOW_EFFECT * Math.max(1, branchesOf(query.groups).length) + 1;
+}
+/** Above this minBucket a grouping is measured exactly (by-masks.ts): the bound stays well under the floor's threshold band. */
+export const MAX_MIN_BUCKET = 40;
 
 export function plain(v: unknown): GroupValue {
   if (v === null || v === undefined) return null;

@@ -16,7 +16,7 @@ import { patternSets, statsByForms, type FormsScan } from './by-forms.ts';
 import { maskable, statsByMasks } from './by-masks.ts';
 import { formsOf, withoutItems, type Item } from './forms.ts';
 import { setLayers } from './question.ts';
-import { NOBODY, removedItems, type BucketStats, type FormStat, type Measured, type MeasuredBucket, type MeasuredSet, type MeasureOptions, type Run, type SetCount } from './set-stats.ts';
+import { minBucket, NOBODY, removedItems, type BucketStats, type FormStat, type Measured, type MeasuredBucket, type MeasuredSet, type MeasureOptions, type Run, type SetCount } from './set-stats.ts';
 
 export { MAX_FORMS_PER_SCAN } from './by-forms.ts';
 export { hex, xorHex, type Measured, type MeasuredBucket, type MeasuredSet, type MeasureOptions, type Run, type SetCount, type GroupValue } from './set-stats.ts';
@@ -70,10 +70,11 @@ export function createSetMeasure(secret: string) {
       return { n: f.n, h: f.h, matched: f.m ?? (o.matched ? { ...NOBODY } : null), layers };
     };
     const out: MeasuredBucket[] = [];
+    const smallest = minBucket(query);
     for (const [k, b] of buckets) {
       if (b.dimension === null) continue;
       const set = shown(k, b);
-      if (set.n > 0) out.push({ dimension: b.dimension, group_value: b.value, set });
+      if (set.n >= smallest) out.push({ dimension: b.dimension, group_value: b.value, set });
     }
     const removedTotal = removedOf.get('')!;
     return {
