@@ -2,7 +2,7 @@
  * The house rules of the module structure (docs/architecture.md), checked by `npm test`
  * (test/foundation/architecture.test.ts) and runnable alone: `npx depcruise src`.
  */
-const BASE = '^src/(core|graph|identity|lib|db|objects|jobs|config|deliveries|destinations|models)/';
+const BASE = '^src/(core|graph|identity|lib|db|objects|jobs|config|export-engine|destinations|modelling|webhook-receiver)/';
 
 module.exports = {
   forbidden: [

@@ -11,7 +11,7 @@ import { DISCOVERY_TABLE } from '../src/graph/discovery-table.ts';
 import { normalizeFilterInput, validateFilterGroups } from '../src/graph/filters/index.ts';
 import { membershipSql } from '../src/graph/membership/sql.ts';
 import { readCurrentRelease, releaseFilePath } from '../src/graph/releases.ts';
-import { CATALOG_FIELDS } from '../src/graph/catalog-fields.ts';
+import { CATALOG_FIELDS } from '../src/graph/person-fields.ts';
 import { startBenchApp } from './lib/app.ts';
 
 const { values } = parseArgs({ options: { 'data-dir': { type: 'string', default: '.bench/data' }, iterations: { type: 'string', default: '30' } } });

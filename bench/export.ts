@@ -8,7 +8,7 @@
  *   flock /work/bench.lock npx tsx bench/export.ts [--data-dir .bench/data] [--rows 1000000] [--formats csv,csv.gz,json,jsonl,avro]
  *     [--paths rendered,engine] [--id-worker auto|on|off]
  *
- * Paths: `rendered` exports from the release's rendered rows of the format (src/deliveries/rendered),
+ * Paths: `rendered` exports from the release's rendered rows of the format (src/export-engine/rendered),
  * rendered before timing when missing (as the service does after start; the build time is printed; at
  * 10M persons csv and avro take 2.5 GB each, json lines 6.6 GB); `engine` reads and encodes every row
  * (the path of a field list without rendered rows).
@@ -23,7 +23,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { buildRenderedRows, exportRows, type ExportFormat } from '../src/deliveries/index.ts';
+import { buildRenderedRows, exportRows, type ExportFormat } from '../src/export-engine/index.ts';
 import { releaseFilePath } from '../src/graph/releases.ts';
 import { openWarehouse } from '../src/graph/warehouse.ts';
 import { templateFields } from './lib/export-fields.ts';

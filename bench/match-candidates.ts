@@ -16,7 +16,7 @@ import { readCurrentRelease, releaseFilePath } from '../src/graph/releases.ts';
 import { buildMatchIndex, createStagePool, createStageWriter, type StagedLines } from '../src/identity/matcher/index.ts';
 import { candidateSql } from '../src/identity/matcher/candidates.ts';
 import { analyzeColumns } from '../src/modules/file-match/analysis.ts';
-import { sampleShard, shardReader } from '../src/modules/file-match/formats/read.ts';
+import { sampleShard, shardReader } from '../src/modules/file-match/upload-formats/read.ts';
 import { compileMapping } from '../src/modules/file-match/records.ts';
 import { mixedFileSql } from './lib/mixed-file.ts';
 

@@ -14,7 +14,7 @@ import { generateGraph } from '../src/graph/generate.ts';
 import { readCurrentRelease, releaseFilePath } from '../src/graph/releases.ts';
 import { loadZips } from '../src/identity/reference-data.ts';
 import { DAMAGE_KINDS, generateHardenedSet, junkRows, type HardenedRow } from '../src/identity/matcher/hardened-set.ts';
-import { buildMatchIndex } from '../src/identity/matcher/match-index.ts';
+import { buildMatchIndex } from '../src/identity/matcher/index-sidecar.ts';
 import { createMatcher } from '../src/identity/matcher/matcher.ts';
 import type { MatchResult } from '../src/identity/matcher/types.ts';
 import { normalizeMatchInput } from '../src/identity/normalize/record.ts';

@@ -10,7 +10,7 @@
 import path from 'node:path';
 import { readCurrentRelease, releaseFilePath } from '../src/graph/releases.ts';
 import { generateLabelledSet } from '../src/identity/matcher/labelled-set.ts';
-import { buildMatchIndex } from '../src/identity/matcher/match-index.ts';
+import { buildMatchIndex } from '../src/identity/matcher/index-sidecar.ts';
 import { createMatcher } from '../src/identity/matcher/matcher.ts';
 import { normalizeMatchInput } from '../src/identity/normalize/record.ts';
 import { openWarehouseOn } from '../test/matching/helpers.ts';

@@ -14,7 +14,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { importGraph } from '../src/graph/import.ts';
 import { releaseFilePath } from '../src/graph/releases.ts';
-import { buildMatchIndex } from '../src/identity/matcher/match-index.ts';
+import { buildMatchIndex } from '../src/identity/matcher/index-sidecar.ts';
 import { createMatcher } from '../src/identity/matcher/matcher.ts';
 import { namesakeSet, type NamesakeRow } from '../src/identity/matcher/namesake-set.ts';
 import type { MatchResult } from '../src/identity/matcher/types.ts';

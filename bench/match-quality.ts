@@ -18,7 +18,7 @@ import { calibration, fitPlatt, formatCalibration, reportableCandidate } from '.
 import { generateLabelledSet, rng, type LabelledRow } from '../src/identity/matcher/labelled-set.ts';
 import { decideRow, type ScoredCandidate } from '../src/identity/matcher/levels.ts';
 import { shortlist } from '../src/identity/matcher/point.ts';
-import { buildMatchIndex } from '../src/identity/matcher/match-index.ts';
+import { buildMatchIndex } from '../src/identity/matcher/index-sidecar.ts';
 import { createMatcher } from '../src/identity/matcher/matcher.ts';
 import { I_THRESHOLD, LOGIT_A, LOGIT_B, matchWeight, probability } from '../src/identity/matcher/model.ts';
 import { stageRows } from '../src/identity/matcher/stage.ts';

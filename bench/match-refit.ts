@@ -9,7 +9,7 @@
  */
 import path from 'node:path';
 import { readCurrentRelease, releaseFilePath } from '../src/graph/releases.ts';
-import { buildMatchIndex } from '../src/identity/matcher/match-index.ts';
+import { buildMatchIndex } from '../src/identity/matcher/index-sidecar.ts';
 import { WEIGHTS } from '../src/identity/matcher/model.ts';
 import { matchParamsPath, writeMatchParams } from '../src/identity/matcher/params.ts';
 import { refitMatchParams } from '../src/identity/matcher/refit.ts';

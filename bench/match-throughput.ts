@@ -13,7 +13,7 @@ import { DuckDBInstance } from '@duckdb/node-api';
 import { streamChunks, streamRawChunks } from '../src/graph/duck.ts';
 import { readCurrentRelease, releaseFilePath } from '../src/graph/releases.ts';
 import { generateLabelledSet } from '../src/identity/matcher/labelled-set.ts';
-import { buildMatchIndex } from '../src/identity/matcher/match-index.ts';
+import { buildMatchIndex } from '../src/identity/matcher/index-sidecar.ts';
 import { createMatcher, type MatchWarehouse } from '../src/identity/matcher/matcher.ts';
 import { normalizeMatchInput } from '../src/identity/normalize/record.ts';
 

@@ -20,8 +20,8 @@ import { parseArgs } from 'node:util';
 import { generateGraph } from '../src/graph/generate.ts';
 import { readCurrentRelease } from '../src/graph/releases.ts';
 import { openWarehouse, type Warehouse } from '../src/graph/warehouse.ts';
-import { runPropensity, runSimilarity, type ModelRunResult, type ModelType } from '../src/models/index.ts';
-import { CATALOG_FIELDS } from '../src/graph/catalog-fields.ts';
+import { runPropensity, runSimilarity, type ModelRunResult, type ModelType } from '../src/modelling/index.ts';
+import { CATALOG_FIELDS } from '../src/graph/person-fields.ts';
 import { OUTCOME_STATED, SUBPOP_STATED, oracleOnHoldout, plantOutcome, plantSubpopulation } from './lib/planted.ts';
 
 const { values } = parseArgs({

@@ -8,7 +8,7 @@
  */
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { CATALOG_FIELDS } from '../src/graph/catalog-fields.ts';
+import { CATALOG_FIELDS } from '../src/graph/person-fields.ts';
 import { generateGraph } from '../src/graph/generate.ts';
 import { readCurrentRelease } from '../src/graph/releases.ts';
 import { openWarehouse } from '../src/graph/warehouse.ts';

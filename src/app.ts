@@ -22,11 +22,11 @@ import { registerValidation } from './http/validation.ts';
 import { scheduleExpirySweep } from './modules/segments/index.ts';
 import { COLLECTION_REFRESH_CRON, COLLECTION_REFRESH_JOB } from './modules/integrations/index.ts';
 import { createServices, type Services } from './wiring.ts';
-import { registerOAuth } from './http/oauth/index.ts';
+import { registerOAuth } from './http/authorization-server/index.ts';
 import { registerBillingPortal } from './http/billing-portal-routes.ts';
 import { scheduleBillingJobs } from './modules/billing/index.ts';
-import { oauthChallenge } from './http/oauth/challenge.ts';
-import { oauthOpenApiPaths } from './http/oauth/openapi.ts';
+import { oauthChallenge } from './http/authorization-server/challenge.ts';
+import { oauthOpenApiPaths } from './http/authorization-server/openapi.ts';
 import { OAUTH_ROUTES, OAUTH_SWEEP_CRON, OAUTH_SWEEP_JOB, resourceMetadataUrl, type MetadataTransport, type SecretCodec } from './modules/oauth/index.ts';
 
 /** Reported to MCP and A2A clients. */

@@ -1,6 +1,6 @@
 /** The catalog's standard_enrichment fields as export field descriptors (what the deliveries module will pass). */
-import type { ExportField } from '../../src/deliveries/index.ts';
-import { CATALOG_FIELDS } from '../../src/graph/catalog-fields.ts';
+import type { ExportField } from '../../src/export-engine/index.ts';
+import { CATALOG_FIELDS } from '../../src/graph/person-fields.ts';
 import { CATALOG_TEMPLATES } from '../../src/modules/catalog/templates.ts';
 
 export function templateFields(templateId: 'standard_enrichment' | 'standard_iag'): ExportField[] {

@@ -9,8 +9,8 @@
  * Sub-population (similarity): persons ranked by a score of attribute structure plus noise; the top
  * 2% are the planted sub-population. A seed is drawn from it by a hash.
  */
-import { partSql } from '../../src/models/data/labels.ts';
-import type { ModelWarehouse } from '../../src/models/types.ts';
+import { partSql } from '../../src/modelling/data/labels.ts';
+import type { ModelWarehouse } from '../../src/modelling/types.ts';
 import { INTERESTS, PURCHASE_BEHAVIORS } from '../../src/graph/vocab.ts';
 
 const interest = (name: string) => `((interests_mask >> ${INTERESTS.indexOf(name)}) & 1)`;

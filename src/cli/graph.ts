@@ -65,7 +65,7 @@ async function releasesCommand(prune: boolean): Promise<void> {
   const config = loadConfig();
   const { planPrune, applyPrune } = await import('../graph/retention.ts');
   const { MATCH_INDEX_VERSION } = await import('../identity/matcher/index.ts');
-  const { isCurrentRenderedRows } = await import('../deliveries/index.ts');
+  const { isCurrentRenderedRows } = await import('../export-engine/index.ts');
   // The match index of the current version, the recorded matching parameters (ads matching refit) and
   // rendered rows of the current version (deliveries).
   const sidecarInUse = (name: string) => name.endsWith(`.match-v${MATCH_INDEX_VERSION}.duckdb`) || name.endsWith('.match-params.json')

@@ -21,7 +21,7 @@ export interface NetOptions {
   timeoutMs?: number;
 }
 
-/** A finished export part (src/deliveries ExportPart). */
+/** A finished export part (src/export-engine ExportPart). */
 export interface DeliveryPart {
   path: string;
   name: string;

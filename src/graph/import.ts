@@ -13,7 +13,7 @@ import { GraphImportError } from './errors.ts';
 import { loadRefZips } from './reference.ts';
 import { nextMajor, readCurrentRelease, type ReleaseInfo } from './releases.ts';
 import { FILL_HOUSEHOLDS_SQL, PERSON_COLUMNS, type PersonColumn } from './schema.ts';
-import { CATALOG_FIELDS } from './catalog-fields.ts';
+import { CATALOG_FIELDS } from './person-fields.ts';
 
 /** Attributes of the spec's match input record, plus the keys. */
 export const MATCH_ATTRIBUTES = [

@@ -2,7 +2,7 @@
 import type { FastifyInstance } from 'fastify';
 import { isDomainError } from '../core/errors.ts';
 import { portalDone, portalGone, portalPage, portalPath, type PortalService } from '../modules/billing/index.ts';
-import { registerFormParser, sendPage, type FormBody } from './oauth/page-reply.ts';
+import { registerFormParser, sendPage, type FormBody } from './authorization-server/page-reply.ts';
 
 type Params = { token: string };
 const text = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] ?? '' : v ?? '').slice(0, 300);

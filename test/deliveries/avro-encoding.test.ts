@@ -5,9 +5,9 @@
  */
 import avro from 'avsc';
 import { describe, expect, it } from 'vitest';
-import type { ArrayValue } from '../../src/deliveries/columns.ts';
-import { avroEncoder, avroSchema } from '../../src/deliveries/formats/avro.ts';
-import type { EncoderColumn } from '../../src/deliveries/formats/encoder.ts';
+import type { ArrayValue } from '../../src/export-engine/columns.ts';
+import { avroEncoder, avroSchema } from '../../src/export-engine/file-formats/avro.ts';
+import type { EncoderColumn } from '../../src/export-engine/file-formats/encoder.ts';
 
 const array = (items: string[]): ArrayValue => ({ items, csv: Buffer.from(items.join('|')), json: Buffer.from(JSON.stringify(items)) });
 

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { exportRows, ExportRequestError, type ExportFormat, type ExportRequest } from '../../src/deliveries/index.ts';
+import { exportRows, ExportRequestError, type ExportFormat, type ExportRequest } from '../../src/export-engine/index.ts';
 import type { Warehouse } from '../../src/graph/warehouse.ts';
 import { graphPersonIdEncoder } from '../../src/identity/person-id.ts';
 import { INTERESTS } from '../../src/graph/vocab.ts';

@@ -7,9 +7,9 @@ import os from 'node:os';
 import path from 'node:path';
 import avro from 'avsc';
 import { parse } from 'csv-parse/sync';
-import type { ExportField } from '../../src/deliveries/index.ts';
+import type { ExportField } from '../../src/export-engine/index.ts';
 import { openWarehouse, type Warehouse } from '../../src/graph/warehouse.ts';
-import { CATALOG_FIELDS } from '../../src/graph/catalog-fields.ts';
+import { CATALOG_FIELDS } from '../../src/graph/person-fields.ts';
 import { CATALOG_TEMPLATES } from '../../src/modules/catalog/templates.ts';
 import { testGraph } from '../segments/graph.ts';
 

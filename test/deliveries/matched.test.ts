@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { exportRows, type ExportRequest } from '../../src/deliveries/index.ts';
+import { exportRows, type ExportRequest } from '../../src/export-engine/index.ts';
 import type { Warehouse } from '../../src/graph/warehouse.ts';
 import { graphPersonIdEncoder } from '../../src/identity/person-id.ts';
 import { catalogFields, exportWarehouse, readAvro, readCsv, readJsonLines, tempDir } from './helpers.ts';

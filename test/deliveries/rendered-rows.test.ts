@@ -1,5 +1,5 @@
 /**
- * Rendered rows (src/deliveries/rendered): an audience export that copies each member's rendered row
+ * Rendered rows (src/export-engine/rendered): an audience export that copies each member's rendered row
  * and adds its id writes exactly the bytes of the row-by-row engine, in every format and part split; a
  * file that is incomplete or of another field list is never used; a member the file lacks fails the
  * export.
@@ -11,10 +11,10 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import {
   buildRenderedRows, exportRows, ExportFailedError, isCurrentRenderedRows, renderedRowsFileOf,
   type ExportFormat, type ExportRequest,
-} from '../../src/deliveries/index.ts';
-import { fieldColumn } from '../../src/deliveries/columns.ts';
-import { openRenderedRows } from '../../src/deliveries/rendered/file.ts';
-import { renderedRowsKey } from '../../src/deliveries/rendered/key.ts';
+} from '../../src/export-engine/index.ts';
+import { fieldColumn } from '../../src/export-engine/columns.ts';
+import { openRenderedRows } from '../../src/export-engine/rendered/file.ts';
+import { renderedRowsKey } from '../../src/export-engine/rendered/key.ts';
 import type { Warehouse } from '../../src/graph/warehouse.ts';
 import { graphPersonIdEncoder } from '../../src/identity/person-id.ts';
 import { catalogFields, exportWarehouse, readCsv, STANDARD_ENRICHMENT, tempDir } from './helpers.ts';

@@ -2,7 +2,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CATALOG_FIELDS } from '../../src/graph/catalog-fields.ts';
+import { CATALOG_FIELDS } from '../../src/graph/person-fields.ts';
 import { bearer, createTestOrg, testApp, type TestApp } from '../helpers/app.ts';
 import { shownSet, shownSetGroups } from '../helpers/privacy.ts';
 import { countWhere, generateTestGraph, readPersons, type PersonRow } from './graph.ts';

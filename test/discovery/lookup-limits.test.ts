@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/index.ts';
 import { ManualClock } from '../../src/lib/clock.ts';
-import { CATALOG_FIELDS } from '../../src/graph/catalog-fields.ts';
+import { CATALOG_FIELDS } from '../../src/graph/person-fields.ts';
 import { bearer, createTestOrg, testApp, type TestApp } from '../helpers/app.ts';
 import { generateTestGraph } from './graph.ts';
 

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FilterGroup } from '../../src/graph/filters/index.ts';
 import { membershipSql } from '../../src/graph/membership/sql.ts';
 import type { MembershipQuery, SegmentMembership } from '../../src/graph/membership/types.ts';
-import type { CatalogField } from '../../src/graph/catalog-types.ts';
+import type { CatalogField } from '../../src/graph/field-types.ts';
 
 const field = (name: string, type: CatalogField['type']): CatalogField => ({
   name, type, description: '', category: 'test', filterable: true, aliases: [], pii: false, tags: [], enrichment_price_cents: 0,

@@ -8,7 +8,7 @@
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CATALOG_FIELDS } from '../../src/graph/catalog-fields.ts';
+import { CATALOG_FIELDS } from '../../src/graph/person-fields.ts';
 import type { FilterGroup } from '../../src/graph/filters/index.ts';
 import { openWarehouse, type Warehouse } from '../../src/graph/warehouse.ts';
 import { createPrivacyWithSecret } from '../../src/modules/privacy/index.ts';

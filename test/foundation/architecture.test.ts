@@ -25,6 +25,19 @@ describe('module structure', () => {
     expect(report.summary.violations.map((v) => `${v.rule.name}: ${v.from} -> ${v.to}`)).toEqual([]);
   }, 60_000);
 
+  it('gives every folder of src a name of its own (issue #33: one name, one room)', () => {
+    const folders = (dir: string): string[] => readdirSync(dir).flatMap((name) => {
+      const p = join(dir, name);
+      return statSync(p).isDirectory() ? [p, ...folders(p)] : [];
+    });
+    const byName = new Map<string, string[]>();
+    for (const f of folders(join(root, 'src'))) {
+      const name = f.split('/').pop()!;
+      byName.set(name, [...(byName.get(name) ?? []), f.slice(root.length + 1)]);
+    }
+    expect([...byName.values()].filter((paths) => paths.length > 1)).toEqual([]);
+  });
+
   it('keeps every source file under about 400 lines', () => {
     const long = files(join(root, 'src'))
       .map((f) => ({ f: f.slice(root.length + 1), lines: readFileSync(f, 'utf8').split('\n').length }))

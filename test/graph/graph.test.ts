@@ -6,7 +6,7 @@ import { generateGraph } from '../../src/graph/generate.ts';
 import { openWarehouse } from '../../src/graph/warehouse.ts';
 import { WarehouseUnavailableError } from '../../src/graph/errors.ts';
 import { readCurrentRelease, releaseFilePath } from '../../src/graph/releases.ts';
-import { CATALOG_FIELDS } from '../../src/graph/catalog-fields.ts';
+import { CATALOG_FIELDS } from '../../src/graph/person-fields.ts';
 
 const tmp = () => fs.mkdtempSync(path.join(os.tmpdir(), 'graph-test-'));
 const HASH = `SELECT (SELECT sum(hash(p)) FROM graph.persons p)::VARCHAR AS p, (SELECT sum(hash(e)) FROM graph.emails e)::VARCHAR AS e,

@@ -5,7 +5,7 @@
  * is pinned to fixed values in test/unit/privacy.test.ts.
  */
 import { DuckDBInstance } from '@duckdb/node-api';
-import { CATALOG_FIELDS } from '../../src/graph/catalog-fields.ts';
+import { CATALOG_FIELDS } from '../../src/graph/person-fields.ts';
 import { normalizeFilterInput, validateFilterGroups } from '../../src/graph/filters/index.ts';
 import type { MembershipQuery } from '../../src/graph/membership/types.ts';
 import { createPrivacyWithSecret, hex, questionOf, setLayers, xorHex, type Bucket, type MeasuredBucket, type SetCount } from '../../src/modules/privacy/index.ts';

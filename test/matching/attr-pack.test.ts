@@ -4,7 +4,7 @@
  * field, through the service's warehouse client and the test client, packed and unpacked columns alike.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CATALOG_FIELDS } from '../../src/graph/catalog-fields.ts';
+import { CATALOG_FIELDS } from '../../src/graph/person-fields.ts';
 import { openWarehouse, type Warehouse } from '../../src/graph/warehouse.ts';
 import { codeBits, createPackedAttrs, packLayout } from '../../src/identity/matcher/attr-pack.ts';
 import { decode, readEnrichment, warmEnrichment, type EnrichmentReader } from '../../src/modules/matching/enrichment.ts';

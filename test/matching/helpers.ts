@@ -8,7 +8,7 @@ import path from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { streamChunks, streamRawChunks } from '../../src/graph/duck.ts';
 import { RELEASE_LAYOUT, readCurrentRelease, releaseFilePath } from '../../src/graph/releases.ts';
-import { buildMatchIndex } from '../../src/identity/matcher/match-index.ts';
+import { buildMatchIndex } from '../../src/identity/matcher/index-sidecar.ts';
 import type { MatchWarehouse } from '../../src/identity/matcher/matcher.ts';
 import { sharedGraph } from '../helpers/shared-graph.ts';
 

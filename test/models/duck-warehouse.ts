@@ -4,7 +4,7 @@
  */
 import { DuckDBInstance, type DuckDBConnection, type DuckDBValue } from '@duckdb/node-api';
 import { streamChunks } from '../../src/graph/duck.ts';
-import type { ModelWarehouse } from '../../src/models/index.ts';
+import type { ModelWarehouse } from '../../src/modelling/index.ts';
 
 export interface DuckWarehouse extends ModelWarehouse {
   conn: DuckDBConnection;

@@ -13,8 +13,8 @@ import { openWarehouse, type Warehouse } from '../../src/graph/warehouse.ts';
 import {
   ModelPrivacyFloorError, ModelTrainingError, countMembers, marginSql, parseSeedDescription, probabilitySql, runPropensity, runSimilarity,
   type MemberSet,
-} from '../../src/models/index.ts';
-import { CATALOG_FIELDS } from '../../src/graph/catalog-fields.ts';
+} from '../../src/modelling/index.ts';
+import { CATALOG_FIELDS } from '../../src/graph/person-fields.ts';
 import { generateTestGraph } from '../discovery/graph.ts';
 
 let dir: string;

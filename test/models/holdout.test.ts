@@ -2,9 +2,9 @@
  * Holdout metrics in SQL against a JS recomputation on the same rows, and the privacy floor on them.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { partSql } from '../../src/models/index.ts';
-import { holdoutMetrics } from '../../src/models/metrics/holdout.ts';
-import { rocAuc } from '../../src/models/metrics/auc.ts';
+import { partSql } from '../../src/modelling/index.ts';
+import { holdoutMetrics } from '../../src/modelling/metrics/holdout.ts';
+import { rocAuc } from '../../src/modelling/metrics/auc.ts';
 import { duckWarehouse, type DuckWarehouse } from './duck-warehouse.ts';
 
 let wh: DuckWarehouse;

@@ -5,19 +5,19 @@
  * leaf-size floor and be deterministic.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { countLabels } from '../../src/models/data/labels.ts';
-import { drawSample } from '../../src/models/data/sample.ts';
-import { deriveFeatures, DEFAULT_DERIVE, type Feature } from '../../src/models/features/derive.ts';
-import { encodeDesign, type Design } from '../../src/models/features/design.ts';
-import { pullRawSample, rawSelectList, type RawSample } from '../../src/models/features/raw.ts';
-import { featureSources } from '../../src/models/features/sources.ts';
-import { marginSql } from '../../src/models/index.ts';
-import { rocAuc } from '../../src/models/metrics/auc.ts';
-import { binNumeric, numericThresholds } from '../../src/models/train/bins.ts';
-import { DEFAULT_BOOST, trainBoosted, type BoostedModel } from '../../src/models/train/gbdt.ts';
-import { logisticMargins, trainLogistic } from '../../src/models/train/logistic.ts';
-import { leafOf, predictTree } from '../../src/models/train/tree.ts';
-import { CATALOG_FIELDS } from '../../src/graph/catalog-fields.ts';
+import { countLabels } from '../../src/modelling/data/labels.ts';
+import { drawSample } from '../../src/modelling/data/sample.ts';
+import { deriveFeatures, DEFAULT_DERIVE, type Feature } from '../../src/modelling/features/derive.ts';
+import { encodeDesign, type Design } from '../../src/modelling/features/design.ts';
+import { pullRawSample, rawSelectList, type RawSample } from '../../src/modelling/features/raw.ts';
+import { featureSources } from '../../src/modelling/features/sources.ts';
+import { marginSql } from '../../src/modelling/index.ts';
+import { rocAuc } from '../../src/modelling/metrics/auc.ts';
+import { binNumeric, numericThresholds } from '../../src/modelling/train/bins.ts';
+import { DEFAULT_BOOST, trainBoosted, type BoostedModel } from '../../src/modelling/train/gbdt.ts';
+import { logisticMargins, trainLogistic } from '../../src/modelling/train/logistic.ts';
+import { leafOf, predictTree } from '../../src/modelling/train/tree.ts';
+import { CATALOG_FIELDS } from '../../src/graph/person-fields.ts';
 import { createPersons, duckWarehouse, type DuckWarehouse } from './duck-warehouse.ts';
 
 const COLUMNS = ['age', 'homeowner', 'income_band', 'interests', 'moved_in', 'home_value', 'state'];

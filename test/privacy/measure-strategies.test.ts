@@ -7,7 +7,7 @@
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CATALOG_FIELDS } from '../../src/graph/catalog-fields.ts';
+import { CATALOG_FIELDS } from '../../src/graph/person-fields.ts';
 import { seededRandom } from '../../src/lib/random.ts';
 import { BREAKDOWN_CODES_TABLE } from '../../src/graph/discovery-table.ts';
 import type { FilterCondition } from '../../src/graph/filters/index.ts';

@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { RELEASE_LAYOUT, readCurrentRelease, releaseFilePath } from '../../src/graph/releases.ts';
-import type { CatalogField, FilterOperator } from '../../src/graph/catalog-types.ts';
+import type { CatalogField, FilterOperator } from '../../src/graph/field-types.ts';
 import { warehouseGraphPorts, type GraphPorts } from '../../src/modules/segments/index.ts';
 import { sharedGraph } from '../helpers/shared-graph.ts';
 
@@ -43,7 +43,7 @@ const FALLBACK_CATALOG: CatalogField[] = [
 ];
 
 async function loadCatalog(): Promise<readonly CatalogField[]> {
-  const file = path.resolve(import.meta.dirname, '../../src/graph/catalog-fields.ts');
+  const file = path.resolve(import.meta.dirname, '../../src/graph/person-fields.ts');
   if (fs.existsSync(file)) {
     const mod = (await import(file)) as { CATALOG_FIELDS?: readonly CatalogField[] };
     if (mod.CATALOG_FIELDS) return mod.CATALOG_FIELDS;

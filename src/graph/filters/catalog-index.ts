@@ -2,7 +2,7 @@
  * Lookup of catalog fields by canonical name and by alias. The filter code takes the catalog as a
  * plain array (the catalog module owns the data); the index is cached per array instance.
  */
-import type { CatalogField } from '../catalog-types.ts';
+import type { CatalogField } from '../field-types.ts';
 
 export type FilterCatalog = readonly CatalogField[];
 

@@ -2,7 +2,7 @@
  * SQL for one condition. See index.ts for the documented semantics (NULLs, folding, trimming,
  * bitmasks); this file is the single place they are implemented.
  */
-import type { CatalogField, FieldType } from '../catalog-types.ts';
+import type { CatalogField, FieldType } from '../field-types.ts';
 import { allowedOperators } from './operators.ts';
 import { isAscii, SQL_TRIM_CHARS, trimWs } from './text.ts';
 import type { FilterCondition, FilterParam, FilterScalar } from './types.ts';

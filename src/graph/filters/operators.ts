@@ -3,7 +3,7 @@
  * field; the effective set is the intersection, so a catalog mistake (LIKE on an INTEGER) is
  * rejected rather than compiled into SQL that errors or silently casts.
  */
-import type { CatalogField, FieldType, FilterOperator } from '../catalog-types.ts';
+import type { CatalogField, FieldType, FilterOperator } from '../field-types.ts';
 
 const ORDERED: FilterOperator[] = ['=', '!=', '<', '<=', '>', '>=', 'IN', 'NOT IN', 'BETWEEN', 'IS NULL', 'IS NOT NULL'];
 

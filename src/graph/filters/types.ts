@@ -2,7 +2,7 @@
  * Public types of the filter language (spec §2 "Filter condition" / "Filter group", §7 issues).
  * Input arrives as untrusted JSON; these types describe it only after validation.
  */
-import type { FilterOperator } from '../catalog-types.ts';
+import type { FilterOperator } from '../field-types.ts';
 
 export type { FilterOperator };
 

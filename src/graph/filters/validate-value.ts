@@ -2,7 +2,7 @@
  * Value checks for one condition whose field and operator are already known to be valid: arity by
  * operator, scalar type by field type, range order for BETWEEN, closed vocabularies.
  */
-import type { CatalogField, FieldType, FilterOperator } from '../catalog-types.ts';
+import type { CatalogField, FieldType, FilterOperator } from '../field-types.ts';
 import { LIST_OPS, NULL_OPS } from './operators.ts';
 import { nearest, trimWs } from './text.ts';
 import { FILTER_BOUNDS } from './bounds.ts';

@@ -3,7 +3,7 @@
  * first) so a client can fix a whole request in one round trip; each issue carries the JSON path in
  * the form the client sent (`$.filters[0].value` for the flat form).
  */
-import type { FilterOperator } from '../catalog-types.ts';
+import type { FilterOperator } from '../field-types.ts';
 import { indexCatalog, type FilterCatalog } from './catalog-index.ts';
 import { isObject } from './normalize.ts';
 import { allowedOperators, CASE_INSENSITIVE_OPS } from './operators.ts';

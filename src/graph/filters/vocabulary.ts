@@ -3,7 +3,7 @@
  * validator to report INVALID_ENUM_VALUE / AMBIGUOUS_ENUM_VALUE and by the compiler to pick bits,
  * so both always agree on what an input means.
  */
-import type { CatalogField, FilterOperator } from '../catalog-types.ts';
+import type { CatalogField, FilterOperator } from '../field-types.ts';
 import { fold, trimWs } from './text.ts';
 
 export interface MatchOptions {

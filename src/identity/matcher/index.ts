@@ -5,7 +5,7 @@ export { createStageWriter, type StagedFile, type StageWriter } from './stage.ts
 export { createStagePool, defaultStageThreads, type StagePool } from './stage-pool.ts';
 export type { StagedLines } from './stage-lines.ts';
 export { scoreCandidate } from './score.ts';
-export { buildMatchIndex, matchIndexPath, MATCH_INDEX_VERSION, type BuildMatchIndexOptions } from './match-index.ts';
+export { buildMatchIndex, matchIndexPath, MATCH_INDEX_VERSION, type BuildMatchIndexOptions } from './index-sidecar.ts';
 export { decideRow, individualType, type ScoredCandidate, type Decision } from './levels.ts';
 export { WEIGHTS, LOGIT_A, LOGIT_B, I_THRESHOLD, matchWeight, probability } from './model.ts';
 export { jaroWinkler, compareRecord } from './compare.ts';

@@ -24,7 +24,7 @@ import { countLevels, emEstimate, FIELDS, TF_MAX_UP, tfTable, uFromCounts, weigh
 import { fitPlatt, reportableCandidate } from './fit.ts';
 import { generateHardenedSet } from './hardened-set.ts';
 import { generateLabelledSet } from './labelled-set.ts';
-import { matchIndexPath } from './match-index.ts';
+import { matchIndexPath } from './index-sidecar.ts';
 import type { MatchWarehouse } from './matcher.ts';
 import { matchWeight, probability, WEIGHTS, type WeightTable } from './model.ts';
 import { MATCH_PARAMS_FORMAT, tfBits, tfLookup, type MatchParams } from './params.ts';

@@ -17,7 +17,7 @@ import { createAccountService, type TierPort } from './account.ts';
 import { createDeliveryBilling } from './delivery.ts';
 import { billingOperations } from './operations.ts';
 import { createPortalService } from './portal.ts';
-import { httpPaymentProvider, type PaymentProvider } from './provider/client.ts';
+import { httpPaymentProvider, type PaymentProvider } from './payment-provider/client.ts';
 import { createRechargeService } from './recharge.ts';
 import { createLedgerService } from './service.ts';
 
@@ -81,6 +81,6 @@ export type { PortalService, PortalView } from './portal.ts';
 export { portalPath, PORTAL_TTL_SECONDS } from './portal.ts';
 export { LICENSE_MONTHS } from './licenses.ts';
 export { DELIVERY_SUBTYPES, defaultTerms, type ContractTerms, type DeliverySubtype } from './terms.ts';
-export { httpPaymentProvider, type PaymentProvider } from './provider/client.ts';
-export { startDevPaymentProvider, TEST_CARDS, type DevPaymentProvider } from './provider/dev-server.ts';
+export { httpPaymentProvider, type PaymentProvider } from './payment-provider/client.ts';
+export { startDevPaymentProvider, TEST_CARDS, type DevPaymentProvider } from './payment-provider/dev-server.ts';
 export { portalPage, portalDone, portalGone } from './portal-views.ts';

@@ -13,7 +13,7 @@ import { DomainError } from '../../core/errors.ts';
 import type { AccountService } from './account.ts';
 import { parentBilled } from './account.ts';
 import { accountStore } from './accounts-store.ts';
-import type { PaymentProvider } from './provider/client.ts';
+import type { PaymentProvider } from './payment-provider/client.ts';
 import type { RechargeService } from './recharge.ts';
 
 export const PORTAL_TTL_SECONDS = 15 * 60;

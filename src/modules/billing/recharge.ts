@@ -15,7 +15,7 @@ import { newId } from '../../lib/ids.ts';
 import type { AccountService } from './account.ts';
 import { parentBilled } from './account.ts';
 import { accountStore, type AccountRow } from './accounts-store.ts';
-import type { ChargeOutcome, PaymentProvider } from './provider/client.ts';
+import type { ChargeOutcome, PaymentProvider } from './payment-provider/client.ts';
 
 export const RECHARGE_BOUNDS = { threshold: [500, 4_999_000], target: [1_500, 5_000_000] } as const;
 

@@ -6,7 +6,7 @@ import type { ReleaseInfo } from '../../graph/releases.ts';
 import type { WarehouseReader } from '../../graph/warehouse.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { createDataReleaseService } from './data-release.ts';
-import { CATALOG_FIELDS } from '../../graph/catalog-fields.ts';
+import { CATALOG_FIELDS } from '../../graph/person-fields.ts';
 import { catalogOperations } from './operations.ts';
 import { createCatalogService } from './service.ts';
 import { CATALOG_TEMPLATES } from './templates.ts';
@@ -22,7 +22,7 @@ export function createCatalogModule(deps: {
   return { catalog, dataRelease, operations: catalogOperations({ catalog, dataRelease }) };
 }
 
-export { CATALOG_FIELDS } from '../../graph/catalog-fields.ts';
+export { CATALOG_FIELDS } from '../../graph/person-fields.ts';
 export { CATALOG_TEMPLATES } from './templates.ts';
 export { CatalogUnavailableError, catalogUnavailable, isGroupable, warehouseCauseOf, type Catalog, type CatalogService } from './service.ts';
 export type { DataReleaseService, DataReleaseView } from './data-release.ts';

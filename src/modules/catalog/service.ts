@@ -10,7 +10,7 @@ import { WarehouseUnavailableError } from '../../graph/errors.ts';
 import type { ReleaseInfo } from '../../graph/releases.ts';
 import { DomainError } from '../../core/errors.ts';
 import type { WarehouseReader } from '../../graph/warehouse.ts';
-import type { CatalogField, CatalogTemplate } from '../../graph/catalog-types.ts';
+import type { CatalogField, CatalogTemplate } from '../../graph/field-types.ts';
 
 export class CatalogUnavailableError extends Error {
   constructor(message: string, options?: { cause?: unknown }) {

@@ -1,6 +1,6 @@
 /** Field templates: named field lists a customer can request in one word. */
-import type { CatalogTemplate } from '../../graph/catalog-types.ts';
-import { CATALOG_FIELDS } from '../../graph/catalog-fields.ts';
+import type { CatalogTemplate } from '../../graph/field-types.ts';
+import { CATALOG_FIELDS } from '../../graph/person-fields.ts';
 
 export const CATALOG_TEMPLATES: readonly CatalogTemplate[] = [
   {

@@ -1,7 +1,7 @@
 /**
  * The export job of one delivery: rebuild the request from the snapshot the delivery pinned (its member
  * segments at their versions; a data release switched since fails it rather than export other
- * content), export the rows (src/deliveries), hand the parts to the destination (src/destinations),
+ * content), export the rows (src/export-engine), hand the parts to the destination (src/destinations),
  * then complete the delivery, charge it through billing (licenses, the file-match run's usage) and
  * publish delivery.completed in one transaction. A retry re-exports and overwrites the same part
  * names; the conditional processing -> completed move makes the charge happen once. The last failed
@@ -13,7 +13,7 @@ import path from 'node:path';
 import type { Kysely } from 'kysely';
 import { isDomainError } from '../../core/errors.ts';
 import type { DB } from '../../db/schema.ts';
-import { exportRows, ExportRequestError, type ExportWarehouse } from '../../deliveries/index.ts';
+import { exportRows, ExportRequestError, type ExportWarehouse } from '../../export-engine/index.ts';
 import type { DestinationRegistry, NetOptions } from '../../destinations/index.ts';
 import type { JobDefinition } from '../../jobs/worker.ts';
 import type { Clock } from '../../lib/clock.ts';

@@ -1,14 +1,14 @@
 /**
  * Deliveries (spec 2 Delivery, 3, 4.4, 4.5, 6, 8): quotes, deliveries to a download, SFTP or S3 through
- * the export engine (src/deliveries) and destinations (src/destinations), signed download URLs, free
+ * the export engine (src/export-engine) and destinations (src/destinations), signed download URLs, free
  * re-delivery, delivery events, and the organization's destinations. Owns deliveries, delivery_quotes
  * and delivery_destinations. Its seams with billing and privacy are the ports in pricing.ts.
  */
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
-import type { ExportWarehouse } from '../../deliveries/index.ts';
+import type { ExportWarehouse } from '../../export-engine/index.ts';
 import { createDestinationRegistry, outboundLookup } from '../../destinations/index.ts';
-import type { CatalogField, CatalogTemplate } from '../../graph/catalog-types.ts';
+import type { CatalogField, CatalogTemplate } from '../../graph/field-types.ts';
 import type { JobQueue } from '../../jobs/queue.ts';
 import type { Clock } from '../../lib/clock.ts';
 import type { OutboundPolicy } from '../../lib/outbound/index.ts';

@@ -12,8 +12,8 @@
  * by intersecting a list with a wide filter segment).
  */
 import fs from 'node:fs';
-import type { MemberBases } from '../../deliveries/index.ts';
-import type { CatalogField } from '../../graph/catalog-types.ts';
+import type { MemberBases } from '../../export-engine/index.ts';
+import type { CatalogField } from '../../graph/field-types.ts';
 import { membershipSql } from '../../graph/membership/sql.ts';
 import type { Composition, SegmentMembership } from '../../graph/membership/types.ts';
 import { scratchLevelsPath } from '../matching/index.ts';

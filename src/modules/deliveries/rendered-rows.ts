@@ -1,13 +1,13 @@
 /**
- * The rendered rows of the current release (src/deliveries/rendered): built after start for the
+ * The rendered rows of the current release (src/export-engine/rendered): built after start for the
  * configured templates and formats (EXPORT_RENDERED_ROWS), and looked up by the export job, so an
  * audience delivery of such a template and format copies each member's row instead of reading and
  * encoding it. Files are write-once sidecars of the release (temp file + rename), so two processes
  * building the same one is harmless; a release without them exports row by row, with the same bytes.
  */
 import fs from 'node:fs';
-import { buildRenderedRows, renderedRowsPathOf, type BuiltRenderedRows, type ExportWarehouse } from '../../deliveries/index.ts';
-import type { CatalogField, CatalogTemplate } from '../../graph/catalog-types.ts';
+import { buildRenderedRows, renderedRowsPathOf, type BuiltRenderedRows, type ExportWarehouse } from '../../export-engine/index.ts';
+import type { CatalogField, CatalogTemplate } from '../../graph/field-types.ts';
 import type { RenderedRowsSetting } from '../../config/exports.ts';
 import { exportFieldOf } from './request.ts';
 

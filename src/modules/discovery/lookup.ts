@@ -8,7 +8,7 @@
 import { indexCatalog } from '../../graph/filters/catalog-index.ts';
 import { nearest } from '../../graph/filters/text.ts';
 import { DomainError, type ErrorIssue } from '../../core/errors.ts';
-import type { CatalogField } from '../../graph/catalog-types.ts';
+import type { CatalogField } from '../../graph/field-types.ts';
 
 /** Never selectable, whatever a catalog says: the internal key of the graph. */
 const NEVER = new Set(['person_key', 'household_key']);

@@ -13,7 +13,7 @@ import { BREAKDOWN_CODES_TABLE, DISCOVERY_TABLE } from '../../graph/discovery-ta
 import { PERSON_COLUMNS } from '../../graph/schema.ts';
 import type { Viewer } from '../../core/caller.ts';
 import { DomainError } from '../../core/errors.ts';
-import type { CatalogField } from '../../graph/catalog-types.ts';
+import type { CatalogField } from '../../graph/field-types.ts';
 import type { MembershipQuery } from '../../graph/membership/types.ts';
 import type { WarehouseReader } from '../../graph/warehouse.ts';
 import { CatalogUnavailableError, catalogUnavailable, isGroupable, toClientError, withWarehouse, type CatalogService } from '../catalog/index.ts';

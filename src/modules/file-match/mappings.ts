@@ -14,7 +14,7 @@ import { SegmentErrors, type SegmentsApi } from '../segments/index.ts';
 import { analyzeColumns, SKIP, STANDARD_ATTRIBUTES } from './analysis.ts';
 import { matchedDetails } from './details.ts';
 import type { UploadSettings } from '../../config/uploads.ts';
-import { FileDataError, sampleShard, type Compression, type FileFormat } from './formats/read.ts';
+import { FileDataError, sampleShard, type Compression, type FileFormat } from './upload-formats/read.ts';
 import { SAMPLE_ROWS } from './resolve.ts';
 import type { FileMatchService } from './service.ts';
 import { fileMatchStore, objectKeys } from './store.ts';

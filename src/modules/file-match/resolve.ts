@@ -21,7 +21,7 @@ import type { ObjectStore } from '../../objects/store.ts';
 import type { SegmentsApi } from '../segments/index.ts';
 import type { EventService } from '../webhooks/index.ts';
 import { analyzeColumns, mappingUsable } from './analysis.ts';
-import { FileDataError, sampleShard, shardReader, type Compression, type FileFormat } from './formats/read.ts';
+import { FileDataError, sampleShard, shardReader, type Compression, type FileFormat } from './upload-formats/read.ts';
 import { compileMapping } from './records.ts';
 import { createResultsWriter, finalizeResults } from './results.ts';
 import { fileMatchStore, objectKeys, type FileMatchRow } from './store.ts';

@@ -13,7 +13,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
-import { csvCell } from '../../deliveries/index.ts';
+import { csvCell } from '../../export-engine/index.ts';
 import { recordStore } from './store.ts';
 
 export interface OutputRow {

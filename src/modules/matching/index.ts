@@ -5,7 +5,7 @@
 import type { Kysely } from 'kysely';
 import type { Config } from '../../config/index.ts';
 import type { DB } from '../../db/schema.ts';
-import type { CatalogField, CatalogTemplate } from '../../graph/catalog-types.ts';
+import type { CatalogField, CatalogTemplate } from '../../graph/field-types.ts';
 import type { Warehouse } from '../../graph/warehouse.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { PERSON_ID_SECRET, type ServerKeys } from '../../lib/server-secrets.ts';

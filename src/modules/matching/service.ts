@@ -15,7 +15,7 @@ import type { Viewer } from '../../core/caller.ts';
 import { DomainError } from '../../core/errors.ts';
 import { newId } from '../../lib/ids.ts';
 import { centsToUsd, type BillingService, type Reservation } from '../billing/index.ts';
-import type { CatalogField, CatalogTemplate } from '../../graph/catalog-types.ts';
+import type { CatalogField, CatalogTemplate } from '../../graph/field-types.ts';
 import { toClientError } from '../catalog/index.ts';
 import { DEFAULT_EPHEMERAL_TTL_HOURS, ephemeralExpiry, type SegmentsApi } from '../segments/index.ts';
 import { enrichmentKey, type MatchResponse } from './schemas.ts';

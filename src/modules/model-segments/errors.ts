@@ -1,6 +1,6 @@
 /** Errors of similarity and propensity segments and their workflows, one factory per case. */
 import { DomainError } from '../../core/errors.ts';
-import { ModelInputError, ModelPrivacyFloorError } from '../../models/index.ts';
+import { ModelInputError, ModelPrivacyFloorError } from '../../modelling/index.ts';
 
 export const ModelSegmentErrors = {
   workflowNotFound: () => new DomainError('WORKFLOW_NOT_FOUND', 'Workflow run was not found.', {

@@ -2,13 +2,13 @@
  * Similarity (lookalike) and propensity segments (spec 2, 3, 4.3, 4.11; issue #19): the two
  * model-built subtypes, registered into the segments area, their workflows (durable pg-boss jobs
  * with persisted runs and review gates) and the workflow operations. The modelling itself is
- * src/models (decision 024); this area decides what to learn from, when, and who sees what.
+ * src/modelling (decision 024); this area decides what to learn from, when, and who sees what.
  */
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import type { JobQueue } from '../../jobs/queue.ts';
 import type { Clock } from '../../lib/clock.ts';
-import type { ModelWarehouse } from '../../models/index.ts';
+import type { ModelWarehouse } from '../../modelling/index.ts';
 import { ObjectStore } from '../../objects/store.ts';
 import type { SegmentsApi } from '../segments/index.ts';
 import type { EventService } from '../webhooks/index.ts';

@@ -11,7 +11,7 @@ import { isDomainError } from '../../core/errors.ts';
 import type { DB } from '../../db/schema.ts';
 import type { JobDefinition } from '../../jobs/worker.ts';
 import type { Clock } from '../../lib/clock.ts';
-import { runPropensity, runSimilarity, type ModelRunResult, type ModelWarehouse } from '../../models/index.ts';
+import { runPropensity, runSimilarity, type ModelRunResult, type ModelWarehouse } from '../../modelling/index.ts';
 import type { ObjectStore } from '../../objects/store.ts';
 import type { SegmentsApi } from '../segments/index.ts';
 import type { EventService } from '../webhooks/index.ts';

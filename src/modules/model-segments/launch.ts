@@ -10,7 +10,7 @@ import type { FilterGroup } from '../../graph/filters/index.ts';
 import type { JobQueue } from '../../jobs/queue.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { newId } from '../../lib/ids.ts';
-import { ModelInputError, parseExcludedColumns, parseSeedDescription } from '../../models/index.ts';
+import { ModelInputError, parseExcludedColumns, parseSeedDescription } from '../../modelling/index.ts';
 import {
   affectedNextStep, persistentExpiry, type CreateSegmentInput, type CreatedSegmentDoc, type RefreshSegmentInput, type RefreshedSegmentDoc,
   type SegmentRow, type SegmentsApi,

@@ -4,7 +4,7 @@
  * segment.ready event, and nowhere else.
  */
 import type { MembershipQuery } from '../../graph/membership/types.ts';
-import type { ModelRunMetrics } from '../../models/index.ts';
+import type { ModelRunMetrics } from '../../modelling/index.ts';
 import { questionOf } from '../privacy/index.ts';
 import type { ProtectContext, ProtectNumbers } from './protect.ts';
 import type { GateState, RunRow } from './store.ts';

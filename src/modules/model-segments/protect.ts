@@ -16,7 +16,7 @@
  *   figure shown is learnt from at least the floor of persons, decision 024) cannot be read.
  */
 import type { MembershipQuery } from '../../graph/membership/types.ts';
-import type { ModelRunMetrics } from '../../models/index.ts';
+import type { ModelRunMetrics } from '../../modelling/index.ts';
 import { namedQuestion, type MeasuredSet, type Privacy, type Question } from '../privacy/index.ts';
 
 export interface ProtectContext {

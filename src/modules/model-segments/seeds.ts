@@ -12,7 +12,7 @@ import type { DB } from '../../db/schema.ts';
 import type { FilterCatalog, FilterGroup } from '../../graph/filters/index.ts';
 import { membershipSql } from '../../graph/membership/sql.ts';
 import type { MembershipQuery } from '../../graph/membership/types.ts';
-import { countMembers, type MemberSet, type ModelWarehouse } from '../../models/index.ts';
+import { countMembers, type MemberSet, type ModelWarehouse } from '../../modelling/index.ts';
 import type { SegmentRow, SegmentsApi } from '../segments/index.ts';
 import { ModelSegmentErrors } from './errors.ts';
 import type { ProtectNumbers } from './protect.ts';

@@ -5,7 +5,7 @@
 import type { MeasuredSet } from '../privacy/index.ts';
 import type { Kysely, Selectable } from 'kysely';
 import type { DB, WorkflowRunsTable } from '../../db/schema.ts';
-import type { ModelRunMetrics, StoredModel } from '../../models/index.ts';
+import type { ModelRunMetrics, StoredModel } from '../../modelling/index.ts';
 import type { FilterGroup } from '../../graph/filters/index.ts';
 import type { MembershipQuery } from '../../graph/membership/types.ts';
 

@@ -22,9 +22,9 @@ import { createInteractionService } from './interactions.ts';
 import { oauthOperations } from './operations.ts';
 import { createMailer } from './people/mail.ts';
 import { createPeopleService } from './people/service.ts';
-import { loadProviderKeys } from './provider/keys.ts';
-import { createProvider } from './provider/provider.ts';
-import { createRecordStore } from './provider/record-store.ts';
+import { loadProviderKeys } from './oidc-provider/keys.ts';
+import { createProvider } from './oidc-provider/provider.ts';
+import { createRecordStore } from './oidc-provider/record-store.ts';
 import { createSecretStore, type SecretCodec } from './secrets.ts';
 import { createTokenVerifier } from './verify.ts';
 
@@ -90,7 +90,7 @@ export type OAuthModule = Awaited<ReturnType<typeof createOAuthModule>>;
 
 export { bearerChallenge, protectedResourceMetadata, resourceMetadataUrl } from './protected-resource.ts';
 export { DEVICE_FLOW_RESOURCES, PRODUCT_SCOPES, IDENTITY_SCOPES, resourceKindOf, type ResourceKind } from './resources.ts';
-export { OAUTH_ROUTES, TTL as OAUTH_TTL, interactionPath } from './provider/configuration.ts';
+export { OAUTH_ROUTES, TTL as OAUTH_TTL, interactionPath } from './oidc-provider/configuration.ts';
 export { oauthTokenInvalid, oauthTokenExpired, type OAuthCaller, type TokenVerifier } from './verify.ts';
 export { plainCodec, type SecretCodec } from './secrets.ts';
 export type { ClientStanding } from './clients/partners.ts';

@@ -9,7 +9,7 @@ import { DomainError } from '../../core/errors.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { sha256Hex } from '../../lib/crypto.ts';
 import type { OrganizationService } from '../organizations/index.ts';
-import type { RecordStore } from './provider/record-store.ts';
+import type { RecordStore } from './oidc-provider/record-store.ts';
 
 const RECONNECT = 'Connect again: send the person through GET /v1/oauth/authorize (or the device flow) for a new grant.';
 

@@ -13,7 +13,7 @@
  * (text ranges, LIKE, trimming, non-ASCII folding, dates, arrays).
  */
 import { AGE_BANDS, BREAKDOWN_DIMENSIONS } from '../../graph/discovery-table.ts';
-import type { CatalogField } from '../../graph/catalog-types.ts';
+import type { CatalogField } from '../../graph/field-types.ts';
 import type { FilterCatalog, FilterCondition } from '../../graph/filters/index.ts';
 import { conditionKey } from './canonical.ts';
 

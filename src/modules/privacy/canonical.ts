@@ -13,11 +13,11 @@
  * - case: on a field stored in upper case, a case-insensitive comparison of ASCII text is the exact
  *   comparison of the upper-cased text (as the compiler runs it); `text_comparison` and
  *   `trim_whitespace` do not matter for non-text fields.
- * Field types come from the catalog (src/graph/catalog-fields.ts); a field not found there keeps its
+ * Field types come from the catalog (src/graph/person-fields.ts); a field not found there keeps its
  * conditions as they are, apart from list order.
  */
-import { CATALOG_FIELDS } from '../../graph/catalog-fields.ts';
-import type { CatalogField } from '../../graph/catalog-types.ts';
+import { CATALOG_FIELDS } from '../../graph/person-fields.ts';
+import type { CatalogField } from '../../graph/field-types.ts';
 import type { FilterCondition } from '../../graph/filters/index.ts';
 
 const FIELDS = new Map<string, CatalogField>(CATALOG_FIELDS.map((f) => [f.name, f]));

@@ -8,7 +8,7 @@
  *   shared by at least k persons of the eligible set.
  * The total comes from the whole filter (the caller protects it); total and sample are one statement.
  */
-import type { CatalogField } from '../../graph/catalog-types.ts';
+import type { CatalogField } from '../../graph/field-types.ts';
 import { quoteIdent } from '../../graph/filters/text.ts';
 
 /** Band widths of numeric fields that identify a person when exact. */

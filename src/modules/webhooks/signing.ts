@@ -1,5 +1,5 @@
 import { randomBase62 } from '../../lib/ids.ts';
-import { computeSignature } from '../../webhooks/verify.ts';
+import { computeSignature } from '../../webhook-receiver/verify.ts';
 
 /** Secrets are 40 base62 characters (~238 bits) after a recognizable prefix; the whole string is the HMAC key. */
 export const newSigningSecret = () => `whsec_${randomBase62(40)}`;

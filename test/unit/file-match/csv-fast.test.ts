@@ -5,7 +5,7 @@
  */
 import { parse } from 'csv-parse/sync';
 import { describe, expect, it } from 'vitest';
-import { fastCsvRows } from '../../../src/modules/file-match/formats/csv-fast.ts';
+import { fastCsvRows } from '../../../src/modules/file-match/upload-formats/csv-fast.ts';
 
 const OPTIONS = { bom: true, relax_column_count: true, skip_empty_lines: true, trim: true };
 

@@ -1,5 +1,5 @@
 /** A hand-made catalog exercising every field type and both storage kinds (not the real catalog). */
-import type { CatalogField, FieldType, FilterOperator } from '../../../src/graph/catalog-types.ts';
+import type { CatalogField, FieldType, FilterOperator } from '../../../src/graph/field-types.ts';
 
 const ORDERED: FilterOperator[] = ['=', '!=', '<', '<=', '>', '>=', 'IN', 'NOT IN', 'BETWEEN', 'IS NULL', 'IS NOT NULL'];
 const TEXT: FilterOperator[] = [...ORDERED, 'LIKE'];

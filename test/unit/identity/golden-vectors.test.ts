@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { normalizeMatchInput } from '../../../src/identity/normalize/index.ts';
 import { decodeGraphPersonId, deriveContinuityId, encodeGraphPersonId, graphPersonIdEncoder } from '../../../src/identity/person-id.ts';
-import { computeSignature } from '../../../src/webhooks/verify.ts';
+import { computeSignature } from '../../../src/webhook-receiver/verify.ts';
 
 /**
  * Golden vectors, computed outside this code base (Python's hmac, hashlib and cryptography modules

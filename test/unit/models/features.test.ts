@@ -3,11 +3,11 @@
  * the design matrix's encoding.
  */
 import { describe, expect, it } from 'vitest';
-import { ModelInputError, featureSources, parseExcludedColumns } from '../../../src/models/index.ts';
-import { deriveFeatures } from '../../../src/models/features/derive.ts';
-import { encodeDesign, isActive } from '../../../src/models/features/design.ts';
-import type { RawSample } from '../../../src/models/features/raw.ts';
-import { CATALOG_FIELDS } from '../../../src/graph/catalog-fields.ts';
+import { ModelInputError, featureSources, parseExcludedColumns } from '../../../src/modelling/index.ts';
+import { deriveFeatures } from '../../../src/modelling/features/derive.ts';
+import { encodeDesign, isActive } from '../../../src/modelling/features/design.ts';
+import type { RawSample } from '../../../src/modelling/features/raw.ts';
+import { CATALOG_FIELDS } from '../../../src/graph/person-fields.ts';
 
 describe('parseExcludedColumns', () => {
   it('reads the comma-prefixed form, canonical names and aliases, once each', () => {

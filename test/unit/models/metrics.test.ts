@@ -2,11 +2,11 @@
  * ROC AUC by rank sum, the default target size rule, and the privacy rule on importances.
  */
 import { describe, expect, it } from 'vitest';
-import { ModelInputError, defaultTargetSize, resolveTargetSize } from '../../../src/models/index.ts';
-import { rocAuc } from '../../../src/models/metrics/auc.ts';
-import { importances } from '../../../src/models/metrics/importance.ts';
-import type { Design } from '../../../src/models/features/design.ts';
-import type { Feature } from '../../../src/models/features/derive.ts';
+import { ModelInputError, defaultTargetSize, resolveTargetSize } from '../../../src/modelling/index.ts';
+import { rocAuc } from '../../../src/modelling/metrics/auc.ts';
+import { importances } from '../../../src/modelling/metrics/importance.ts';
+import type { Design } from '../../../src/modelling/features/design.ts';
+import type { Feature } from '../../../src/modelling/features/derive.ts';
 
 describe('rocAuc', () => {
   it('is the share of positive-negative pairs ranked right, ties counting half', () => {

@@ -3,9 +3,9 @@
  * population's.
  */
 import { describe, expect, it } from 'vitest';
-import { keepThresholds, priorOffset } from '../../../src/models/data/sample.ts';
-import type { LabelCounts } from '../../../src/models/data/labels.ts';
-import type { RawSample } from '../../../src/models/features/raw.ts';
+import { keepThresholds, priorOffset } from '../../../src/modelling/data/sample.ts';
+import type { LabelCounts } from '../../../src/modelling/data/labels.ts';
+import type { RawSample } from '../../../src/modelling/features/raw.ts';
 
 const counts = (pos: number, neg: number): LabelCounts => ({ graph: 0, labelled: 0, parts: [{ pos, neg }, { pos: 0, neg: 0 }, { pos: 0, neg: 0 }] });
 

@@ -4,8 +4,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { validateFilterGroups } from '../../../src/graph/filters/index.ts';
-import { parseSeedDescription, type SeedFilter } from '../../../src/models/index.ts';
-import { CATALOG_FIELDS } from '../../../src/graph/catalog-fields.ts';
+import { parseSeedDescription, type SeedFilter } from '../../../src/modelling/index.ts';
+import { CATALOG_FIELDS } from '../../../src/graph/person-fields.ts';
 
 const parse = (text: string) => parseSeedDescription(text, CATALOG_FIELDS);
 const f = (field: string, op: SeedFilter['op'], value: SeedFilter['value']): SeedFilter => ({ field, op, value });

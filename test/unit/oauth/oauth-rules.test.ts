@@ -5,7 +5,7 @@ import { normalizeMetadataDocument, isLoopbackRedirect } from '../../../src/modu
 import { csrfToken, csrfValid, cookieValue, sameOrigin } from '../../../src/modules/oauth/pages/csrf.ts';
 import { escapeHtml, html } from '../../../src/modules/oauth/pages/html.ts';
 import { bearerChallenge, resourceMetadataUrl } from '../../../src/modules/oauth/protected-resource.ts';
-import { libraryExp, recordKey, revive } from '../../../src/modules/oauth/provider/adapter.ts';
+import { libraryExp, recordKey, revive } from '../../../src/modules/oauth/oidc-provider/adapter.ts';
 import { identityScopeProblem, resourceKindOf, resourceScopes } from '../../../src/modules/oauth/resources.ts';
 
 const resources = { api: 'https://ads.example/v1', mcp: 'https://ads.example/mcp', a2a: 'https://ads.example/agent' };

@@ -3,7 +3,7 @@
  * bucket, and the reduced question, under the compiler's SQL semantics (NULL never compares true).
  */
 import { describe, expect, it } from 'vitest';
-import { CATALOG_FIELDS } from '../../../src/graph/catalog-fields.ts';
+import { CATALOG_FIELDS } from '../../../src/graph/person-fields.ts';
 import type { FilterCondition } from '../../../src/graph/filters/index.ts';
 import { bucketFact, reducedKey, truthIn } from '../../../src/modules/privacy/bucket-logic.ts';
 

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import type { MembershipQuery } from '../../../src/graph/membership/types.ts';
 import { privacyProtect, type ProtectContext } from '../../../src/modules/model-segments/index.ts';
 import { createPrivacyWithSecret, questionOf } from '../../../src/modules/privacy/index.ts';
-import type { ModelRunMetrics } from '../../../src/models/index.ts';
+import type { ModelRunMetrics } from '../../../src/modelling/index.ts';
 
 const privacy = createPrivacyWithSecret({ secret: 'unit-secret', floor: 50, lookupK: 10 });
 const protect = privacyProtect(privacy);

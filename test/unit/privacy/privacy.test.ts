@@ -4,7 +4,7 @@
  */
 import { DuckDBInstance } from '@duckdb/node-api';
 import { describe, expect, it } from 'vitest';
-import { CATALOG_FIELDS } from '../../../src/graph/catalog-fields.ts';
+import { CATALOG_FIELDS } from '../../../src/graph/person-fields.ts';
 import type { FilterCondition, FilterGroup } from '../../../src/graph/filters/index.ts';
 import type { MembershipQuery } from '../../../src/graph/membership/types.ts';
 import {

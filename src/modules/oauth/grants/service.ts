@@ -5,7 +5,7 @@
 import { DomainError } from '../../../core/errors.ts';
 import type { Clock } from '../../../lib/clock.ts';
 import type { OrganizationService } from '../../organizations/index.ts';
-import type { RecordRow, RecordStore } from '../provider/record-store.ts';
+import type { RecordRow, RecordStore } from '../oidc-provider/record-store.ts';
 
 export interface GrantView {
   id: string;

@@ -2,7 +2,7 @@
  * The field catalog: every customer-visible attribute of `graph.persons`. Names equal the column names;
  * ARRAY<STRING> fields are stored as BIGINT bitmasks over the vocabularies in src/graph/vocab.ts.
  */
-import type { CatalogField, FieldTag, FieldType, FilterOperator } from './catalog-types.ts';
+import type { CatalogField, FieldTag, FieldType, FilterOperator } from './field-types.ts';
 import {
   DWELLING_TYPES, EDUCATION, GENDERS, INCOME_BANDS, INTERESTS, MARITAL_STATUS, NET_WORTH_BANDS, OCCUPATION_GROUPS, PURCHASE_BEHAVIORS,
 } from './vocab.ts';

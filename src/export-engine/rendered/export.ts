@@ -13,7 +13,7 @@ import { graphPersonIdKeys } from '../../identity/person-id.ts';
 import { readMemberKeys } from '../batches.ts';
 import { ID_COLUMN } from '../columns.ts';
 import { ExportFailedError } from '../errors.ts';
-import { ByteBuffer } from '../formats/bytes.ts';
+import { ByteBuffer } from '../file-formats/bytes.ts';
 import type { PartSink } from '../parts.ts';
 import type { ExportFormat, ExportMembers, ExportPersonIds, ExportWarehouse } from '../types.ts';
 import type { RenderedRowsReader } from './file.ts';

@@ -4,7 +4,7 @@ export { buildRenderedRows, renderedRowsFileOf, type BuildRenderedRowsOptions, t
 export { isCurrentRenderedRows, renderedRowsPath as renderedRowsPathOf } from './rendered/file.ts';
 export { ExportFailedError, ExportRequestError } from './errors.ts';
 export { CSV_ARRAY_SEPARATOR } from './columns.ts';
-export { avroSchema } from './formats/avro.ts';
+export { avroSchema } from './file-formats/avro.ts';
 export type {
   ExportCompression, ExportField, ExportFieldType, ExportFormat, ExportMembers, ExportPart, ExportPersonIds, ExportRequest,
   ExportResult, ExportWarehouse, LevelsFile, MatchedRowsSource, MemberBases,

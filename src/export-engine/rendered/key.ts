@@ -6,7 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { OutputColumn } from '../columns.ts';
-import type { EncoderColumn } from '../formats/encoder.ts';
+import type { EncoderColumn } from '../file-formats/encoder.ts';
 import type { ExportFormat } from '../types.ts';
 
 /**

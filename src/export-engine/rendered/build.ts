@@ -8,7 +8,7 @@
 import { openChunkSource } from '../batches.ts';
 import { fieldColumn } from '../columns.ts';
 import { ExportFailedError, ExportRequestError } from '../errors.ts';
-import { encoderFor } from '../formats/for-format.ts';
+import { encoderFor } from '../file-formats/for-format.ts';
 import type { ExportField, ExportFormat, ExportWarehouse } from '../types.ts';
 import { openRenderedRows, renderedRowsPath, RenderedRowsWriter } from './file.ts';
 import { encoderColumnOf, familyOf, renderedRowsKey } from './key.ts';
