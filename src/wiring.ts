@@ -17,7 +17,6 @@ import { createRateLimiter } from './http/rate-limit/limiter.ts';
 import { createRateLimitStore } from './http/rate-limit/store.ts';
 import { cachedTierLookup } from './http/rate-limit/plugin.ts';
 import { ACCESS_TOKEN_SECRET, createServerKeys } from './lib/server-secrets.ts';
-import type { Tier } from './config/index.ts';
 import { createAuthModule } from './modules/auth/index.ts';
 import { createAgentTasksModule } from './modules/agent-tasks/index.ts';
 import { createBillingModule } from './modules/billing/index.ts';
@@ -27,7 +26,7 @@ import { createDiscoveryModule } from './modules/discovery/index.ts';
 import { createFileMatchModule } from './modules/file-match/index.ts';
 import { createIntegrationsModule } from './modules/integrations/index.ts';
 import { createMatchingModule } from './modules/matching/index.ts';
-import { createPrivacy } from './modules/privacy/index.ts';
+import { createGraphFigures, createPrivacy } from './modules/privacy/index.ts';
 import { createModelSegmentsModule, privacyProtect } from './modules/model-segments/index.ts';
 import { createOrganizationsModule } from './modules/organizations/index.ts';
 import { createSegmentsModule, warehouseGraphPorts } from './modules/segments/index.ts';
@@ -71,7 +70,7 @@ export async function createServices(deps: WiringDeps) {
   const rateLimiter = createRateLimiter({ store: createRateLimitStore(db), clock });
   const idempotency = createIdempotencyService({ store: createIdempotencyStore(db), clock });
   // Tier lookups are cached briefly (they change only with a contract change): rate limit and compute budget.
-  const tierOf = cachedTierLookup(async (orgId) => ((await organizations.findOrganization(orgId))?.tier as Tier) ?? null, clock);
+  const tierOf = cachedTierLookup((orgId) => organizations.tierOf(orgId), clock);
 
   const webhookModule = createWebhookModule({ config, database, queue, clock, keys, log: deps.log, resolver: deps.outboundResolver });
   const { events } = webhookModule;
@@ -93,13 +92,7 @@ export async function createServices(deps: WiringDeps) {
   const { catalog } = catalogModule;
   const billingModule = createBillingModule({
     db, clock, settings: config.billing, publicUrl: config.publicUrl,
-    tiers: {
-      // Inside a charging transaction the tier is read on that transaction (PGlite has one connection).
-      tierOf: async (orgId, conn) => ((conn
-        ? await conn.selectFrom('organizations').select('tier').where('id', '=', orgId).executeTakeFirst()
-        : await organizations.findOrganization(orgId))?.tier as Tier | undefined) ?? null,
-      setTier: (orgId, tier) => organizations.setTier(orgId, tier),
-    },
+    tiers: { tierOf: (orgId, conn) => organizations.tierOf(orgId, conn), setTier: (orgId, tier) => organizations.setTier(orgId, tier) },
     isOwner: async (orgId, userId) => (await organizations.findUser(orgId, userId))?.role === 'owner',
   });
   const { billing } = billingModule;
@@ -107,6 +100,10 @@ export async function createServices(deps: WiringDeps) {
   // Every graph-derived number and lookup row shown to a customer goes through the privacy layer.
   const privacy = await createPrivacy({
     keys, floor: config.discovery.privacyFloor, lookupK: config.discovery.lookupK, secret: config.discovery.privacyNoiseSecret,
+  });
+  const graphFigures = createGraphFigures({
+    privacy, run: (q, params) => warehouse.query(q, params, { timeoutMs: config.limits.warehouseStatementTimeoutMs }),
+    catalog: async () => (await catalog.getCatalog()).fields, persons: async () => (await warehouse.release()).persons,
   });
   const segmentsModule = createSegmentsModule({
     db, queue, clock, events, privacy,
@@ -128,12 +125,10 @@ export async function createServices(deps: WiringDeps) {
     collections: { privacy, segments, warehouse, dataDir: config.dataDir, clientStanding: (clientId) => oauth.clientStanding(clientId) },
     // Activation and export runs push an audience through a delivery of it (deliveriesModule is built below).
     deliveries: {
-      check: async (viewer, audienceId) => void (await segments.findVisibleAudience(viewer, audienceId)),
-      create: async (viewer, audienceId, fields, options) => (await deliveriesModule.deliveries.create(viewer, audienceId, {
-        destination: 'download', field_list: fields, output_format: 'csv', output_compression: 'none',
-      }, options)).delivery.delivery_id,
-      get: (viewer, audienceId, deliveryId) => deliveriesModule.deliveries.get(viewer, audienceId, deliveryId),
-      rows: (orgId, deliveryId) => deliveriesModule.rows(orgId, deliveryId),
+      check: (...a) => deliveriesModule.activation.check(...a),
+      create: (...a) => deliveriesModule.activation.create(...a),
+      get: (...a) => deliveriesModule.activation.get(...a),
+      rows: (...a) => deliveriesModule.activation.rows(...a),
     },
   });
 
@@ -143,7 +138,7 @@ export async function createServices(deps: WiringDeps) {
   });
   const modelSegments = createModelSegmentsModule({
     db, queue, clock, dataDir: config.dataDir, events, segments, warehouse, protectNumbers: privacyProtect(privacy), log: deps.log,
-    measureSet: async (query) => (await privacy.measure((q, params) => warehouse.query(q, params, { timeoutMs: config.limits.warehouseStatementTimeoutMs }), query, { catalog: (await catalog.getCatalog()).fields, persons: (await warehouse.release()).persons })).total,
+    measureSet: (query) => graphFigures.measureTotal(query),
   });
 
   const { tasks: agentTasks } = createAgentTasksModule({ db, clock });
@@ -155,21 +150,8 @@ export async function createServices(deps: WiringDeps) {
     releaseFile: async () => releaseFilePath(config.dataDir, await warehouse.release()), renderedRows: config.exports.renderedRows,
     catalog: () => catalog.getCatalog(), warehouse, statementTimeoutMs: config.limits.warehouseStatementTimeoutMs, organizations, events,
     billing, liveLicenseLimit: config.billing.licenseLookupMaxIdentities,
-    // Figures shown before purchase are graph-derived: the audience's own question, so a quote shows the
-    // audience's record_count; below the floor it shows the floor (an estimate never under the real cost).
-    // The already-licensed members are a second number of that question (facet `licensed`); suppressed,
-    // none is shown as licensed (again an estimate never under the real cost), and never more than the count.
-    // Both follow the audience's member set (docs/decisions/052): measured in the warehouse like its record_count.
-    quoteNumbers: async ({ query, ownList, figures }) => {
-      if (ownList) return figures;
-      const question = privacy.question(query);
-      const run = (q: string, params: unknown[]) => warehouse.query(q, params, { timeoutMs: config.limits.warehouseStatementTimeoutMs });
-      const { total: set } = await privacy.measure(run, query, { catalog: (await catalog.getCatalog()).fields, persons: (await warehouse.release()).persons });
-      const billing_count = privacy.shownCount({ question, trueCount: set.n, set }).record_count ?? privacy.floor;
-      const licensed = figures.already_licensed_count === null ? null
-        : Math.min(billing_count, privacy.shownCount({ question, trueCount: figures.already_licensed_count, set: { ...set, n: figures.already_licensed_count }, facet: 'licensed' }).record_count ?? 0);
-      return { billing_count, already_licensed_count: licensed };
-    },
+    // Figures shown before purchase are graph-derived: through the privacy layer, by member set.
+    quoteNumbers: (input) => graphFigures.quoteFigures(input),
     policy: { allowPrivate: config.outbound.allowPrivateTargets, resolve: deps.outboundResolver },
     matchedRun: async (orgId, segmentId) => {
       const run = await fileMatch.deliverySource(orgId, segmentId);

@@ -4,6 +4,7 @@
  * re-delivery, delivery events, and the organization's destinations. Owns deliveries, delivery_quotes
  * and delivery_destinations. Its seams with billing and privacy are the ports in pricing.ts.
  */
+import type { Viewer } from '../../core/caller.ts';
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import type { ExportWarehouse } from '../../export-engine/index.ts';
@@ -110,10 +111,24 @@ export function createDeliveriesModule(deps: DeliveriesDeps) {
     if (!run?.audienceId) throw SegmentErrors.notFound();
     return run.audienceId;
   }
+  const rows = createRowReader({ db, objects });
   return {
     deliveries, destinations,
     /** The rows of a completed CSV download delivery (integration runs push them to a provider). */
-    rows: createRowReader({ db, objects }),
+    rows,
+    /**
+     * What integration activation and export runs need of deliveries: the audience checked as visible, an
+     * uncompressed CSV download of the given fields (unbilled when a partner bills the run), its state,
+     * and its rows to push to the provider.
+     */
+    activation: {
+      check: async (viewer: Viewer, audienceId: string): Promise<void> => void (await deps.segments.findVisibleAudience(viewer, audienceId)),
+      create: async (viewer: Viewer, audienceId: string, fields: string[], options: { unbilled: boolean }): Promise<string> => (await deliveries.create(viewer, audienceId, {
+        destination: 'download', field_list: fields, output_format: 'csv', output_compression: 'none',
+      }, options)).delivery.delivery_id,
+      get: (viewer: Viewer, audienceId: string, deliveryId: string) => deliveries.get(viewer, audienceId, deliveryId),
+      rows,
+    },
     operations: [
       ...deliveryOperations({ deliveries, download: createDownloadHandler({ db, clock, objects, signer: getSigner, sourceDeleted }), audienceOfMatch }),
       ...destinationOperations({ destinations }),

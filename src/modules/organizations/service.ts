@@ -118,6 +118,8 @@ export function createOrganizationService(deps: { store: OrganizationStore; cloc
     listUsers: (orgId: string) => store.listUsers(orgId),
 
     findOrganization: (orgId: string) => store.findOrganization(orgId),
+    /** The organization's tier (null: no such organization); `conn`: a transaction of the caller's. */
+    tierOf: async (orgId: string, conn?: Parameters<OrganizationStore['tierOf']>[1]): Promise<Tier | null> => ((await store.tierOf(orgId, conn)) as Tier | null),
     findUser: (orgId: string, userId: string) => store.findUser(orgId, userId),
     firstOwner: (orgId: string) => store.firstOwner(orgId),
     setTier: (orgId: string, tier: Tier) => store.updateTier(orgId, tier),

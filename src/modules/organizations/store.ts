@@ -29,6 +29,10 @@ export function createOrganizationStore(db: Kysely<DB>) {
     async findOrganization(orgId: string): Promise<OrganizationRow | undefined> {
       return db.selectFrom('organizations').selectAll().where('id', '=', orgId).executeTakeFirst();
     },
+    /** The contract tier, read on `conn` when given (inside another area's transaction: PGlite has one connection). */
+    async tierOf(orgId: string, conn: Kysely<DB> = db): Promise<string | null> {
+      return (await conn.selectFrom('organizations').select('tier').where('id', '=', orgId).executeTakeFirst())?.tier ?? null;
+    },
     async clientCodeTaken(code: string): Promise<boolean> {
       return !!(await db.selectFrom('organizations').select('id').where('client_code', '=', code).executeTakeFirst());
     },

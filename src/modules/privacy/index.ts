@@ -51,6 +51,7 @@ export type Privacy = ReturnType<typeof createPrivacyWithSecret>;
 export { floorNotMet, type Bucket, type ProtectedBuckets, type ProtectedCount, type ShownCount } from './service.ts';
 export { namedQuestion, questionOf, setLayers, lookupParts, joinParts, type Question } from './question.ts';
 export { minBucket } from './set-stats.ts';
+export { createGraphFigures, type GraphFigures } from './graph-figures.ts';
 export { MAX_FORMS_PER_SCAN, hex, xorHex, type Measured, type MeasuredBucket, type MeasuredSet, type MeasureOptions, type Run, type SetCount } from './sets.ts';
 export { formsOf, itemsOf, withoutItems } from './forms.ts';
 export { createQuestionLog, privacyMetrics, DEFAULT_QUESTION_LOG, type QuestionLog, type QuestionLogSettings, type QuestionRecorder } from './question-log.ts';
