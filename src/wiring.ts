@@ -16,7 +16,7 @@ import { createIdempotencyStore } from './http/idempotency/store.ts';
 import { createRateLimiter } from './http/rate-limit/limiter.ts';
 import { createRateLimitStore } from './http/rate-limit/store.ts';
 import { cachedTierLookup } from './http/rate-limit/plugin.ts';
-import { ACCESS_TOKEN_SECRET, createServerKeys } from './lib/server-secrets.ts';
+import { ACCESS_TOKEN_SECRET, createServerKeys } from './db/server-secrets.ts';
 import { createAuthModule } from './modules/auth/index.ts';
 import { createAgentTasksModule } from './modules/agent-tasks/index.ts';
 import { createBillingModule } from './modules/billing/index.ts';

@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util';
 import { loadConfig, type Config } from '../config/index.ts';
 import { openDatabase } from '../db/database.ts';
 import { systemClock } from '../lib/clock.ts';
-import { createServerKeys } from '../lib/server-secrets.ts';
+import { createServerKeys } from '../db/server-secrets.ts';
 import { createApiKeys } from '../modules/auth/index.ts';
 import { passwordProblem } from '../lib/passwords.ts';
 import { createOAuthModule } from '../modules/oauth/index.ts';

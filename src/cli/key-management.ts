@@ -7,7 +7,7 @@ import { loadConfig } from '../config/index.ts';
 import { openDatabase } from '../db/database.ts';
 import { masterKeyId, masterKeyPath, newMasterKey, parseMasterKey, promoteNextKeyFile, writeKeyFile, type MasterKey } from '../db/master-key.ts';
 import { systemClock } from '../lib/clock.ts';
-import { createServerKeys, rewrapUnderMasterKey, rollSigningKeys, rowsNotUnder, SIGNING_KEY_OVERLAP_SECONDS } from '../lib/server-secrets.ts';
+import { createServerKeys, rewrapUnderMasterKey, rollSigningKeys, rowsNotUnder, SIGNING_KEY_OVERLAP_SECONDS } from '../db/server-secrets.ts';
 import { printJson, UsageError } from './output.ts';
 
 export async function rotateMasterCommand(env: NodeJS.ProcessEnv = process.env): Promise<void> {

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { wrapValue } from '../../src/db/master-key.ts';
-import { serverSecretAad } from '../../src/lib/server-secrets.ts';
+import { serverSecretAad } from '../../src/db/server-secrets.ts';
 import { minBucket, PRIVACY_NOISE_SECRET } from '../../src/modules/privacy/index.ts';
 import { bearer, createTestOrg, testApp, type TestApp } from '../helpers/app.ts';
 import { shownSet } from '../helpers/privacy.ts';

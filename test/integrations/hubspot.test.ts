@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/lib/clock.ts';
 import { createTokenBox, tokenAad } from '../../src/modules/integrations/token-box.ts';
-import { createServerKeys } from '../../src/lib/server-secrets.ts';
+import { createServerKeys } from '../../src/db/server-secrets.ts';
 import { testStores } from '../helpers/stores.ts';
 import { NOBODY, pickPersons, type Row } from '../match-api/setup.ts';
 import { contactOf, expectEquations, setup, type IntegrationTest } from './setup.ts';

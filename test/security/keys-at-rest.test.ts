@@ -13,7 +13,7 @@ import { loadMasterKeys, MasterKeyError } from '../../src/db/master-key.ts';
 import { encodeGraphPersonId } from '../../src/identity/person-id.ts';
 import { ManualClock, systemClock } from '../../src/lib/clock.ts';
 import { hmacSha256 } from '../../src/lib/crypto.ts';
-import { ACCESS_TOKEN_SECRET, createServerKeys, OBJECT_URL_SECRET, PERSON_ID_SECRET, rollSigningKeys } from '../../src/lib/server-secrets.ts';
+import { ACCESS_TOKEN_SECRET, createServerKeys, OBJECT_URL_SECRET, PERSON_ID_SECRET, rollSigningKeys } from '../../src/db/server-secrets.ts';
 import { signAccessToken } from '../../src/modules/auth/tokens.ts';
 import { createUrlSigner } from '../../src/objects/signed-urls.ts';
 import { bearer, createTestOrg, testApp, type TestApp, type TestOrg } from '../helpers/app.ts';

@@ -8,7 +8,7 @@ import type { DB } from '../../src/db/schema.ts';
 import { createSecretBox, decryptV1, deriveSecretKey, encryptV1, orgSecretAad, SEALED_PREFIX, subscriptionSecretAad } from '../../src/modules/webhooks/secret-box.ts';
 import { loadMasterKeys } from '../../src/db/master-key.ts';
 import { systemClock } from '../../src/lib/clock.ts';
-import { createServerKeys } from '../../src/lib/server-secrets.ts';
+import { createServerKeys } from '../../src/db/server-secrets.ts';
 import { testStores } from '../helpers/stores.ts';
 import { bearer, createTestOrg, testApp, type TestApp, type TestOrg } from '../helpers/app.ts';
 import { db, ensureWebhookQueue, readyData } from './helpers.ts';

@@ -5,7 +5,7 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import type { Clock } from '../../lib/clock.ts';
-import type { SigningKeyRing } from '../../lib/server-secrets.ts';
+import type { SigningKeyRing } from '../../db/server-secrets.ts';
 import type { OrganizationService } from '../organizations/index.ts';
 import { createApiKeyStore } from './api-key-store.ts';
 import { createApiKeyService } from './api-keys.ts';

@@ -5,7 +5,7 @@ import type { OrganizationService } from '../organizations/index.ts';
 import type { ApiKeyService } from './api-keys.ts';
 import { ACCESS_TOKEN_PREFIX, signAccessToken, verifyAccessToken } from './tokens.ts';
 import { API_KEY_PREFIX } from './api-keys.ts';
-import { ACCESS_TOKEN_MAX_SECONDS, type SigningKeyRing } from '../../lib/server-secrets.ts';
+import { ACCESS_TOKEN_MAX_SECONDS, type SigningKeyRing } from '../../db/server-secrets.ts';
 
 /** Checks an OAuth access token for the REST API resource (the oauth area provides it). */
 export type OAuthBearerVerifier = (token: string) => Promise<Caller>;

@@ -12,7 +12,7 @@ import type { Clock } from '../../lib/clock.ts';
 import { newId } from '../../lib/ids.ts';
 import { refusesConfiguredHost, type OutboundPolicy } from '../../lib/outbound/index.ts';
 import { cachedDerivedKey, openValue, sealValue } from '../../lib/sealed.ts';
-import type { ServerKeys } from '../../lib/server-secrets.ts';
+import type { ServerKeys } from '../../db/server-secrets.ts';
 import type { CreateDestinationInput, DestinationDoc } from './schemas.ts';
 import { destinationStore, type DestinationRow } from './store.ts';
 

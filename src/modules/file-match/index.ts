@@ -8,7 +8,7 @@ import type { DB } from '../../db/schema.ts';
 import type { MatchWarehouse } from '../../identity/matcher/index.ts';
 import type { JobQueue } from '../../jobs/queue.ts';
 import type { Clock } from '../../lib/clock.ts';
-import { OBJECT_URL_MAX_SECONDS, OBJECT_URL_SECRET, PERSON_ID_SECRET, type ServerKeys } from '../../lib/server-secrets.ts';
+import { OBJECT_URL_MAX_SECONDS, OBJECT_URL_SECRET, PERSON_ID_SECRET, type ServerKeys } from '../../db/server-secrets.ts';
 import { createUrlSigner, type UrlSigner } from '../../objects/signed-urls.ts';
 import { ObjectStore } from '../../objects/store.ts';
 import type { SegmentsApi } from '../segments/index.ts';

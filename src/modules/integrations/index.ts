@@ -13,7 +13,7 @@ import type { JobQueue } from '../../jobs/queue.ts';
 import type { JobDefinition } from '../../jobs/worker.ts';
 import type { Clock } from '../../lib/clock.ts';
 import type { OutboundPolicy } from '../../lib/outbound/index.ts';
-import type { ServerKeys } from '../../lib/server-secrets.ts';
+import type { ServerKeys } from '../../db/server-secrets.ts';
 import type { BillingService, ContractTerms } from '../billing/index.ts';
 import type { MatchingService } from '../matching/index.ts';
 import type { EventService } from '../webhooks/index.ts';

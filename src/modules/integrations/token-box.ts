@@ -6,7 +6,7 @@
  * another connection's row, or from one column to the other, does not open.
  */
 import { cachedDerivedKey, openValue, sealValue } from '../../lib/sealed.ts';
-import type { ServerKeys } from '../../lib/server-secrets.ts';
+import type { ServerKeys } from '../../db/server-secrets.ts';
 
 export const TOKEN_KEY_NAME = 'integration_token_key';
 const PREFIX = 'itk1.';

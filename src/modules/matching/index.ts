@@ -8,7 +8,7 @@ import type { DB } from '../../db/schema.ts';
 import type { CatalogField, CatalogTemplate } from '../../graph/field-types.ts';
 import type { Warehouse } from '../../graph/warehouse.ts';
 import type { Clock } from '../../lib/clock.ts';
-import { PERSON_ID_SECRET, type ServerKeys } from '../../lib/server-secrets.ts';
+import { PERSON_ID_SECRET, type ServerKeys } from '../../db/server-secrets.ts';
 import type { BillingService } from '../billing/index.ts';
 import type { SegmentsApi } from '../segments/index.ts';
 import { createMatchIndexProvider } from './match-index.ts';

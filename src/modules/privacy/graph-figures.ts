@@ -6,12 +6,13 @@
 import type { FilterCatalog } from '../../graph/filters/index.ts';
 import type { MembershipQuery } from '../../graph/membership/types.ts';
 import type { MeasuredSet, Run } from './set-stats.ts';
-import type { Privacy } from './index.ts';
+import type { Question } from './question.ts';
+import type { PrivacyService } from './service.ts';
 
 export interface QuoteFigures { billing_count: number; already_licensed_count: number | null }
 
 export function createGraphFigures(deps: {
-  privacy: Pick<Privacy, 'measure' | 'question' | 'shownCount' | 'floor'>;
+  privacy: Pick<PrivacyService, 'measure' | 'shownCount' | 'floor'> & { question(query: MembershipQuery): Question };
   /** Runs a warehouse statement (with the service's statement timeout). */
   run: Run;
   catalog: () => Promise<FilterCatalog>;

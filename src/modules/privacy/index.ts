@@ -26,7 +26,7 @@
  * input and match counts) and what a customer has paid for and received (a delivery's exported rows).
  * Error hints ("did you mean") come from the catalog and reference vocabularies, never from counts.
  */
-import type { ServerKeys } from '../../lib/server-secrets.ts';
+import type { ServerKeys } from '../../db/server-secrets.ts';
 import type { MembershipQuery } from '../../graph/membership/types.ts';
 import { questionOf } from './question.ts';
 import { createPrivacyService } from './service.ts';

@@ -2,7 +2,7 @@ import type { Config } from '../../config/index.ts';
 import type { Database } from '../../db/database.ts';
 import type { JobQueue } from '../../jobs/queue.ts';
 import type { Clock } from '../../lib/clock.ts';
-import type { ServerKeys } from '../../lib/server-secrets.ts';
+import type { ServerKeys } from '../../db/server-secrets.ts';
 import type { Resolver } from '../../lib/outbound/index.ts';
 import { createSecretBox } from './secret-box.ts';
 import { createDispatcher } from './dispatcher.ts';

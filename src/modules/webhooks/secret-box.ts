@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import { derivedKey, openValue, sealValue } from '../../lib/sealed.ts';
-import type { ServerKeys } from '../../lib/server-secrets.ts';
+import type { ServerKeys } from '../../db/server-secrets.ts';
 
 /**
  * Signing secrets at rest (ADR 006). Stored as `wsk1.<base64url(iv ‖ tag ‖ ciphertext)>`: AES-256-GCM

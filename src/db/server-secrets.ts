@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
-import type { MasterKey } from '../db/master-key.ts';
-import { isWrapped, unwrapValue, wrapValue } from '../db/master-key.ts';
-import type { DB } from '../db/schema.ts';
-import type { Clock } from './clock.ts';
+import type { MasterKey } from './master-key.ts';
+import { isWrapped, unwrapValue, wrapValue } from './master-key.ts';
+import type { DB } from './schema.ts';
+import type { Clock } from '../lib/clock.ts';
 
 /**
  * Server-side keys (token signing, object URLs, person ids, webhook secrets) live in the control plane so
