@@ -9,7 +9,8 @@ import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import type { Caller } from '../core/caller.ts';
 import { CommonErrors, type DomainError, type ErrorIssue } from '../core/errors.ts';
-import { isReplied, type Operation, type OperationContext } from '../core/operation.ts';
+import { type Operation, type OperationContext } from '../core/operation.ts';
+import { runOnce } from './idempotency/run-once.ts';
 import { hasScope, type Scope } from '../core/scopes.ts';
 import { envelope, toDomainError } from './error-handler.ts';
 import type { IdempotencyService } from './idempotency/service.ts';
@@ -169,22 +170,9 @@ export async function callTool(tool: AgentTool, rawArgs: unknown, call: ToolCall
       const estimate = tool.op.agent ? await tool.op.agent.estimate?.(ctx, input as never) : undefined;
       return { ok: true, status: 0, estimate: { confirmation_required: true, tool: tool.name, ...(estimate ?? {}), next_step: 'Call again with confirm: true to run it.' } };
     }
-    const execute = async () => {
-      const result = await tool.op.handler(ctx, input as never);
-      return isReplied(result) ? { statusCode: result.status, body: result.body as unknown } : { statusCode: tool.op.status, body: result as unknown };
-    };
     const key = typeof argKey === 'string' ? argKey : call.idempotency?.key;
-    if (!tool.op.idempotency || !call.idempotency || key === undefined) {
-      const done = await execute();
-      return { ok: true, status: done.statusCode, body: done.body };
-    }
-    // The REST mechanism, keyed as REST keys it (operation and user; the body hashed), so a retry over either transport replays.
-    const { replay } = tool.op.idempotency;
-    const done = await call.idempotency.service.run({
-      orgId: call.caller.orgId, scope: `${tool.op.id}|${call.caller.userId}`, key, body: input.body ?? null, execute,
-      refresh: replay ? (stored) => replay(stored as never, ctx) : undefined,
-    });
-    return { ok: true, status: done.statusCode, body: done.body, replayed: done.replayed };
+    const done = await runOnce(tool.op, ctx, input as never, { service: call.idempotency?.service, key, body: input.body });
+    return { ok: true, status: done.statusCode, body: done.body, ...(done.replayed !== undefined ? { replayed: done.replayed } : {}) };
   } catch (error) {
     const domainError = toDomainError(error);
     if (domainError.code === 'INTERNAL_ERROR') call.log.error({ err: error, tool: tool.name }, 'agent tool call failed');

@@ -7,9 +7,10 @@
 import fs from 'node:fs';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { IsOptional, type TSchema } from 'typebox';
-import { isFileBody, isReplied, type Operation, type OperationContext } from '../core/operation.ts';
+import { isFileBody, type Operation, type OperationContext } from '../core/operation.ts';
 import { HTTP_STATUS } from './error-status.ts';
 import type { IdempotencyService } from './idempotency/service.ts';
+import { runOnce } from './idempotency/run-once.ts';
 import { errorResponseSchemas } from './schemas.ts';
 
 declare module 'fastify' {
@@ -101,23 +102,11 @@ async function handle(op: Operation, request: FastifyRequest, reply: FastifyRepl
     headers: request.headers as never,
     ...(op.rawBody ? { raw: (request.body as NodeJS.ReadableStream | undefined) ?? request.raw } : {}),
   };
-  const run = async () => {
-    const result = await op.handler(ctx, input);
-    return isReplied(result) ? { statusCode: result.status, body: result.body } : { statusCode: op.status, body: result };
-  };
   const key = request.headers['idempotency-key'];
-  const outcome = op.idempotency && typeof key === 'string' && ctx.caller
-    ? await deps.idempotency.run({
-      orgId: ctx.caller.orgId,
-      // Keys belong to the caller: another user's key is a different key (never their response).
-      scope: `${op.id}|${ctx.caller.userId}`,
-      key,
-      body: request.body ?? null,
-      execute: run,
-      refresh: op.idempotency.replay ? (stored) => op.idempotency!.replay!(stored, ctx) : undefined,
-    })
-    : await run();
-  if ('replayed' in outcome) reply.header('idempotent-replayed', String(outcome.replayed));
+  const outcome = await runOnce(op as Operation, ctx, input as never, {
+    service: deps.idempotency, key: typeof key === 'string' ? key : undefined, body: request.body,
+  });
+  if (outcome.replayed !== undefined) reply.header('idempotent-replayed', String(outcome.replayed));
   reply.status(outcome.statusCode);
   if (isFileBody(outcome.body)) {
     const f = outcome.body;
