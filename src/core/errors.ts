@@ -4,7 +4,7 @@
  * code to a status and renders the envelope of spec section 7, and the MCP and A2A adapters map the same
  * codes to their own error forms.
  */
-import type { ErrorCode } from './error-codes.ts';
+import { ERROR_CODES, type ErrorCode } from './error-codes.ts';
 
 export type { ErrorCode } from './error-codes.ts';
 
@@ -34,12 +34,13 @@ export class DomainError extends Error {
   readonly details?: Record<string, unknown>;
   readonly retryAfterSeconds?: number;
 
+  /** `message`: what happened, specifically; without one, the code's default text from the registry. */
   constructor(
     readonly code: ErrorCode,
-    message: string,
+    message?: string,
     options: DomainErrorOptions = {},
   ) {
-    super(message, { cause: options.cause });
+    super(message ?? ERROR_CODES[code].text, { cause: options.cause });
     this.name = 'DomainError';
     this.nextStep = options.nextStep;
     this.issues = options.issues;
@@ -78,4 +79,7 @@ export const CommonErrors = {
       nextStep: 'Retry later; if it persists, contact support with the request_id.',
     }),
   unavailable: (message: string, nextStep = 'Retry shortly.') => new DomainError('SERVICE_UNAVAILABLE', message, { nextStep }),
+  /** A warehouse statement stopped at its timeout (WAREHOUSE_STATEMENT_TIMEOUT_MS); `nextStep` says what to narrow. */
+  queryTimeout: (timeoutMs: number, o: { cause?: unknown; nextStep: string; details?: Record<string, unknown> }) =>
+    new DomainError('QUERY_TIMEOUT', `The warehouse statement took longer than ${Math.max(1, Math.round(timeoutMs / 1000))} s and was stopped.`, o),
 };

@@ -1,6 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { CommonErrors, DomainError, isDomainError, type ErrorIssue } from '../core/errors.ts';
-import type { ErrorCode } from '../core/error-codes.ts';
+import { isErrorCode, isOutage, type ErrorCode } from '../core/error-codes.ts';
 import { isUnreadableBody } from './body.ts';
 import { JSONRPC, jsonRpcCodeOf } from './error-jsonrpc.ts';
 import { HTTP_STATUS } from './error-status.ts';
@@ -121,15 +121,13 @@ export function sendError(request: FastifyRequest, reply: FastifyReply, error: D
   return reply.status(shaped.status).type('application/json').send(shaped.body);
 }
 
-/** Refusals the service expects while it runs (a graph still loading, an upstream down): no stack trace. */
-const EXPECTED_5XX = new Set(['SERVICE_UNAVAILABLE', 'DATA_RELEASE_UNAVAILABLE', 'QUERY_TIMEOUT', 'FILTER_CATALOG_UNAVAILABLE', 'BQ_TABLE_MISSING', 'WORKFLOW_LAUNCH_FAILED']);
-
 export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error, request, reply) => {
     const domainError = toDomainError(error);
     const status = statusOf(domainError);
     const fields = { code: domainError.code, status, route: request.routeOptions.url, org_id: request.principal?.orgId };
-    if (status >= 500 && !EXPECTED_5XX.has(domainError.code)) request.log.error({ ...fields, err: error }, 'request failed');
+    // Outages the service expects while it runs (a graph still loading, an upstream down): no stack trace.
+    if (status >= 500 && !(isErrorCode(domainError.code) && isOutage(domainError.code))) request.log.error({ ...fields, err: error }, 'request failed');
     else if (status >= 500) request.log.warn({ ...fields, cause: (domainError.cause as Error | undefined)?.message }, 'request refused: temporarily unavailable');
     else request.log.info(fields, 'request refused');
     return sendError(request, reply, domainError);

@@ -3,7 +3,7 @@
  * unavailability maps to 502/503 with our own text, anything else is rethrown for the 500 handler.
  */
 import { WarehouseTimeoutError, WarehouseUnavailableError } from '../../graph/errors.ts';
-import { DomainError } from '../../core/errors.ts';
+import { CommonErrors, DomainError } from '../../core/errors.ts';
 
 export type { WarehouseReader } from '../../graph/warehouse.ts';
 
@@ -25,10 +25,7 @@ export function releaseMissingError(cause?: unknown): DomainError {
 /** Maps a warehouse failure to a client-safe domain error; returns other errors unchanged. */
 export function toClientError(err: unknown): unknown {
   if (err instanceof WarehouseTimeoutError) {
-    return new DomainError('QUERY_TIMEOUT', `The question took longer than ${Math.round(err.timeoutMs / 1000)} s and was stopped.`, {
-      cause: err,
-      nextStep: 'Narrow the filters (fewer conditions, fewer OR groups) or drop group_by, then ask again.',
-    });
+    return CommonErrors.queryTimeout(err.timeoutMs, { cause: err, nextStep: 'Narrow the filters (fewer conditions, fewer OR groups) or drop group_by, then ask again.' });
   }
   if (err instanceof WarehouseUnavailableError) return err.kind === 'no_release' ? noReleaseError(err) : releaseMissingError(err);
   return err;

@@ -8,7 +8,7 @@
 import { createHash } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Viewer } from '../../core/caller.ts';
-import { DomainError } from '../../core/errors.ts';
+import { CommonErrors, DomainError } from '../../core/errors.ts';
 import type { DB } from '../../db/schema.ts';
 import type { ExportField, MemberBases } from '../../export-engine/index.ts';
 import type { CatalogField, CatalogTemplate } from '../../graph/field-types.ts';
@@ -178,9 +178,7 @@ export function createRequestResolver(deps: RequestDeps) {
       const m = membershipSql({ kind: 'composition', composition }, { catalog: catalog.fields });
       const [counted] = await deps.warehouse.query<{ n: unknown }>(m.count, m.params, { timeoutMs: deps.statementTimeoutMs }).catch((cause: unknown) => {
         if (!(cause instanceof WarehouseTimeoutError)) throw cause;
-        throw new DomainError('QUERY_TIMEOUT', `Counting the audience took longer than ${Math.max(1, Math.round(cause.timeoutMs / 1000))} s and was stopped.`, {
-          cause, nextStep: 'Narrow the filters of the audience\'s segments (fewer conditions, fewer OR groups), then ask again.',
-        });
+        throw CommonErrors.queryTimeout(cause.timeoutMs, { cause, nextStep: 'Narrow the filters of the audience\'s segments (fewer conditions, fewer OR groups), then ask again.' });
       });
       const matchedSegment = include.find((s) => s.subtype === 'matched') ?? null;
       const run = matchedSegment ? await deps.matchedRun(viewer.orgId, matchedSegment.id) : null;

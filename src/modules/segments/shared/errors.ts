@@ -1,5 +1,5 @@
 /** Errors of the segments area (segments, audiences, campaigns), one factory per code. */
-import { DomainError } from '../../../core/errors.ts';
+import { CommonErrors, DomainError } from '../../../core/errors.ts';
 
 export const SegmentErrors = {
   notFound: () => new DomainError('SEGMENT_NOT_FOUND', 'Segment was not found.', { nextStep: 'Check the id; deleted segments, private segments of other users and other organizations\' segments are not visible.' }),
@@ -11,10 +11,9 @@ export const SegmentErrors = {
     new DomainError('INVALID_STATUS_TRANSITION', `Cannot move from ${from} to ${to}.`, { details: { current_status: from, requested_status: to }, nextStep: hint }),
   catalogUnavailable: (cause: unknown) =>
     new DomainError('FILTER_CATALOG_UNAVAILABLE', 'The field catalog could not be read, so filters cannot be validated; nothing was created.', { cause, nextStep: 'Retry shortly.' }),
-  queryTimeout: (timeoutMs: number, cause?: unknown) =>
-    new DomainError('QUERY_TIMEOUT', `Counting took longer than ${Math.max(1, Math.round(timeoutMs / 1000))} s and was stopped; record_count is null with count_failed.`, {
-      cause, nextStep: 'Narrow the filters of the segments (fewer conditions, fewer OR groups), then count again.',
-    }),
+  queryTimeout: (timeoutMs: number, cause?: unknown) => CommonErrors.queryTimeout(timeoutMs, {
+    cause, nextStep: 'Narrow the filters of the segments (fewer conditions, fewer OR groups), then count again; until then record_count is null with count_failed.',
+  }),
   noRelease: () =>
     new DomainError('DATA_RELEASE_UNAVAILABLE', 'No data release is published yet.', { nextStep: 'Retry shortly; the identity graph is being loaded.' }),
   unknownSubtype: (subtype: string, action: string) =>
