@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { rollSigningCommand, rotateMasterCommand } from '../src/cli/key-management.ts';
 import { openDatabase } from '../src/db/database.ts';
 import { systemClock } from '../src/lib/clock.ts';
-import { ACCESS_TOKEN_SECRET, createServerKeys, OBJECT_URL_SECRET, PERSON_ID_SECRET } from '../src/lib/server-secrets.ts';
+import { ACCESS_TOKEN_SECRET, createServerKeys, OBJECT_URL_SECRET, PERSON_ID_SECRET } from '../src/db/server-secrets.ts';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'ads-bench-keys-'));
 const env = { DATA_DIR: dataDir, LOG_LEVEL: 'silent' } as NodeJS.ProcessEnv;

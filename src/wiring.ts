@@ -138,7 +138,7 @@ export async function createServices(deps: WiringDeps) {
   });
   const modelSegments = createModelSegmentsModule({
     db, queue, clock, dataDir: config.dataDir, events, segments, warehouse, protectNumbers: privacyProtect(privacy), log: deps.log,
-    measureSet: (query) => graphFigures.measureTotal(query),
+    measureSet: (query) => graphFigures.measureQuestion(query),
   });
 
   const { tasks: agentTasks } = createAgentTasksModule({ db, clock });

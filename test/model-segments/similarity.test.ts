@@ -225,3 +225,30 @@ describe('seed floor by the privacy layer (decision 015)', () => {
   }, 120_000);
 });
 
+
+describe('a seed is learned as the privacy layer answered it (decision 052)', () => {
+  it('a one-person OR branch of the seed has no effect: the model learns from the rest', async () => {
+    // A person outside CA, alone on ZIP + age + gender: the branch that names them changes the seed by one.
+    const [row] = (await m.g.conn.runAndReadAll(`SELECT zip5, age, gender, person_key FROM graph.persons p
+      WHERE state <> 'CA' AND age IS NOT NULL AND gender IS NOT NULL AND zip5 IS NOT NULL
+      QUALIFY count(*) OVER (PARTITION BY zip5, age, gender) = 1 ORDER BY person_key LIMIT 1`)).getRowObjectsJS() as { zip5: string; age: number; gender: string; person_key: bigint }[];
+    expect(row).toBeDefined();
+    const one = [cond('zip5', '=', row!.zip5), cond('age', '=', Number(row!.age)), cond('gender', '=', row!.gender)];
+    const seedWithOne = (await m.call('POST', '/v1/segments', {
+      name: 'CA and one more', create_audience: false,
+      filter_groups: [{ id: 'ca', combinator: 'AND', filters: [cond('state', '=', 'CA')] }, { id: 'one', combinator: 'OR', filters: one }],
+    })).body.segment_id as string;
+    const res = await m.call('POST', '/v1/segments', { name: 'CA plus one lookalikes', subtype: 'similarity', seed_segment_id: seedWithOne });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    const run = await m.waitRun(res.body.workflow_run_id, ['completed', 'failed']);
+    expect(run.status, JSON.stringify(run.error_message)).toBe('completed');
+    // The seed's size is CA's (the branch of one person is of low effect), and so is what the model learned
+    // from: the run's own record of the persons it labelled holds CA's count, not CA's plus one.
+    expect(run.steps[0].metrics).toEqual({ seed_persons: await shownSet({ filters: [cond('state', '=', 'CA')] }, await m.g.keys(`state = 'CA'`)) });
+    const { database } = await testStores();
+    const stored = await database.db.selectFrom('workflow_runs').select(['metrics', 'input']).where('id', '=', res.body.workflow_run_id).executeTakeFirstOrThrow();
+    const parse = (v: unknown) => (typeof v === 'string' ? JSON.parse(v) : v) as Record<string, any>;
+    expect(parse(stored.metrics).labelled_persons).toBe(CA);
+    expect(JSON.stringify(parse(stored.input).answered_query)).not.toContain(row!.zip5);
+  }, 120_000);
+});

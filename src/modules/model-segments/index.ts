@@ -33,7 +33,7 @@ export function createModelSegmentsModule(deps: {
   /** The privacy layer's treatment of graph-derived numbers shown to customers (src/wiring.ts: `privacyProtect`). */
   protectNumbers?: ProtectNumbers;
   /** The privacy layer's measure of a set (decision 052): a seed is refused exactly as discovery refuses the same set. */
-  measureSet?: (query: MembershipQuery) => Promise<MeasuredSet>;
+  measureSet?: (query: MembershipQuery) => Promise<{ set: MeasuredSet; answered: MembershipQuery }>;
   log?: { warn(obj: object, msg: string): void; info(obj: object, msg: string): void };
 }) {
   const { db, queue, clock, segments } = deps;

@@ -68,14 +68,15 @@ export function createWorkflowRunner(deps: RunnerDeps) {
     const set = await deps.seeds.labelledOf(run.org_id, run.input, catalog);
     const persons = await deps.seeds.checkFloor(set, run.kind === 'similarity' ? 'The seed' : 'The positive class');
     // Its figures are shown as this question's answers (decision 015), whatever happens to the seed segment later.
-    const labelledSet = await deps.seeds.measured(set);
-    await save(run, { input: { ...run.input, labelled_query: set.query, ...(labelledSet ? { labelled_set: labelledSet } : {}) } });
+    const measured = await deps.seeds.measured(set);
+    await save(run, { input: { ...run.input, labelled_query: set.query, ...(measured ? { labelled_set: measured.set, answered_query: measured.answered } : {}) } });
     return run.kind === 'similarity' ? { seed_persons: persons } : { positive_class_persons: persons };
   }
 
   async function modelStep(run: RunRow): Promise<Record<string, unknown>> {
     const fields = await segments.catalog();
-    const labelled = await deps.seeds.labelledOf(run.org_id, run.input, fields);
+    // The model learns from the persons the seed step answered for (no one a low-effect condition adds or removes).
+    const labelled = deps.seeds.answeredOf(await deps.seeds.labelledOf(run.org_id, run.input, fields), run.input.answered_query, fields);
     const membersPath = deps.objects.pathOf(membersKey(run.org_id, run.segment_id, run.segment_version, run.id));
     const common = {
       fields, modelType: run.input.model_type, excludedColumns: run.input.excluded_columns, modelName: run.input.model_name,

@@ -37,8 +37,8 @@ const SERVICE_SELECTED: ReadonlySet<string> = new Set(['filter', 'similarity', '
 
 export function createSeeds(deps: {
   db: Kysely<DB>; segments: SegmentsApi; warehouse: ModelWarehouse; floor: number; protect: ProtectNumbers;
-  /** The privacy layer's measure (decision 052): the seed's member set, as discovery shows it. */
-  measure?: (query: MembershipQuery) => Promise<MeasuredSet>;
+  /** The privacy layer's measure (decision 052): the seed's member set as discovery shows it, and the question answered. */
+  measure?: (query: MembershipQuery) => Promise<{ set: MeasuredSet; answered: MembershipQuery }>;
 }) {
   const { db, segments, warehouse, floor } = deps;
 
@@ -67,7 +67,7 @@ export function createSeeds(deps: {
   async function checkFloor(set: LabelledSet, what: string): Promise<number> {
     const n = await countMembers(warehouse, set);
     // By member set when the layer measures (so the refusal is discovery's for the same people).
-    const measured = deps.measure ? await deps.measure(set.query) : null;
+    const measured = deps.measure ? (await deps.measure(set.query)).set : null;
     const ctx = { orgId: '', subject: 'seed' as const, floor, labelled: set.query, members: null, model: '', ...(measured ? { labelledSet: measured } : {}) };
     const shown = deps.protect({ persons: measured?.n ?? n }, ctx).persons;
     if (shown === null || shown < floor) throw ModelSegmentErrors.belowFloor(what, floor);
@@ -90,10 +90,17 @@ export function createSeeds(deps: {
     throw ModelSegmentErrors.seedDescription(input.seed_parse?.unrecognized ?? [], input.seed_parse?.notes ?? []);
   }
 
-  /** The labelled set measured by member set (decision 052), recorded on the run so its size shows as discovery shows the set. */
-  const measured = async (set: LabelledSet): Promise<MeasuredSet | null> => (deps.measure ? deps.measure(set.query) : null);
+  /**
+   * The labelled set measured by member set (decision 052), recorded on the run so its size shows as
+   * discovery shows the set, with the question answered (the set without its low-effect items).
+   */
+  const measured = async (set: LabelledSet): Promise<{ set: MeasuredSet; answered: MembershipQuery } | null> => (deps.measure ? deps.measure(set.query) : null);
 
-  return { ofSegment, ofFilters, classSegment, checkFloor, labelledOf, measured };
+  /** The persons a model learns from: the answered question when the seed step recorded one (same list flag). */
+  const answeredOf = (set: LabelledSet, answered: MembershipQuery | null | undefined, catalog: FilterCatalog): LabelledSet =>
+    (answered ? ofQuery(answered, catalog, set.customerList) : set);
+
+  return { ofSegment, ofFilters, classSegment, checkFloor, labelledOf, measured, answeredOf };
 }
 
 export type Seeds = ReturnType<typeof createSeeds>;

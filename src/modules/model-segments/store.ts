@@ -31,6 +31,12 @@ export interface RunInput {
   labelled_query?: MembershipQuery | null;
   /** The labelled set as measured by member set when the seed step ran (decision 052): its size is shown by it. */
   labelled_set?: MeasuredSet | null;
+  /**
+   * The labelled question as the privacy layer answered it (without conditions, branches or segments of
+   * low effect): the model learns from these persons, so no figure of the run depends on one person that
+   * a low-effect condition adds or removes.
+   */
+  answered_query?: MembershipQuery | null;
 }
 
 export interface StepState {

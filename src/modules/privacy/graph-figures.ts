@@ -20,10 +20,16 @@ export function createGraphFigures(deps: {
   persons: () => Promise<number>;
 }) {
   const { privacy } = deps;
+  /** The question's member set as shown, and the question answered (without its low-effect items). */
+  async function measureQuestion(query: MembershipQuery): Promise<{ set: MeasuredSet; answered: MembershipQuery }> {
+    const m = await privacy.measure(deps.run, query, { catalog: await deps.catalog(), persons: await deps.persons() });
+    return { set: m.total, answered: m.query };
+  }
   async function measureTotal(query: MembershipQuery): Promise<MeasuredSet> {
-    return (await privacy.measure(deps.run, query, { catalog: await deps.catalog(), persons: await deps.persons() })).total;
+    return (await measureQuestion(query)).set;
   }
   return {
+    measureQuestion,
     measureTotal,
     /**
      * A quote's figures as shown before purchase: the audience's own question, so `billing_count` is its
