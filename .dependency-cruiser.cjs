@@ -8,7 +8,8 @@ module.exports = {
   forbidden: [
     {
       name: 'base-layer-imports-modules-or-http',
-      comment: 'core, graph, identity, lib, db, objects, jobs, config and the engines are the base layer: they never import modules/ or http/.',
+      comment:
+        'core, graph, identity, lib, db, objects, jobs, config and the engines are the base layer: they never import modules/ or http/.',
       severity: 'error',
       from: { path: BASE },
       to: { path: '^src/(modules|http)/' },

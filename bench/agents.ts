@@ -26,7 +26,11 @@ await startJobs(queue, services.jobDefinitions(), { work: false });
 const auth = { authorization: `Bearer ${token}` };
 
 const post = async (url: string, body: object, headers: Record<string, string> = {}) => {
-  const res = await fetch(url, { method: 'POST', headers: { ...auth, 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { ...auth, 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  });
   const text = await res.text();
   if (res.status !== 200 && res.status !== 201) throw new Error(`${url}: ${res.status} ${text.slice(0, 300)}`);
   // An MCP answer may be an SSE stream of one event: `event: message` then `data: {...}`.
@@ -41,18 +45,59 @@ await client.connect(new StreamableHTTPClientTransport(new URL(`${address}/mcp`)
 type Path = [name: string, run: () => Promise<unknown>];
 const ops: Record<string, Path[]> = {
   get_segment: [
-    ['rest', async () => { const r = await fetch(`${address}/v1/segments/${segmentId}`, { headers: auth }); if (r.status !== 200) throw new Error(String(r.status)); await r.text(); }],
-    ['mcp_raw_post', async () => {
-      const r = await post(`${address}/mcp`, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'get_segment', arguments: { id: segmentId } } },
-        { accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25' });
-      if ((r.result as { isError?: boolean } | undefined)?.isError !== false && !(r.result as { structuredContent?: unknown })?.structuredContent) throw new Error(JSON.stringify(r));
-    }],
-    ['mcp_sdk_client', async () => { const r = await client.callTool({ name: 'get_segment', arguments: { id: segmentId } }); if (r.isError) throw new Error(JSON.stringify(r.content)); }],
-    ['a2a_send_message', async () => { const r = await post(`${address}/agent/a2a`, { jsonrpc: '2.0', id: 1, method: 'SendMessage', params: { message: { messageId: 'm', role: 'ROLE_USER', parts: [{ data: { tool: 'get_segment', arguments: { id: segmentId } } }] } } }, { 'a2a-version': '1.0' }); if (r.error) throw new Error(JSON.stringify(r.error)); }],
+    [
+      'rest',
+      async () => {
+        const r = await fetch(`${address}/v1/segments/${segmentId}`, { headers: auth });
+        if (r.status !== 200) throw new Error(String(r.status));
+        await r.text();
+      },
+    ],
+    [
+      'mcp_raw_post',
+      async () => {
+        const r = await post(
+          `${address}/mcp`,
+          { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'get_segment', arguments: { id: segmentId } } },
+          { accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25' },
+        );
+        if (
+          (r.result as { isError?: boolean } | undefined)?.isError !== false &&
+          !(r.result as { structuredContent?: unknown })?.structuredContent
+        )
+          throw new Error(JSON.stringify(r));
+      },
+    ],
+    [
+      'mcp_sdk_client',
+      async () => {
+        const r = await client.callTool({ name: 'get_segment', arguments: { id: segmentId } });
+        if (r.isError) throw new Error(JSON.stringify(r.content));
+      },
+    ],
+    [
+      'a2a_send_message',
+      async () => {
+        const r = await post(
+          `${address}/agent/a2a`,
+          {
+            jsonrpc: '2.0',
+            id: 1,
+            method: 'SendMessage',
+            params: {
+              message: { messageId: 'm', role: 'ROLE_USER', parts: [{ data: { tool: 'get_segment', arguments: { id: segmentId } } }] },
+            },
+          },
+          { 'a2a-version': '1.0' },
+        );
+        if (r.error) throw new Error(JSON.stringify(r.error));
+      },
+    ],
   ],
 };
 
-const pct = (xs: number[], p: number) => Math.round([...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(p * xs.length))]! * 100) / 100;
+const pct = (xs: number[], p: number) =>
+  Math.round([...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(p * xs.length))]! * 100) / 100;
 const results: Record<string, Record<string, { p50_ms: number; p95_ms: number; mean_ms: number }>> = {};
 // Interleaved (each round runs every path once, in a rotating order) so a shared machine's load
 // swings touch every path alike.
@@ -67,9 +112,16 @@ for (const [op, paths] of Object.entries(ops)) {
       times[j]!.push(performance.now() - t0);
     }
   }
-  results[op] = Object.fromEntries(paths.map(([name], j) => [name, {
-    p50_ms: pct(times[j]!, 0.5), p95_ms: pct(times[j]!, 0.95), mean_ms: Math.round((times[j]!.reduce((a, b) => a + b, 0) / requests) * 100) / 100,
-  }]));
+  results[op] = Object.fromEntries(
+    paths.map(([name], j) => [
+      name,
+      {
+        p50_ms: pct(times[j]!, 0.5),
+        p95_ms: pct(times[j]!, 0.95),
+        mean_ms: Math.round((times[j]!.reduce((a, b) => a + b, 0) / requests) * 100) / 100,
+      },
+    ]),
+  );
 }
 await client.close();
 await close();

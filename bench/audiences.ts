@@ -14,7 +14,11 @@ import { readCurrentRelease } from '../src/graph/releases.ts';
 import { createJobQueue } from '../src/jobs/queue.ts';
 
 const { values } = parseArgs({
-  options: { 'data-dir': { type: 'string', default: '.bench/data' }, iterations: { type: 'string', default: '20' }, audiences: { type: 'string', default: '300' } },
+  options: {
+    'data-dir': { type: 'string', default: '.bench/data' },
+    iterations: { type: 'string', default: '20' },
+    audiences: { type: 'string', default: '300' },
+  },
 });
 const dataDir = path.resolve(values['data-dir']!);
 const iterations = Number(values.iterations);
@@ -44,11 +48,21 @@ const call = async (method: 'GET' | 'POST', url: string, payload?: object) => {
   return { ms, body: res.json() };
 };
 
-const seg = async (name: string, filters: object[]) => (await call('POST', '/v1/segments', { name, filters, create_audience: false })).body.segment_id as string;
+const seg = async (name: string, filters: object[]) =>
+  (await call('POST', '/v1/segments', { name, filters, create_audience: false })).body.segment_id as string;
 const a = await seg('west', [{ field: 'state', op: 'IN', value: ['CA', 'OR', 'WA'] }]);
-const b = await seg('older homeowners', [{ field: 'age', op: '>=', value: 55 }, { field: 'homeowner', op: '=', value: true }]);
-const c = await seg('texas young', [{ field: 'state', op: '=', value: 'TX' }, { field: 'age', op: 'BETWEEN', value: [25, 34] }]);
-const x = await seg('excluded', [{ field: 'gender', op: '=', value: 'F' }, { field: 'age', op: '<', value: 30 }]);
+const b = await seg('older homeowners', [
+  { field: 'age', op: '>=', value: 55 },
+  { field: 'homeowner', op: '=', value: true },
+]);
+const c = await seg('texas young', [
+  { field: 'state', op: '=', value: 'TX' },
+  { field: 'age', op: 'BETWEEN', value: [25, 34] },
+]);
+const x = await seg('excluded', [
+  { field: 'gender', op: '=', value: 'F' },
+  { field: 'age', op: '<', value: 30 },
+]);
 const created = await call('POST', '/v1/audiences', { name: 'bench', segment_ids: [a, b, c], excluded_segment_ids: [x] });
 const audienceId = created.body.audience_id as string;
 
@@ -63,11 +77,19 @@ for (let i = 0; i < iterations + 2; i++) {
 // Many audiences (counts given, so creation does not scan) to page through.
 const total = Number(values.audiences);
 for (let i = 0; i < total; i += 25) {
-  const items = Array.from({ length: Math.min(25, total - i) }, (_, j) => ({ name: `a${i + j}`, segment_ids: [a, b], excluded_segment_ids: [x], record_count: 1000 }));
+  const items = Array.from({ length: Math.min(25, total - i) }, (_, j) => ({
+    name: `a${i + j}`,
+    segment_ids: [a, b],
+    excluded_segment_ids: [x],
+    record_count: 1000,
+  }));
   await call('POST', '/v1/audiences/bulk-create', { audiences: items });
 }
 const pageMs: Record<string, number[]> = { limit_25: [], limit_100: [] };
-for (const [label, limit] of [['limit_25', 25], ['limit_100', 100]] as const) {
+for (const [label, limit] of [
+  ['limit_25', 25],
+  ['limit_100', 100],
+] as const) {
   for (let round = 0; round < 3; round++) {
     let cursor: string | null = null;
     do {
@@ -78,15 +100,29 @@ for (const [label, limit] of [['limit_25', 25], ['limit_100', 100]] as const) {
   }
 }
 
-console.log(JSON.stringify({
-  persons: release.persons,
-  release: `${release.major}.${release.minor}`,
-  control_plane: database.kind,
-  audience_count: { composition: '3 included (union) + 1 excluded', record_count: recordCount, iterations, p50_ms: pct(countMs, 50), p95_ms: pct(countMs, 95) },
-  list_pages: Object.fromEntries(Object.entries(pageMs).map(([k, v]) => [k, { pages: v.length, p50_ms: pct(v, 50), p95_ms: pct(v, 95) }])),
-  audiences_listed: total + 1,
-  peak_rss_mb: Math.round(process.resourceUsage().maxRSS / 1024),
-}, null, 2));
+console.log(
+  JSON.stringify(
+    {
+      persons: release.persons,
+      release: `${release.major}.${release.minor}`,
+      control_plane: database.kind,
+      audience_count: {
+        composition: '3 included (union) + 1 excluded',
+        record_count: recordCount,
+        iterations,
+        p50_ms: pct(countMs, 50),
+        p95_ms: pct(countMs, 95),
+      },
+      list_pages: Object.fromEntries(
+        Object.entries(pageMs).map(([k, v]) => [k, { pages: v.length, p50_ms: pct(v, 50), p95_ms: pct(v, 95) }]),
+      ),
+      audiences_listed: total + 1,
+      peak_rss_mb: Math.round(process.resourceUsage().maxRSS / 1024),
+    },
+    null,
+    2,
+  ),
+);
 await app.close();
 await queue.stop();
 await database.close();

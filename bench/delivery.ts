@@ -17,7 +17,8 @@ import { startWorkerBenchApp } from './lib/worker-app.ts';
 
 const { values } = parseArgs({
   options: {
-    'data-dir': { type: 'string', default: '.bench/delivery-data' }, formats: { type: 'string', default: 'csv,csv.gz,jsonl,avro' },
+    'data-dir': { type: 'string', default: '.bench/delivery-data' },
+    formats: { type: 'string', default: 'csv,csv.gz,jsonl,avro' },
     // 38 selects about half of a generated graph; 0 nearly all of it (about 1M members of the 1M graph).
     'min-age': { type: 'string', default: '38' },
   },
@@ -35,7 +36,10 @@ for (const f of values.formats!.split(',')) {
   const aud = (await call('POST', '/v1/audiences', { name: `bench ${f}`, segment_ids: [seg.segment_id] })).audience_id as string;
   const [format, gz] = f.split('.');
   const t0 = performance.now();
-  const created = await call('POST', `/v1/audiences/${aud}/deliveries`, { output_format: format, output_compression: gz ? 'gzip' : 'none' });
+  const created = await call('POST', `/v1/audiences/${aud}/deliveries`, {
+    output_format: format,
+    output_compression: gz ? 'gzip' : 'none',
+  });
   let d = created;
   while (d.status === 'processing') {
     await new Promise((r) => setTimeout(r, 20));
@@ -51,9 +55,26 @@ for (const f of values.formats!.split(',')) {
     for await (const chunk of res.stream()) bytes += (chunk as Buffer).length;
   }
   results.push({
-    format: f, rows: d.output_record_count, ms: Math.round(ms), rows_per_s: Math.round(d.output_record_count / (ms / 1000)),
-    output_bytes: d.output_bytes, parts: d.download_urls.length, download_ms: Math.round(performance.now() - t1), downloaded_bytes: bytes, cost: d.cost,
+    format: f,
+    rows: d.output_record_count,
+    ms: Math.round(ms),
+    rows_per_s: Math.round(d.output_record_count / (ms / 1000)),
+    output_bytes: d.output_bytes,
+    parts: d.download_urls.length,
+    download_ms: Math.round(performance.now() - t1),
+    downloaded_bytes: bytes,
+    cost: d.cost,
   });
 }
-console.log(JSON.stringify({ results, peak_rss_mib: Math.round(process.resourceUsage().maxRSS / 1024), loadavg: os.loadavg().map((x) => Math.round(x * 100) / 100) }, null, 1));
+console.log(
+  JSON.stringify(
+    {
+      results,
+      peak_rss_mib: Math.round(process.resourceUsage().maxRSS / 1024),
+      loadavg: os.loadavg().map((x) => Math.round(x * 100) / 100),
+    },
+    null,
+    1,
+  ),
+);
 await close();

@@ -14,7 +14,9 @@ import { readCurrentRelease, releaseFilePath } from '../src/graph/releases.ts';
 import { CATALOG_FIELDS } from '../src/graph/person-fields.ts';
 import { startBenchApp } from './lib/app.ts';
 
-const { values } = parseArgs({ options: { 'data-dir': { type: 'string', default: '.bench/data' }, iterations: { type: 'string', default: '30' } } });
+const { values } = parseArgs({
+  options: { 'data-dir': { type: 'string', default: '.bench/data' }, iterations: { type: 'string', default: '30' } },
+});
 const dataDir = path.resolve(values['data-dir']!);
 const iterations = Number(values.iterations);
 const release = readCurrentRelease(dataDir);
@@ -23,8 +25,22 @@ if (!release) throw new Error(`no release in ${dataDir}; run bench/graph-generat
 const QUERIES: Record<string, object> = {
   two_group_or_state_city_age: {
     filter_groups: [
-      { id: 'g1', combinator: 'AND', filters: [{ field: 'state', op: '=', value: 'CA' }, { field: 'city', op: 'IN', value: ['LOS ANGELES', 'SAN DIEGO'] }] },
-      { id: 'g2', combinator: 'OR', filters: [{ field: 'state', op: '=', value: 'TX' }, { field: 'age', op: 'BETWEEN', value: [25, 44] }] },
+      {
+        id: 'g1',
+        combinator: 'AND',
+        filters: [
+          { field: 'state', op: '=', value: 'CA' },
+          { field: 'city', op: 'IN', value: ['LOS ANGELES', 'SAN DIEGO'] },
+        ],
+      },
+      {
+        id: 'g2',
+        combinator: 'OR',
+        filters: [
+          { field: 'state', op: '=', value: 'TX' },
+          { field: 'age', op: 'BETWEEN', value: [25, 44] },
+        ],
+      },
     ],
   },
   interests_contains_any: { filters: [{ field: 'interests', op: 'ARRAY_CONTAINS_ANY', value: ['golf', 'fishing', 'camping'] }] },
@@ -41,7 +57,8 @@ const pct = (xs: number[], p: number) => {
 
 // The app, on the real stack: embedded control plane in a temp dir, a loopback port, no throttling.
 const { address, token, close } = await startBenchApp({
-  dataDir, scopes: ['discovery'],
+  dataDir,
+  scopes: ['discovery'],
   tune: (config) => {
     config.discovery.computeBudgetBytes.enterprise = Number.MAX_SAFE_INTEGER;
   },
@@ -58,7 +75,9 @@ for (const [name, body] of Object.entries(QUERIES)) {
   const send = async () => {
     const t0 = performance.now();
     const res = await fetch(`${address}/v1/discovery/count`, {
-      method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body),
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
     });
     const json = (await res.json()) as { count?: number; error?: string };
     if (res.status !== 200) throw new Error(`${name}: ${res.status} ${JSON.stringify(json)}`);
@@ -88,17 +107,28 @@ for (const [name, body] of Object.entries(QUERIES)) {
   }
   results[name] = {
     count: first.count,
-    http_p50_ms: pct(http, 50), http_p95_ms: pct(http, 95),
-    raw_sql_p50_ms: pct(rawMs, 50), raw_sql_p95_ms: pct(rawMs, 95),
+    http_p50_ms: pct(http, 50),
+    http_p95_ms: pct(http, 95),
+    raw_sql_p50_ms: pct(rawMs, 50),
+    raw_sql_p95_ms: pct(rawMs, 95),
   };
   process.stderr.write(`${name}: ${JSON.stringify(results[name])}\n`);
 }
 
-console.log(JSON.stringify({
-  persons: release.persons, release: `${release.major}.${release.minor}`, iterations,
-  note: 'HTTP counts without group_by include the default breakdowns (gender, age band, income band, state) in the same scan',
-  results, peak_rss_mib: Math.round(process.resourceUsage().maxRSS / 1024),
-}, null, 2));
+console.log(
+  JSON.stringify(
+    {
+      persons: release.persons,
+      release: `${release.major}.${release.minor}`,
+      iterations,
+      note: 'HTTP counts without group_by include the default breakdowns (gender, age band, income band, state) in the same scan',
+      results,
+      peak_rss_mib: Math.round(process.resourceUsage().maxRSS / 1024),
+    },
+    null,
+    2,
+  ),
+);
 conn.closeSync();
 duck.closeSync();
 await close();

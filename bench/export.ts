@@ -47,11 +47,17 @@ const rows = Number(values.rows);
 const outRoot = path.resolve(values.out!);
 
 /** The rendered rows of the template in this format, built (untimed) when missing; a lookup for the engine. */
-async function renderedLookup(warehouse: Awaited<ReturnType<typeof openWarehouse>>, format: ExportFormat): Promise<(key: string) => string | null> {
+async function renderedLookup(
+  warehouse: Awaited<ReturnType<typeof openWarehouse>>,
+  format: ExportFormat,
+): Promise<(key: string) => string | null> {
   const releaseFile = releaseFilePath(dataDir, await warehouse.release());
   const t0 = performance.now();
   const built = await buildRenderedRows({ warehouse, releaseFile, fields: templateFields('standard_enrichment'), format });
-  if (built.built) console.error(`rendered ${format} rows: ${built.rows} rows, ${built.bytes} bytes, ${Math.round(performance.now() - t0)} ms, peak RSS ${Math.round(process.resourceUsage().maxRSS / 1024)} MiB`);
+  if (built.built)
+    console.error(
+      `rendered ${format} rows: ${built.rows} rows, ${built.bytes} bytes, ${Math.round(performance.now() - t0)} ms, peak RSS ${Math.round(process.resourceUsage().maxRSS / 1024)} MiB`,
+    );
   return (key) => (built.path.includes(key) ? built.path : null);
 }
 
@@ -65,22 +71,34 @@ async function runOne(spec: string, membersFile: string, exportPath: string): Pr
   const t0 = performance.now();
   const cpu0 = process.cpuUsage();
   const result = await exportRows({
-    warehouse, members: { sql: `SELECT person_key FROM read_parquet('${membersFile}')` }, fields: templateFields('standard_enrichment'),
+    warehouse,
+    members: { sql: `SELECT person_key FROM read_parquet('${membersFile}')` },
+    fields: templateFields('standard_enrichment'),
     personIds: { orgId: 'org_bench', orgClientCode: 'BENCH', secret: 'bench-secret' },
-    format, compression: gz ? 'gzip' : 'none', outputDir, ...(renderedRows ? { renderedRows } : {}),
+    format,
+    compression: gz ? 'gzip' : 'none',
+    outputDir,
+    ...(renderedRows ? { renderedRows } : {}),
     ...(values['id-worker'] === 'auto' ? {} : { idWorker: values['id-worker'] === 'on' }),
   });
   const seconds = (performance.now() - t0) / 1000;
   const cpu = process.cpuUsage(cpu0);
   await warehouse.close();
-  console.log(JSON.stringify({
-    format: spec, path: exportPath, rows: result.output_record_count, parts: result.parts.length, output_bytes: result.output_bytes,
-    seconds: Math.round(seconds * 1000) / 1000, rows_per_second: Math.round(result.output_record_count / seconds),
-    // CPU of every thread of the process (DuckDB's, zlib's pool, JS): the work itself, whatever else the machine runs.
-    cpu_seconds: Math.round((cpu.user + cpu.system) / 1000) / 1000,
-    load_average_1m: Math.round(os.loadavg()[0]! * 100) / 100,
-    peak_rss_mib: Math.round(process.resourceUsage().maxRSS / 1024),
-  }));
+  console.log(
+    JSON.stringify({
+      format: spec,
+      path: exportPath,
+      rows: result.output_record_count,
+      parts: result.parts.length,
+      output_bytes: result.output_bytes,
+      seconds: Math.round(seconds * 1000) / 1000,
+      rows_per_second: Math.round(result.output_record_count / seconds),
+      // CPU of every thread of the process (DuckDB's, zlib's pool, JS): the work itself, whatever else the machine runs.
+      cpu_seconds: Math.round((cpu.user + cpu.system) / 1000) / 1000,
+      load_average_1m: Math.round(os.loadavg()[0]! * 100) / 100,
+      peak_rss_mib: Math.round(process.resourceUsage().maxRSS / 1024),
+    }),
+  );
 }
 
 if (values.one) {
@@ -97,8 +115,26 @@ if (values.one) {
   const results: unknown[] = [];
   for (const exportPath of values.paths!.split(',')) {
     for (const spec of values.formats!.split(',')) {
-      const child = spawnSync(process.execPath, [...process.execArgv, import.meta.filename, '--one', spec, '--members', membersFile, '--path', exportPath,
-        '--data-dir', dataDir, '--out', outRoot, '--id-worker', values['id-worker']!], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+      const child = spawnSync(
+        process.execPath,
+        [
+          ...process.execArgv,
+          import.meta.filename,
+          '--one',
+          spec,
+          '--members',
+          membersFile,
+          '--path',
+          exportPath,
+          '--data-dir',
+          dataDir,
+          '--out',
+          outRoot,
+          '--id-worker',
+          values['id-worker']!,
+        ],
+        { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] },
+      );
       if (child.status !== 0) throw new Error(`export ${spec} (${exportPath}) failed`);
       results.push(JSON.parse(child.stdout.trim().split('\n').at(-1)!));
     }

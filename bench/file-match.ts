@@ -57,7 +57,13 @@ let labelled: LabelledRow[] = [];
     const wh = { query: async (sql: string) => (await c.runAndReadAll(sql)).getRowObjectsJS() as Record<string, unknown>[] };
     labelled = await generateLabelledSet(wh as never, 'g', rows, 11);
     const cols = ['row_id', ...new Set(labelled.flatMap((l) => Object.keys(l.record)))];
-    fs.writeFileSync(csv, stringify(labelled.map((l, i) => ({ ...l.record, row_id: `r${i}` })), { header: true, columns: cols }));
+    fs.writeFileSync(
+      csv,
+      stringify(
+        labelled.map((l, i) => ({ ...l.record, row_id: `r${i}` })),
+        { header: true, columns: cols },
+      ),
+    );
   } else if (mixed) {
     await c.run(mixedFileSql('g', rows, csv));
   } else {
@@ -80,7 +86,12 @@ const bytes = fs.statSync(csv).size;
 const database = await openDatabase({ databaseUrl: process.env.DATABASE_URL || null, dataDir: null, poolSize: 5 });
 const queue = createJobQueue(database);
 // DuckDB's memory limit bounds the process (the issue's target is < 3 GiB RSS for the whole process).
-const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent', PUBLIC_URL: 'http://127.0.0.1:1', DUCKDB_MEMORY_LIMIT: process.env.DUCKDB_MEMORY_LIMIT ?? '2GB' });
+const config = loadConfig({
+  DATA_DIR: dataDir,
+  LOG_LEVEL: 'silent',
+  PUBLIC_URL: 'http://127.0.0.1:1',
+  DUCKDB_MEMORY_LIMIT: process.env.DUCKDB_MEMORY_LIMIT ?? '2GB',
+});
 const built = await build(config, { database, queue, logger: false });
 await built.app.listen({ port: 0, host: '127.0.0.1' });
 const base = `http://127.0.0.1:${(built.app.server.address() as AddressInfo).port}`;
@@ -105,7 +116,9 @@ const sampler = setInterval(() => {
 // match pass (one statement, decisions) and the Parquet finalize follow (+- the 200 ms poll).
 let readDone = 0;
 const t0 = performance.now();
-const created = await (await fetch(`${base}/v1/match/file`, { method: 'POST', headers: auth, body: JSON.stringify(gzip ? { compression: 'gzip' } : {}) })).json() as { segment_id: string; upload_url: string };
+const created = (await (
+  await fetch(`${base}/v1/match/file`, { method: 'POST', headers: auth, body: JSON.stringify(gzip ? { compression: 'gzip' } : {}) })
+).json()) as { segment_id: string; upload_url: string };
 const t1 = performance.now();
 let body: Readable = fs.createReadStream(csv);
 if (gzip) {
@@ -114,12 +127,17 @@ if (gzip) {
   body = fs.createReadStream(gz);
 }
 const t1b = performance.now();
-const put = await fetch(created.upload_url.replace(/^https?:\/\/[^/]+/, base), { method: 'PUT', body: Readable.toWeb(body) as never, duplex: 'half', headers: { 'content-type': 'text/csv' } } as never);
+const put = await fetch(created.upload_url.replace(/^https?:\/\/[^/]+/, base), {
+  method: 'PUT',
+  body: Readable.toWeb(body) as never,
+  duplex: 'half',
+  headers: { 'content-type': 'text/csv' },
+} as never);
 if (put.status !== 200) throw new Error(`PUT ${put.status}: ${await put.text()}`);
 const t2 = performance.now();
 let status: Record<string, any> = {};
 for (;;) {
-  status = await (await fetch(`${base}/v1/match/file/${created.segment_id}`, { headers: auth })).json() as Record<string, any>;
+  status = (await (await fetch(`${base}/v1/match/file/${created.segment_id}`, { headers: auth })).json()) as Record<string, any>;
   if (!readDone && status.progress?.rows_read === rows) readDone = performance.now();
   if (status.matching_status === 'completed' || status.matching_status === 'failed') break;
   await new Promise((r) => setTimeout(r, 200));
@@ -127,19 +145,37 @@ for (;;) {
 const t3 = performance.now();
 clearInterval(sampler);
 const sec = (a: number, b: number) => ((b - a) / 1000).toFixed(2);
-console.log(JSON.stringify({
-  release: release.file, rows, bytes, gzip, matching_status: status.matching_status, error: status.error_message,
-  input_record_count: status.input_record_count, match_count: status.match_count, match_rate: status.match_rate,
-  create_s: sec(t0, t1), upload_s: sec(t1b, t2), resolve_s: sec(t2, t3),
-  read_pass_s: readDone ? sec(t2, readDone) : null, match_and_finalize_s: readDone ? sec(readDone, t3) : null,
-  // End to end: create + upload + resolve (not the bench's own gzip of the input).
-  end_to_end_s: ((t1 - t0 + t3 - t1b) / 1000).toFixed(2),
-  rows_per_s_end_to_end: Math.round(rows / ((t1 - t0 + t3 - t1b) / 1000)), rows_per_s_resolve: Math.round(rows / ((t3 - t2) / 1000)),
-  // During create/upload/resolve (sampled every 100 ms), and over the whole process, which includes
-  // generating the input file from the graph before the service starts.
-  peak_rss_service_mib: Math.round(peak / 2 ** 20), peak_rss_read_pass_mib: Math.round(peakRead / 2 ** 20),
-  peak_rss_process_mib: Math.round(Math.max(peak, process.resourceUsage().maxRSS * 1024) / 2 ** 20),
-}, null, 1));
+console.log(
+  JSON.stringify(
+    {
+      release: release.file,
+      rows,
+      bytes,
+      gzip,
+      matching_status: status.matching_status,
+      error: status.error_message,
+      input_record_count: status.input_record_count,
+      match_count: status.match_count,
+      match_rate: status.match_rate,
+      create_s: sec(t0, t1),
+      upload_s: sec(t1b, t2),
+      resolve_s: sec(t2, t3),
+      read_pass_s: readDone ? sec(t2, readDone) : null,
+      match_and_finalize_s: readDone ? sec(readDone, t3) : null,
+      // End to end: create + upload + resolve (not the bench's own gzip of the input).
+      end_to_end_s: ((t1 - t0 + t3 - t1b) / 1000).toFixed(2),
+      rows_per_s_end_to_end: Math.round(rows / ((t1 - t0 + t3 - t1b) / 1000)),
+      rows_per_s_resolve: Math.round(rows / ((t3 - t2) / 1000)),
+      // During create/upload/resolve (sampled every 100 ms), and over the whole process, which includes
+      // generating the input file from the graph before the service starts.
+      peak_rss_service_mib: Math.round(peak / 2 ** 20),
+      peak_rss_read_pass_mib: Math.round(peakRead / 2 ** 20),
+      peak_rss_process_mib: Math.round(Math.max(peak, process.resourceUsage().maxRSS * 1024) / 2 ** 20),
+    },
+    null,
+    1,
+  ),
+);
 if (quality && status.matching_status === 'completed') {
   // rows.parquet in file order, with the household of each answered person for H/A/S correctness.
   const dir = s.fileMatch.objects.pathOf(`results/${org.id}/${created.segment_id}/v1`);
@@ -147,15 +183,23 @@ if (quality && status.matching_status === 'completed') {
   const inst = await DuckDBInstance.create(':memory:', { threads: '2' });
   const c = await inst.connect();
   await c.run(`ATTACH '${releaseFile}' AS g (READ_ONLY)`);
-  const out = (await c.runAndReadAll(`SELECT r.match_level, r.match_type, r.match_confidence, r.person_key, p.household_key
-    FROM read_parquet('${parquet}') r LEFT JOIN g.persons p USING (person_key) ORDER BY CAST(substr(r.row_id, 2) AS INTEGER)`)).getRowObjectsJS();
+  const out = (
+    await c.runAndReadAll(`SELECT r.match_level, r.match_type, r.match_confidence, r.person_key, p.household_key
+    FROM read_parquet('${parquet}') r LEFT JOIN g.persons p USING (person_key) ORDER BY CAST(substr(r.row_id, 2) AS INTEGER)`)
+  ).getRowObjectsJS();
   c.closeSync();
   inst.closeSync();
   const big = (v: unknown) => (v === null || v === undefined ? null : BigInt(v as bigint));
-  reportQuality(out.map((o) => ({
-    matchLevel: o.match_level as string | null, matchType: o.match_type as string | null, matchConfidence: o.match_confidence as number | null,
-    personKey: big(o.person_key), householdKey: big(o.household_key),
-  })), labelled);
+  reportQuality(
+    out.map((o) => ({
+      matchLevel: o.match_level as string | null,
+      matchType: o.match_type as string | null,
+      matchConfidence: o.match_confidence as number | null,
+      personKey: big(o.person_key),
+      householdKey: big(o.household_key),
+    })),
+    labelled,
+  );
 }
 await worker.stop();
 await built.app.close();

@@ -26,7 +26,10 @@ const stageTimes: Record<string, number> = {};
 let last = started;
 let current = 'start';
 const info = await generateGraph({
-  dataDir, persons, seed: Number(values.seed), memoryLimit: values['memory-limit'],
+  dataDir,
+  persons,
+  seed: Number(values.seed),
+  memoryLimit: values['memory-limit'],
   onProgress: ({ step }) => {
     // Each entry is the time spent in that stage (from its announcement to the next one).
     const now = performance.now();
@@ -38,10 +41,19 @@ const info = await generateGraph({
 });
 const seconds = (performance.now() - started) / 1000;
 const bytes = fs.statSync(releaseFilePath(dataDir, info)).size;
-console.log(JSON.stringify({
-  persons: info.persons, release: `${info.major}.${info.minor}`, file: info.file,
-  elapsed_seconds: Math.round(seconds * 10) / 10,
-  file_bytes: bytes, file_gib: Math.round((bytes / 2 ** 30) * 100) / 100,
-  peak_rss_mib: Math.round(process.resourceUsage().maxRSS / 1024),
-  stage_seconds: stageTimes,
-}, null, 2));
+console.log(
+  JSON.stringify(
+    {
+      persons: info.persons,
+      release: `${info.major}.${info.minor}`,
+      file: info.file,
+      elapsed_seconds: Math.round(seconds * 10) / 10,
+      file_bytes: bytes,
+      file_gib: Math.round((bytes / 2 ** 30) * 100) / 100,
+      peak_rss_mib: Math.round(process.resourceUsage().maxRSS / 1024),
+      stage_seconds: stageTimes,
+    },
+    null,
+    2,
+  ),
+);

@@ -26,8 +26,14 @@ const generate = await timed(() => generateGraph({ dataDir, persons, seed: 7, re
 const minor = await timed(() => releaseMinor({ dataDir, releaseDate: '2026-11-08' }));
 const major = await timed(() => releaseMajor({ dataDir, releaseDate: '2026-11-15' }));
 fs.rmSync(dataDir, { recursive: true, force: true });
-console.log(JSON.stringify({
-  bench: 'graph-release', persons, seconds: { generate, minor, major },
-  cpu_minor_vs_generate: Math.round((minor.cpu / generate.cpu) * 100) / 100, cpu_major_vs_generate: Math.round((major.cpu / generate.cpu) * 100) / 100,
-  peak_rss_mib: Math.round(process.resourceUsage().maxRSS / 1024), load_average: (await import('node:os')).loadavg().map((l) => Math.round(l * 10) / 10),
-}));
+console.log(
+  JSON.stringify({
+    bench: 'graph-release',
+    persons,
+    seconds: { generate, minor, major },
+    cpu_minor_vs_generate: Math.round((minor.cpu / generate.cpu) * 100) / 100,
+    cpu_major_vs_generate: Math.round((major.cpu / generate.cpu) * 100) / 100,
+    peak_rss_mib: Math.round(process.resourceUsage().maxRSS / 1024),
+    load_average: (await import('node:os')).loadavg().map((l) => Math.round(l * 10) / 10),
+  }),
+);

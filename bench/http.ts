@@ -37,7 +37,13 @@ const service = await serveProcess(['src/main.ts', 'serve'], {
 });
 const rawKey = service.output().match(/ads_live_[A-Za-z0-9]{40}/)![0];
 const token = (
-  (await (await fetch(`${service.url}/v1/auth/token`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ api_key: rawKey }) })).json()) as {
+  (await (
+    await fetch(`${service.url}/v1/auth/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ api_key: rawKey }),
+    })
+  ).json()) as {
     access_token: string;
   }
 ).access_token;

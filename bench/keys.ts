@@ -17,7 +17,13 @@ const database = await openDatabase({ databaseUrl: null, dataDir, env });
 const keys = createServerKeys(database, systemClock);
 for (const name of [PERSON_ID_SECRET, 'webhook_secret_key']) await keys.secret(name);
 for (const name of [ACCESS_TOKEN_SECRET, OBJECT_URL_SECRET]) await keys.signing(name).keys();
-for (let i = 0; i < 6; i++) await keys.codec.seal('x'.repeat(2000), `oauth-${i}`).then((value) => database.db.insertInto('oauth_secrets').values({ name: `oauth-${i}`, value }).execute());
+for (let i = 0; i < 6; i++)
+  await keys.codec.seal('x'.repeat(2000), `oauth-${i}`).then((value) =>
+    database.db
+      .insertInto('oauth_secrets')
+      .values({ name: `oauth-${i}`, value })
+      .execute(),
+  );
 const t0 = performance.now();
 const fresh = createServerKeys(database, systemClock);
 await fresh.secret(PERSON_ID_SECRET);
@@ -30,7 +36,10 @@ const err = process.stderr.write.bind(process.stderr);
 /** Runs a command with its output captured: total milliseconds (opening the store included) and its JSON. */
 const timed = async (fn: () => Promise<void>) => {
   let printed = '';
-  process.stdout.write = ((chunk: string) => { printed += chunk; return true; }) as typeof process.stdout.write;
+  process.stdout.write = ((chunk: string) => {
+    printed += chunk;
+    return true;
+  }) as typeof process.stdout.write;
   process.stderr.write = (() => true) as typeof process.stderr.write;
   const start = performance.now();
   try {
@@ -43,7 +52,13 @@ const timed = async (fn: () => Promise<void>) => {
 };
 const rotate = await timed(() => rotateMasterCommand(env));
 const roll = await timed(() => rollSigningCommand(env));
-console.log(JSON.stringify({
-  bench: 'keys', rows: rotate.result.rewrapped, rotate_master_command_ms: rotate.ms, rewrap_transaction_ms: rotate.result.ms,
-  roll_signing_command_ms: roll.ms, first_key_read_ms: Math.round(readMs),
-}));
+console.log(
+  JSON.stringify({
+    bench: 'keys',
+    rows: rotate.result.rewrapped,
+    rotate_master_command_ms: rotate.ms,
+    rewrap_transaction_ms: rotate.result.ms,
+    roll_signing_command_ms: roll.ms,
+    first_key_read_ms: Math.round(readMs),
+  }),
+);

@@ -24,13 +24,25 @@ const database = await openDatabase({ databaseUrl: process.env.BENCH_DATABASE_UR
 const db = database.db;
 const { organizations } = createOrganizationsModule({ db, clock: systemClock, passwordScryptLogN: 12 });
 const { billing } = createBillingModule({
-  db, clock: systemClock, settings: billingSettings({}),
+  db,
+  clock: systemClock,
+  settings: billingSettings({}),
   tiers: { tierOf: async () => 'paygo', setTier: async () => undefined },
 });
 const org = await organizations.createOrganization({ name: `bench licenses ${Date.now()}`, tier: 'paygo' });
 const range = (from: number, n: number) => Array.from({ length: n }, (_, i) => from + i);
-const time = async <T>(fn: () => Promise<T>) => { const t = performance.now(); const value = await fn(); return { value, ms: Math.round(performance.now() - t) }; };
-const input = (identities: number[]) => ({ orgId: org.id, audienceSubtype: 'filter' as const, destination: 'download', fields: [], identities });
+const time = async <T>(fn: () => Promise<T>) => {
+  const t = performance.now();
+  const value = await fn();
+  return { value, ms: Math.round(performance.now() - t) };
+};
+const input = (identities: number[]) => ({
+  orgId: org.id,
+  audienceSubtype: 'filter' as const,
+  destination: 'download',
+  fields: [],
+  identities,
+});
 
 // Licensing the whole population, one delivery of PERSONS identities.
 const all = range(1, PERSONS);
@@ -40,17 +52,33 @@ const quoteAll = await time(() => billing.quoteDelivery(input(all)));
 // A typical delivery: half licensed, half new.
 const mixed = range(PERSONS - DELIVERY / 2 + 1, DELIVERY);
 const quoteMixed = await time(() => billing.quoteDelivery(input(mixed)));
-const chargeMixed = await time(() => db.transaction().execute((trx) => billing.chargeDelivery(trx, { ...input(mixed), idempotencyKey: 'mixed' })));
+const chargeMixed = await time(() =>
+  db.transaction().execute((trx) => billing.chargeDelivery(trx, { ...input(mixed), idempotencyKey: 'mixed' })),
+);
 // A refresh of licensed identities: looked up and free.
-const refresh = await time(() => db.transaction().execute((trx) => billing.chargeDelivery(trx, { ...input(range(1, DELIVERY)), idempotencyKey: 'refresh' })));
+const refresh = await time(() =>
+  db.transaction().execute((trx) => billing.chargeDelivery(trx, { ...input(range(1, DELIVERY)), idempotencyKey: 'refresh' })),
+);
 
-console.log(JSON.stringify({
-  store: database.kind, persons: PERSONS, delivery: DELIVERY,
-  license_all: { ms: license.ms, billable: license.value.billable_count, per_second: Math.round(PERSONS / (license.ms / 1000)) },
-  quote_all: { ms: quoteAll.ms, already_licensed: quoteAll.value.license_pricing.already_licensed_count, per_second: Math.round(PERSONS / (quoteAll.ms / 1000)) },
-  quote_delivery: { ms: quoteMixed.ms, already_licensed: quoteMixed.value.license_pricing.already_licensed_count },
-  charge_delivery: { ms: chargeMixed.ms, billable: chargeMixed.value.billable_count },
-  refresh_delivery: { ms: refresh.ms, billable: refresh.value.billable_count },
-}, null, 2));
+console.log(
+  JSON.stringify(
+    {
+      store: database.kind,
+      persons: PERSONS,
+      delivery: DELIVERY,
+      license_all: { ms: license.ms, billable: license.value.billable_count, per_second: Math.round(PERSONS / (license.ms / 1000)) },
+      quote_all: {
+        ms: quoteAll.ms,
+        already_licensed: quoteAll.value.license_pricing.already_licensed_count,
+        per_second: Math.round(PERSONS / (quoteAll.ms / 1000)),
+      },
+      quote_delivery: { ms: quoteMixed.ms, already_licensed: quoteMixed.value.license_pricing.already_licensed_count },
+      charge_delivery: { ms: chargeMixed.ms, billable: chargeMixed.value.billable_count },
+      refresh_delivery: { ms: refresh.ms, billable: refresh.value.billable_count },
+    },
+    null,
+    2,
+  ),
+);
 await database.close();
 rmSync(dataDir, { recursive: true, force: true });

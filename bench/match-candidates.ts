@@ -20,10 +20,15 @@ import { sampleShard, shardReader } from '../src/modules/file-match/upload-forma
 import { compileMapping } from '../src/modules/file-match/records.ts';
 import { mixedFileSql } from './lib/mixed-file.ts';
 
-const { values } = parseArgs({ options: {
-  'graph-dir': { type: 'string', default: '.bench/data' }, rows: { type: 'string', default: '1000000' }, runs: { type: 'string', default: '2' },
-  'memory-limit': { type: 'string', default: '2GB' }, profile: { type: 'boolean', default: false },
-} });
+const { values } = parseArgs({
+  options: {
+    'graph-dir': { type: 'string', default: '.bench/data' },
+    rows: { type: 'string', default: '1000000' },
+    runs: { type: 'string', default: '2' },
+    'memory-limit': { type: 'string', default: '2GB' },
+    profile: { type: 'boolean', default: false },
+  },
+});
 const graphDir = path.resolve(values['graph-dir']!);
 const info = readCurrentRelease(graphDir);
 if (!info) throw new Error(`no release under ${graphDir}; run bench/graph-generate.ts first`);
@@ -33,7 +38,10 @@ const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'ads-bench-cand-'));
 const csv = path.join(scratch, 'input.csv');
 const inst = await DuckDBInstance.create(':memory:', { threads: '2', memory_limit: values['memory-limit']! });
 const c = await inst.connect();
-const cpu = () => { const u = process.cpuUsage(); return (u.user + u.system) / 1e6; };
+const cpu = () => {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1e6;
+};
 try {
   await c.run(`ATTACH ${lit(release)} AS g (READ_ONLY)`);
   await c.run(mixedFileSql('g', Number(values.rows), csv));
@@ -49,7 +57,15 @@ try {
   let batch: Record<string, unknown>[] = [];
   let read = 0;
   const send = async () => {
-    if (batch.length) inflight.push(pool.stage(batch, read - batch.length, batch.map(() => null), new Date()));
+    if (batch.length)
+      inflight.push(
+        pool.stage(
+          batch,
+          read - batch.length,
+          batch.map(() => null),
+          new Date(),
+        ),
+      );
     batch = [];
     while (inflight.length > 8) writer.addLines(await inflight.shift()!);
   };
@@ -62,7 +78,12 @@ try {
   await pool.close();
   const staged = writer.close();
   // CPU of the whole process: this thread, the staging workers and DuckDB's reader threads.
-  const readPass = { seconds: Math.round(performance.now() - t) / 1000, process_cpu_s: Math.round((cpu() - c0) * 100) / 100, rows: staged.rowCount, keys: staged.keyCount };
+  const readPass = {
+    seconds: Math.round(performance.now() - t) / 1000,
+    process_cpu_s: Math.round((cpu() - c0) * 100) / 100,
+    rows: staged.rowCount,
+    keys: staged.keyCount,
+  };
 
   await c.run(`ATTACH ${lit(indexPath)} AS mx (READ_ONLY)`);
   const sql = `${candidateSql({ rowSql: staged.rowSql, keySql: staged.keySql, mx: 'mx' })} ORDER BY r`;
@@ -85,16 +106,32 @@ try {
     await c.run(`PRAGMA profiling_output = ${lit(out)}`);
     await drain();
     await c.run('PRAGMA disable_profiling');
-    type Node = { operator_name?: string; operator_type?: string; operator_timing?: number; operator_cardinality?: number; children?: Node[] };
+    type Node = {
+      operator_name?: string;
+      operator_type?: string;
+      operator_timing?: number;
+      operator_cardinality?: number;
+      children?: Node[];
+    };
     const flat: { operator: string; seconds: number; rows: number }[] = [];
     const walk = (n: Node) => {
-      flat.push({ operator: n.operator_name ?? n.operator_type ?? '?', seconds: Math.round((n.operator_timing ?? 0) * 100) / 100, rows: n.operator_cardinality ?? 0 });
+      flat.push({
+        operator: n.operator_name ?? n.operator_type ?? '?',
+        seconds: Math.round((n.operator_timing ?? 0) * 100) / 100,
+        rows: n.operator_cardinality ?? 0,
+      });
       for (const ch of n.children ?? []) walk(ch);
     };
     walk(JSON.parse(fs.readFileSync(out, 'utf8')) as Node);
     operators = flat.filter((o) => o.seconds >= 0.2).sort((a, b) => b.seconds - a.seconds);
   }
-  console.log(JSON.stringify({ release: path.basename(release), memory_limit: values['memory-limit'], read_pass: readPass, statement, operators }, null, 1));
+  console.log(
+    JSON.stringify(
+      { release: path.basename(release), memory_limit: values['memory-limit'], read_pass: readPass, statement, operators },
+      null,
+      1,
+    ),
+  );
 } finally {
   c.closeSync();
   inst.closeSync();

@@ -43,7 +43,10 @@ const ALL = { matchLevels: ['I', 'H', 'D', 'S', 'A'] as const, spatialMode: 'aut
 
 const set: HardenedRow[] = await generateHardenedSet(wh, 'graph', nRows, seed);
 const t = performance.now();
-const res: MatchResult[] = await matcher.matchBatch(set.map((s, i) => normalizeMatchInput(s.record, { position: i + 1 })), { ...ALL, matchLevels: [...ALL.matchLevels] });
+const res: MatchResult[] = await matcher.matchBatch(
+  set.map((s, i) => normalizeMatchInput(s.record, { position: i + 1 })),
+  { ...ALL, matchLevels: [...ALL.matchLevels] },
+);
 const ms = performance.now() - t;
 
 const pairs = res.map((r, i) => [r, set[i]!] as const);
@@ -52,12 +55,20 @@ const iAll = pairs.filter(([r]) => r.matchLevel === 'I');
 const elig = pairs.filter(([, s]) => s.identifies);
 const absent = pairs.filter(([, s]) => s.personKey === null);
 const pct = (a: number, b: number) => (b ? a / b : 0).toFixed(4);
-console.log(`${nRows} hardened rows on ${persons} persons (seed ${seed}); normalize + match ${(ms / 1000).toFixed(2)} s = ${Math.round(nRows / ms * 1000)} rows/s`);
-console.log(`rows identifying one person (oracle): ${elig.length}; absent people: ${absent.length}; other present rows: ${nRows - elig.length - absent.length}`);
+console.log(
+  `${nRows} hardened rows on ${persons} persons (seed ${seed}); normalize + match ${(ms / 1000).toFixed(2)} s = ${Math.round((nRows / ms) * 1000)} rows/s`,
+);
+console.log(
+  `rows identifying one person (oracle): ${elig.length}; absent people: ${absent.length}; other present rows: ${nRows - elig.length - absent.length}`,
+);
 console.log(`I precision ${pct(iAll.filter(([r, s]) => rightI(r, s)).length, iAll.length)} (${iAll.length} I rows)`);
-console.log(`I recall over identifying rows ${pct(elig.filter(([r, s]) => rightI(r, s)).length, elig.length)} (${elig.filter(([r, s]) => rightI(r, s)).length}/${elig.length})`);
+console.log(
+  `I recall over identifying rows ${pct(elig.filter(([r, s]) => rightI(r, s)).length, elig.length)} (${elig.filter(([r, s]) => rightI(r, s)).length}/${elig.length})`,
+);
 const absentI = absent.filter(([r]) => r.matchLevel === 'I').length;
-console.log(`absent people matched at I: ${absentI}/${absent.length} (${(100 * absentI / Math.max(1, absent.length)).toFixed(2)}%); at any level: ${absent.filter(([r]) => r.matchLevel !== null).length}`);
+console.log(
+  `absent people matched at I: ${absentI}/${absent.length} (${((100 * absentI) / Math.max(1, absent.length)).toFixed(2)}%); at any level: ${absent.filter(([r]) => r.matchLevel !== null).length}`,
+);
 
 console.log('\nrecall at I per damage kind (identifying rows carrying it; a row may carry several)');
 console.log('damage            rows  share   I right   recall   wrong I');
@@ -65,10 +76,16 @@ const undamaged = elig.filter(([, s]) => s.damage.every((d) => d === 'case_noise
 const line = (label: string, xs: typeof elig) => {
   const ok = xs.filter(([r, s]) => rightI(r, s)).length;
   const wrong = xs.filter(([r, s]) => r.matchLevel === 'I' && !rightI(r, s)).length;
-  console.log(`${label.padEnd(16)} ${String(xs.length).padStart(5)}  ${(xs.length / Math.max(1, elig.length)).toFixed(3)}  ${String(ok).padStart(7)}  ${pct(ok, xs.length).padStart(7)}  ${String(wrong).padStart(7)}`);
+  console.log(
+    `${label.padEnd(16)} ${String(xs.length).padStart(5)}  ${(xs.length / Math.max(1, elig.length)).toFixed(3)}  ${String(ok).padStart(7)}  ${pct(ok, xs.length).padStart(7)}  ${String(wrong).padStart(7)}`,
+  );
 };
 line('(none)', undamaged);
-for (const d of DAMAGE_KINDS) line(d, elig.filter(([, s]) => s.damage.includes(d)));
+for (const d of DAMAGE_KINDS)
+  line(
+    d,
+    elig.filter(([, s]) => s.damage.includes(d)),
+  );
 console.log('\nlevels of rows that do not identify one person (name + locality only, or ambiguous truth):');
 const other = pairs.filter(([, s]) => s.personKey !== null && !s.identifies);
 for (const l of ['I', 'H', 'D', 'A', 'S', null]) {
@@ -79,15 +96,25 @@ for (const l of ['I', 'H', 'D', 'A', 'S', null]) {
 
 const zips = (await wh.query(`SELECT DISTINCT zip5 FROM graph.persons ORDER BY zip5`)).map((z) => String(z.zip5));
 const junk = junkRows(zips, nJunk, seed);
-const jr = await matcher.matchBatch(junk.map((j, i) => normalizeMatchInput(j, { position: i + 1 })), { ...ALL, matchLevels: [...ALL.matchLevels] });
+const jr = await matcher.matchBatch(
+  junk.map((j, i) => normalizeMatchInput(j, { position: i + 1 })),
+  { ...ALL, matchLevels: [...ALL.matchLevels] },
+);
 const byLevel = new Map<string, number>();
 for (const r of jr) if (r.matchLevel) byLevel.set(r.matchLevel, (byLevel.get(r.matchLevel) ?? 0) + 1);
-console.log(`\njunk rows (made-up names and streets in ${zips.length} real ZIPs, no email/phone/dob): ${jr.filter((r) => r.matchLevel).length}/${nJunk} matched ${JSON.stringify(Object.fromEntries(byLevel))}`);
+console.log(
+  `\njunk rows (made-up names and streets in ${zips.length} real ZIPs, no email/phone/dob): ${jr.filter((r) => r.matchLevel).length}/${nJunk} matched ${JSON.stringify(Object.fromEntries(byLevel))}`,
+);
 // The same rows with the ZIP's city and state instead of the ZIP (a street located by its city, record.ts cityZip5s).
 const cityOf = loadZips();
 const cityJunk = junk.map(({ zip, ...j }) => ({ ...j, city: cityOf.get(String(zip))?.city, state: cityOf.get(String(zip))?.state }));
-const cr = await matcher.matchBatch(cityJunk.map((j, i) => normalizeMatchInput(j, { position: i + 1 })), { ...ALL, matchLevels: [...ALL.matchLevels] });
+const cr = await matcher.matchBatch(
+  cityJunk.map((j, i) => normalizeMatchInput(j, { position: i + 1 })),
+  { ...ALL, matchLevels: [...ALL.matchLevels] },
+);
 const cityLevels = new Map<string, number>();
 for (const r of cr) if (r.matchLevel) cityLevels.set(r.matchLevel, (cityLevels.get(r.matchLevel) ?? 0) + 1);
-console.log(`junk rows with city + state instead of the ZIP: ${cr.filter((r) => r.matchLevel).length}/${nJunk} matched ${JSON.stringify(Object.fromEntries(cityLevels))}`);
+console.log(
+  `junk rows with city + state instead of the ZIP: ${cr.filter((r) => r.matchLevel).length}/${nJunk} matched ${JSON.stringify(Object.fromEntries(cityLevels))}`,
+);
 wh.close();

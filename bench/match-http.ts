@@ -14,7 +14,13 @@ import { generateLabelledSet } from '../src/identity/matcher/labelled-set.ts';
 import { openWarehouseOn } from '../test/matching/helpers.ts';
 import { startBenchApp } from './lib/app.ts';
 
-const { values } = parseArgs({ options: { 'data-dir': { type: 'string', default: '.bench/data' }, requests: { type: 'string', default: '40' }, 'no-resident': { type: 'boolean', default: false } } });
+const { values } = parseArgs({
+  options: {
+    'data-dir': { type: 'string', default: '.bench/data' },
+    requests: { type: 'string', default: '40' },
+    'no-resident': { type: 'boolean', default: false },
+  },
+});
 const dataDir = path.resolve(values['data-dir']!);
 const requests = Number(values.requests);
 const release = readCurrentRelease(dataDir);
@@ -29,14 +35,18 @@ const bodies = Array.from({ length: requests + 3 }, (_, b) => ({
 }));
 
 const { address, token, services, close } = await startBenchApp({
-  dataDir, scopes: ['creator'], env: { DUCKDB_MEMORY_LIMIT: process.env.DUCKDB_MEMORY_LIMIT ?? '' },
+  dataDir,
+  scopes: ['creator'],
+  env: { DUCKDB_MEMORY_LIMIT: process.env.DUCKDB_MEMORY_LIMIT ?? '' },
 });
 await services.matchIndex.current(); // the index exists (built by bench/match-latency.ts or now), untimed
 
 const send = async (body: object) => {
   const t0 = performance.now();
   const res = await fetch(`${address}/v1/match`, {
-    method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body),
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
   });
   const json = (await res.json()) as { records?: { match_level: string | null }[] };
   if (res.status !== 200) throw new Error(`${res.status} ${JSON.stringify(json)}`);
@@ -46,7 +56,9 @@ const cold: number[] = [];
 for (const body of bodies.slice(0, 3)) cold.push((await send(body)).ms);
 // --no-resident: the warm-up without the process's copy of m_person (resident-persons.ts), to compare.
 const warm = await services.matching.warm({
-  ...(process.env.WARM_KEYS ? { keys: Number(process.env.WARM_KEYS), persons: Number(process.env.WARM_PERSONS ?? process.env.WARM_KEYS) } : {}),
+  ...(process.env.WARM_KEYS
+    ? { keys: Number(process.env.WARM_KEYS), persons: Number(process.env.WARM_PERSONS ?? process.env.WARM_KEYS) }
+    : {}),
   residentPersons: !values['no-resident'],
 });
 const times: number[] = [];
@@ -56,13 +68,22 @@ for (const body of bodies.slice(3)) {
   times.push(r.ms);
   matched += r.matched;
 }
-const pct = (xs: number[], p: number) => Math.round([...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(p * xs.length))]! * 10) / 10;
-console.log(JSON.stringify({
-  persons: release.persons, release: `${release.major}.${release.minor}`, records_per_request: 100,
-  cold_first_3_ms: cold.map((x) => Math.round(x)),
-  warm_up: { keys: warm.keys, persons: warm.persons, seconds: Math.round(warm.ms / 100) / 10 },
-  resident_persons: warm.residentPersons ? { ...warm.residentPersons, mib: Math.round(warm.residentPersons.bytes / 2 ** 20) } : null,
-  warm: { requests, p50_ms: pct(times, 0.5), p95_ms: pct(times, 0.95), matched: `${matched}/${requests * 100}` },
-  peak_rss_mib: Math.round(process.resourceUsage().maxRSS / 1024),
-}, null, 2));
+const pct = (xs: number[], p: number) =>
+  Math.round([...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(p * xs.length))]! * 10) / 10;
+console.log(
+  JSON.stringify(
+    {
+      persons: release.persons,
+      release: `${release.major}.${release.minor}`,
+      records_per_request: 100,
+      cold_first_3_ms: cold.map((x) => Math.round(x)),
+      warm_up: { keys: warm.keys, persons: warm.persons, seconds: Math.round(warm.ms / 100) / 10 },
+      resident_persons: warm.residentPersons ? { ...warm.residentPersons, mib: Math.round(warm.residentPersons.bytes / 2 ** 20) } : null,
+      warm: { requests, p50_ms: pct(times, 0.5), p95_ms: pct(times, 0.95), matched: `${matched}/${requests * 100}` },
+      peak_rss_mib: Math.round(process.resourceUsage().maxRSS / 1024),
+    },
+    null,
+    2,
+  ),
+);
 await close();

@@ -55,5 +55,7 @@ const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(
 const cold = times.slice(0, 3);
 const warm = times.slice(5);
 console.log(`first 3 batches${warmFirst ? ' (after warm-up)' : ' on a new connection'}: ${cold.map((x) => x.toFixed(1)).join(', ')} ms`);
-console.log(`then (${warm.length} batches of 100): p50 ${pct(warm, 0.5).toFixed(1)} ms, p95 ${pct(warm, 0.95).toFixed(1)} ms; matched ${matched}/${batches * 100}`);
+console.log(
+  `then (${warm.length} batches of 100): p50 ${pct(warm, 0.5).toFixed(1)} ms, p95 ${pct(warm, 0.95).toFixed(1)} ms; matched ${matched}/${batches * 100}`,
+);
 wh.close();

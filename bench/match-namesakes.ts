@@ -39,9 +39,11 @@ try {
   const matcher = createMatcher({ warehouse: wh, indexPath: await buildMatchIndex(releaseFile, { threads: 2 }) });
   const options = { matchLevels: ['I', 'H', 'D', 'S', 'A'] as ('I' | 'H' | 'D' | 'S' | 'A')[], spatialMode: 'auto' as const };
   const rows = set.rows.map((r, i) => normalizeMatchInput(r.record, { position: i + 1 }));
-  console.log(`${set.persons.length} imported persons in ${new Set(set.persons.map((p) => p.zip)).size} ZIPs, ${set.rows.length} rows (seed ${seed})`);
+  console.log(
+    `${set.persons.length} imported persons in ${new Set(set.persons.map((p) => p.zip)).size} ZIPs, ${set.rows.length} rows (seed ${seed})`,
+  );
   const point: MatchResult[] = [];
-  for (let i = 0; i < rows.length; i += 100) point.push(...await matcher.matchBatch(rows.slice(i, i + 100), options));
+  for (let i = 0; i < rows.length; i += 100) point.push(...(await matcher.matchBatch(rows.slice(i, i + 100), options)));
   report('micro-batch (100 rows a call)', point);
   report('file path (one statement)', await matcher.matchBatch(rows, options));
   wh.close();
@@ -60,6 +62,8 @@ function report(label: string, res: readonly MatchResult[]): void {
     const other = of.filter(([r]) => r.matchLevel !== null && r.matchLevel !== 'I').length;
     const none = of.filter(([r]) => r.matchLevel === null).length;
     const recall = kind.startsWith('absent') ? '     -' : (ok / Math.max(1, of.length)).toFixed(4);
-    console.log(`${kind.padEnd(18)} ${String(of.length).padStart(6)} ${String(ok).padStart(9)}   ${recall} ${String(wrong).padStart(9)} ${String(other).padStart(13)} ${String(none).padStart(6)}`);
+    console.log(
+      `${kind.padEnd(18)} ${String(of.length).padStart(6)} ${String(ok).padStart(9)}   ${recall} ${String(wrong).padStart(9)} ${String(other).padStart(13)} ${String(none).padStart(6)}`,
+    );
   }
 }

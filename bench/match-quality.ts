@@ -60,13 +60,21 @@ if (fit) {
   const byRow = new Map<number, ScoredCandidate[]>();
   for (const r of await wh.query(candidateSql({ rowSql: staged.rowSql, keySql: staged.keySql, mx: 'mxfit' }))) {
     const features = unpackFeatures(Number(r.fp));
-    const c: ScoredCandidate = { personKey: BigInt(r.person_key as bigint), householdKey: r.household_key == null ? null : BigInt(r.household_key as bigint),
-      hhRef: r.hh_ref == null ? null : BigInt(r.hh_ref as bigint), features, weight: matchWeight(features), probability: 0 };
+    const c: ScoredCandidate = {
+      personKey: BigInt(r.person_key as bigint),
+      householdKey: r.household_key == null ? null : BigInt(r.household_key as bigint),
+      hhRef: r.hh_ref == null ? null : BigInt(r.hh_ref as bigint),
+      features,
+      weight: matchWeight(features),
+      probability: 0,
+    };
     const list = byRow.get(Number(r.r));
-    if (list) list.push(c); else byRow.set(Number(r.r), [c]);
+    if (list) list.push(c);
+    else byRow.set(Number(r.r), [c]);
   }
   staged.cleanup();
-  const byW = (a: ScoredCandidate, b: ScoredCandidate) => b.weight - a.weight || (a.personKey < b.personKey ? -1 : a.personKey > b.personKey ? 1 : 0);
+  const byW = (a: ScoredCandidate, b: ScoredCandidate) =>
+    b.weight - a.weight || (a.personKey < b.personKey ? -1 : a.personKey > b.personKey ? 1 : 0);
   for (const [r, cs] of byRow) byRow.set(r, shortlist(cs).sort(byW));
   // Random halves: fit on one, measure on the other.
   const coin = rng(seed * 7919 + 1);
@@ -91,44 +99,85 @@ if (fit) {
   const yt: number[] = [];
   for (const i of trainIdx) {
     const c = byRow.get(i)?.[0];
-    if (c) { xt.push(c.weight); yt.push(c.personKey === set[i]!.personKey ? 1 : 0); }
+    if (c) {
+      xt.push(c.weight);
+      yt.push(c.personKey === set[i]!.personKey ? 1 : 0);
+    }
   }
   const top = fitPlatt(xt, yt);
-  console.log(`train: ${trainIdx.length} rows, ${xs.length} reportable candidates (${ys.filter((y) => y === 1).length} true); test: ${testIdx.length} rows`);
+  console.log(
+    `train: ${trainIdx.length} rows, ${xs.length} reportable candidates (${ys.filter((y) => y === 1).length} true); test: ${testIdx.length} rows`,
+  );
   console.log(`fit on reportable candidates: a=${a} b=${b}; on all top candidates: a=${top.a.toFixed(4)} b=${top.b.toFixed(4)}`);
 
   const ALLOWED = new Set<MatchLevel>(['I', 'H', 'D', 'A']);
-  const iEligibleFit = new Set(['clean', 'typo', 'nickname', 'swap', 'moved', 'unit_variant', 'phone_format', 'email_variant', 'name_dob', 'missing_fields']);
+  const iEligibleFit = new Set([
+    'clean',
+    'typo',
+    'nickname',
+    'swap',
+    'moved',
+    'unit_variant',
+    'phone_format',
+    'email_variant',
+    'name_dob',
+    'missing_fields',
+  ]);
   const evaluate = (label: string, la: number, lb: number, rowsIdx: number[]) => {
     const ps: number[] = [];
     const ok: number[] = [];
     const lv: Record<string, [number, number]> = { I: [0, 0], H: [0, 0], D: [0, 0], A: [0, 0] };
-    let absentI = 0, absent = 0, eligible = 0, eligibleI = 0, present = 0, lowW = 0, lowWok = 0;
+    let absentI = 0,
+      absent = 0,
+      eligible = 0,
+      eligibleI = 0,
+      present = 0,
+      lowW = 0,
+      lowWok = 0;
     // Weight at which the hand-set logistic reached I_THRESHOLD: I rows below it are new with (la, lb).
     const oldIWeight = (Math.log(I_THRESHOLD / (1 - I_THRESHOLD)) - LOGIT_B) / LOGIT_A;
     for (const i of rowsIdx) {
       const s = set[i]!;
       const cands = (byRow.get(i) ?? []).map((c) => ({ ...c, probability: probability(c.weight, la, lb) }));
       const d = decideRow(cands, ALLOWED, 'residential', null);
-      const right = d !== null && s.personKey !== null && (d.level === 'I' || d.level === 'D' ? d.personKey === s.personKey : d.householdKey === s.householdKey);
-      if (s.personKey === null) { absent++; if (d?.level === 'I') absentI++; } else present++;
-      if (iEligibleFit.has(s.scenario)) { eligible++; if (d?.level === 'I' && right) eligibleI++; }
+      const right =
+        d !== null &&
+        s.personKey !== null &&
+        (d.level === 'I' || d.level === 'D' ? d.personKey === s.personKey : d.householdKey === s.householdKey);
+      if (s.personKey === null) {
+        absent++;
+        if (d?.level === 'I') absentI++;
+      } else present++;
+      if (iEligibleFit.has(s.scenario)) {
+        eligible++;
+        if (d?.level === 'I' && right) eligibleI++;
+      }
       if (!d) continue;
-      lv[d.level]![0]++; if (right) lv[d.level]![1]++;
+      lv[d.level]![0]++;
+      if (right) lv[d.level]![1]++;
       const chosen = cands.find((c) => c.personKey === d.personKey);
       if (d.level === 'I' && chosen && chosen.weight < oldIWeight) {
-        lowW++; if (right) lowWok++;
+        lowW++;
+        if (right) lowWok++;
         else console.log(`  new I row wrong: ${s.scenario} ${d.type} w=${chosen.weight} ${JSON.stringify(chosen.features)}`);
       }
-      if (d.level === 'I' || d.level === 'D') { ps.push(Math.round(d.confidence * 1e4) / 1e4); ok.push(right ? 1 : 0); }
+      if (d.level === 'I' || d.level === 'D') {
+        ps.push(Math.round(d.confidence * 1e4) / 1e4);
+        ok.push(right ? 1 : 0);
+      }
     }
     console.log(`\n== ${label}: a=${la} b=${lb} on ${rowsIdx.length} rows`);
     console.log('level  returned  correct  precision  recall(present)  F1');
     for (const [l, [n, c]] of Object.entries(lv)) {
-      const prec = n ? c / n : 0, rec = c / present;
-      console.log(`${l}      ${String(n).padStart(7)}  ${String(c).padStart(7)}  ${prec.toFixed(4).padStart(9)}  ${rec.toFixed(4).padStart(15)}  ${(prec + rec ? 2 * prec * rec / (prec + rec) : 0).toFixed(4)}`);
+      const prec = n ? c / n : 0,
+        rec = c / present;
+      console.log(
+        `${l}      ${String(n).padStart(7)}  ${String(c).padStart(7)}  ${prec.toFixed(4).padStart(9)}  ${rec.toFixed(4).padStart(15)}  ${(prec + rec ? (2 * prec * rec) / (prec + rec) : 0).toFixed(4)}`,
+      );
     }
-    console.log(`I precision ${(lv.I![1] / Math.max(1, lv.I![0])).toFixed(4)}; I recall (person-level evidence) ${(eligibleI / eligible).toFixed(4)}; absent at I ${absentI}/${absent}; I rows below weight ${oldIWeight.toFixed(2)}: ${lowWok}/${lowW} right`);
+    console.log(
+      `I precision ${(lv.I![1] / Math.max(1, lv.I![0])).toFixed(4)}; I recall (person-level evidence) ${(eligibleI / eligible).toFixed(4)}; absent at I ${absentI}/${absent}; I rows below weight ${oldIWeight.toFixed(2)}: ${lowWok}/${lowW} right`,
+    );
     console.log('calibration (I and D rows):\n' + formatCalibration(calibration(ps, ok)));
   };
   evaluate('hand-set (held-out half)', LOGIT_A, LOGIT_B, testIdx);
@@ -145,6 +194,8 @@ t = performance.now();
 const res: MatchResult[] = await matcher.matchBatch(rows, { matchLevels: ['I', 'H', 'D', 'S', 'A'], spatialMode: 'residential' });
 const matchMs = performance.now() - t;
 
-console.log(`\n${nRows} rows on ${persons} persons; normalize ${(nRows / normMs * 1000).toFixed(0)} rows/s, matchBatch ${(matchMs / 1000).toFixed(2)} s = ${(nRows / matchMs * 1000).toFixed(0)} rows/s`);
+console.log(
+  `\n${nRows} rows on ${persons} persons; normalize ${((nRows / normMs) * 1000).toFixed(0)} rows/s, matchBatch ${(matchMs / 1000).toFixed(2)} s = ${((nRows / matchMs) * 1000).toFixed(0)} rows/s`,
+);
 reportQuality(res, set);
 wh.close();

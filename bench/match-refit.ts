@@ -25,15 +25,21 @@ const releaseFile = releaseFilePath(dataDir, info);
 await buildMatchIndex(releaseFile, { threads: 2 });
 const t = performance.now();
 const params = await refitMatchParams(releaseFile, {
-  randomPairs: Number(arg('pairs', '200000')), listRows: Number(arg('rows', '20000')), seed: Number(arg('seed', '101')),
+  randomPairs: Number(arg('pairs', '200000')),
+  listRows: Number(arg('rows', '20000')),
+  seed: Number(arg('seed', '101')),
   scorer: process.argv.includes('--record-only') ? 'prior' : 'fitted',
   tf: process.argv.includes('--tf'),
 });
 const file = matchParamsPath(releaseFile);
 writeMatchParams(file, params);
 console.log(`refit in ${((performance.now() - t) / 1000).toFixed(1)} s -> ${file}`);
-console.log(`tf_applied ${params.tf_applied}; sample ${JSON.stringify(params.sample)}; lambda ${params.lambda.toFixed(4)}; EM ${JSON.stringify(params.em)}; logistic ${JSON.stringify(params.logistic)}; I threshold ${JSON.stringify(params.i_threshold)}`);
+console.log(
+  `tf_applied ${params.tf_applied}; sample ${JSON.stringify(params.sample)}; lambda ${params.lambda.toFixed(4)}; EM ${JSON.stringify(params.em)}; logistic ${JSON.stringify(params.logistic)}; I threshold ${JSON.stringify(params.i_threshold)}`,
+);
 for (const f of Object.keys(WEIGHTS) as (keyof typeof WEIGHTS)[]) {
   console.log(`${f.padEnd(8)} prior [${WEIGHTS[f].join(', ')}]\n         fitted [${params.weights[f].join(', ')}]`);
-  console.log(`         u [${params.u[f].map((x) => x.toPrecision(3)).join(', ')}]  m [${params.m[f].map((x) => x.toPrecision(3)).join(', ')}]`);
+  console.log(
+    `         u [${params.u[f].map((x) => x.toPrecision(3)).join(', ')}]  m [${params.m[f].map((x) => x.toPrecision(3)).join(', ')}]`,
+  );
 }

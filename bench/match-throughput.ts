@@ -34,7 +34,9 @@ const inst = await DuckDBInstance.create(':memory:', { threads, memory_limit: me
 const conn = await inst.connect();
 await conn.run(`ATTACH '${releaseFile.replace(/'/g, "''")}' AS graph (READ_ONLY)`);
 const wh: MatchWarehouse = {
-  async query(sql) { return (await conn.runAndReadAll(sql)).getRowObjectsJS() as Record<string, unknown>[]; },
+  async query(sql) {
+    return (await conn.runAndReadAll(sql)).getRowObjectsJS() as Record<string, unknown>[];
+  },
   stream: (sql, onChunk) => streamChunks(conn, sql, onChunk),
   streamRaw: (sql, onChunk) => streamRawChunks(conn, sql, onChunk),
 };
@@ -42,11 +44,16 @@ const wh: MatchWarehouse = {
 let t = performance.now();
 const set = await generateLabelledSet(wh, 'graph', unique, 31);
 const input = Array.from({ length: n }, (_, i) => ({ ...set[i % unique]!.record, row_id: `r${i + 1}` }));
-console.log(`release ${info.file}: ${info.persons} persons; ${n} input rows (${unique} distinct) prepared in ${((performance.now() - t) / 1000).toFixed(1)} s`);
+console.log(
+  `release ${info.file}: ${info.persons} persons; ${n} input rows (${unique} distinct) prepared in ${((performance.now() - t) / 1000).toFixed(1)} s`,
+);
 
 const matcher = createMatcher({ warehouse: wh, indexPath });
 // Warm-up: ATTACH, anchors, first touch of the index (not counted).
-await matcher.matchBatch(input.slice(0, 10).map((r, i) => normalizeMatchInput(r, { position: i + 1 })), { matchLevels: [], spatialMode: 'auto' });
+await matcher.matchBatch(
+  input.slice(0, 10).map((r, i) => normalizeMatchInput(r, { position: i + 1 })),
+  { matchLevels: [], spatialMode: 'auto' },
+);
 
 const rssBefore = process.memoryUsage().rss;
 const t0 = performance.now();
@@ -60,6 +67,8 @@ console.log(`normalize: ${((t1 - t0) / 1000).toFixed(2)} s (${rate(n, t1 - t0)})
 console.log(`match:     ${((t2 - t1) / 1000).toFixed(2)} s (${rate(n, t2 - t1)}); matched ${matched}/${n}`);
 console.log(`end to end: ${((t2 - t0) / 1000).toFixed(2)} s (${rate(n, t2 - t0)})`);
 const peak = process.resourceUsage().maxRSS / 1024; // KiB -> MiB
-console.log(`peak RSS ${peak.toFixed(0)} MiB (RSS before the run ${(rssBefore / 2 ** 20).toFixed(0)} MiB); DuckDB memory_limit ${memoryLimit}, threads ${threads}`);
+console.log(
+  `peak RSS ${peak.toFixed(0)} MiB (RSS before the run ${(rssBefore / 2 ** 20).toFixed(0)} MiB); DuckDB memory_limit ${memoryLimit}, threads ${threads}`,
+);
 conn.closeSync();
 inst.closeSync();

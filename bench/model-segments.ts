@@ -39,7 +39,11 @@ async function untilActive(segmentId: string, runId: string) {
   }
 }
 
-const seed = await call('POST', '/v1/segments', { name: 'CA seed', filters: [{ field: 'state', op: '=', value: 'CA' }], create_audience: false });
+const seed = await call('POST', '/v1/segments', {
+  name: 'CA seed',
+  filters: [{ field: 'state', op: '=', value: 'CA' }],
+  create_audience: false,
+});
 const builds: object[] = [];
 let segmentId: string | null = null;
 for (let i = 0; i < Number(values.builds); i++) {
@@ -51,14 +55,29 @@ for (let i = 0; i < Number(values.builds); i++) {
   const { run, seg } = await untilActive(started.segment_id, started.workflow_run_id);
   const wallMs = Math.round(performance.now() - t0);
   builds.push({
-    build: i === 0 ? 'create' : 'refresh', wall_ms: wallMs, record_count: seg.record_count, seed_persons: run.steps[0].metrics.seed_persons,
-    holdout_auc: run.model_summary.holdout_auc, stages_ms: run.steps[1].metrics.timings_ms,
+    build: i === 0 ? 'create' : 'refresh',
+    wall_ms: wallMs,
+    record_count: seg.record_count,
+    seed_persons: run.steps[0].metrics.seed_persons,
+    holdout_auc: run.model_summary.holdout_auc,
+    stages_ms: run.steps[1].metrics.timings_ms,
   });
 }
 const walls = builds.map((b: any) => b.wall_ms).sort((a, b) => a - b);
-console.log(JSON.stringify({
-  bench: 'model-segments', persons, model_type: 'BOOSTED_TREE_CLASSIFIER', builds, median_wall_ms: walls[Math.floor(walls.length / 2)],
-  peak_rss_mb: Math.round(process.resourceUsage().maxRSS / 1024), load_avg: (await import('node:os')).loadavg().map((x) => Math.round(x * 10) / 10),
-}, null, 2));
+console.log(
+  JSON.stringify(
+    {
+      bench: 'model-segments',
+      persons,
+      model_type: 'BOOSTED_TREE_CLASSIFIER',
+      builds,
+      median_wall_ms: walls[Math.floor(walls.length / 2)],
+      peak_rss_mb: Math.round(process.resourceUsage().maxRSS / 1024),
+      load_avg: (await import('node:os')).loadavg().map((x) => Math.round(x * 10) / 10),
+    },
+    null,
+    2,
+  ),
+);
 await close();
 process.exit(0);

@@ -59,13 +59,23 @@ async function timed<T>(work: () => Promise<T>): Promise<{ result: T; ms: number
 function summary(r: ModelRunResult, ms: number, cpuMs: number) {
   const m = r.metrics;
   return {
-    selected: m.selected_model_type, candidates: m.candidates.map((c) => `${c.model_type} (${c.config}): validation AUC ${c.validation_auc.toFixed(4)}`),
-    holdout_auc: m.holdout.roc_auc, top_decile_lift: m.holdout.top_decile_lift, log_loss: m.holdout.log_loss,
-    precision_at_cut: m.holdout.precision_at_cut, recall_at_cut: m.holdout.recall_at_cut,
-    target_size: m.target_size, record_count: m.record_count, features: m.training.features, sample: m.training.sample_persons,
-    split_nodes: r.model.model.kind === 'boosted_trees' ? r.model.model.trees.reduce((a, t) => a + t.filter((n) => 'f' in n).length, 0) : null,
+    selected: m.selected_model_type,
+    candidates: m.candidates.map((c) => `${c.model_type} (${c.config}): validation AUC ${c.validation_auc.toFixed(4)}`),
+    holdout_auc: m.holdout.roc_auc,
+    top_decile_lift: m.holdout.top_decile_lift,
+    log_loss: m.holdout.log_loss,
+    precision_at_cut: m.holdout.precision_at_cut,
+    recall_at_cut: m.holdout.recall_at_cut,
+    target_size: m.target_size,
+    record_count: m.record_count,
+    features: m.training.features,
+    sample: m.training.sample_persons,
+    split_nodes:
+      r.model.model.kind === 'boosted_trees' ? r.model.model.trees.reduce((a, t) => a + t.filter((n) => 'f' in n).length, 0) : null,
     top_fields: m.field_importance.slice(0, 6).map((f) => `${f.field} ${(f.importance * 100).toFixed(1)}%`),
-    wall_ms: Math.round(ms), cpu_ms: cpuMs, stages_ms: r.timings_ms,
+    wall_ms: Math.round(ms),
+    cpu_ms: cpuMs,
+    stages_ms: r.timings_ms,
   };
 }
 
@@ -73,16 +83,34 @@ async function quality(wh: Warehouse, dir: string) {
   const planted = await plantOutcome(wh, dir);
   const oracle = await oracleOnHoldout(wh, planted.labelsPath, SEED);
   const out: Record<string, unknown> = {
-    stated_model: OUTCOME_STATED, intercept: planted.intercept, prevalence: planted.prevalence,
-    oracle_holdout_auc: oracle.auc, oracle_top_decile_lift: oracle.lift,
+    stated_model: OUTCOME_STATED,
+    intercept: planted.intercept,
+    prevalence: planted.prevalence,
+    oracle_holdout_auc: oracle.auc,
+    oracle_top_decile_lift: oracle.lift,
   };
   for (const modelType of values['model-types']!.split(',') as ModelType[]) {
-    const { result: r, ms, cpuMs } = await timed(() => runPropensity(wh, {
-      fields: CATALOG_FIELDS, positiveClass: { sql: `SELECT person_key FROM read_parquet('${planted.positivesPath}')` },
-      modelType, privacyFloor: FLOOR, randomSeed: SEED, membersPath: path.join(dir, 'out', `propensity-${modelType}.parquet`),
-    }));
+    const {
+      result: r,
+      ms,
+      cpuMs,
+    } = await timed(() =>
+      runPropensity(wh, {
+        fields: CATALOG_FIELDS,
+        positiveClass: { sql: `SELECT person_key FROM read_parquet('${planted.positivesPath}')` },
+        modelType,
+        privacyFloor: FLOOR,
+        randomSeed: SEED,
+        membersPath: path.join(dir, 'out', `propensity-${modelType}.parquet`),
+      }),
+    );
     const s = summary(r, ms, cpuMs);
-    out[modelType] = { ...s, auc_gap_to_oracle: oracle.auc - (s.holdout_auc ?? NaN), meets_auc_target: oracle.auc - (s.holdout_auc ?? 0) <= 0.03, meets_lift_target: (s.top_decile_lift ?? 0) >= 3 };
+    out[modelType] = {
+      ...s,
+      auc_gap_to_oracle: oracle.auc - (s.holdout_auc ?? NaN),
+      meets_auc_target: oracle.auc - (s.holdout_auc ?? 0) <= 0.03,
+      meets_lift_target: (s.top_decile_lift ?? 0) >= 3,
+    };
   }
   return out;
 }
@@ -90,16 +118,31 @@ async function quality(wh: Warehouse, dir: string) {
 async function similarity(wh: Warehouse, dir: string) {
   const { subpopPath, seedPath } = await plantSubpopulation(wh, dir);
   const membersPath = path.join(dir, 'out', 'similarity.parquet');
-  const { result: r, ms, cpuMs } = await timed(() => runSimilarity(wh, {
-    fields: CATALOG_FIELDS, seed: { sql: `SELECT person_key FROM read_parquet('${seedPath}')` }, privacyFloor: FLOOR, randomSeed: SEED, membersPath,
-  }));
+  const {
+    result: r,
+    ms,
+    cpuMs,
+  } = await timed(() =>
+    runSimilarity(wh, {
+      fields: CATALOG_FIELDS,
+      seed: { sql: `SELECT person_key FROM read_parquet('${seedPath}')` },
+      privacyFloor: FLOOR,
+      randomSeed: SEED,
+      membersPath,
+    }),
+  );
   const [f] = await wh.query<{ in_segment: number; graph: number; seed_in_segment: number }>(`
     SELECT (SELECT avg((person_key IN (SELECT person_key FROM read_parquet('${subpopPath}')))::INT) FROM read_parquet('${membersPath}')) AS in_segment,
       (SELECT count(*) FROM read_parquet('${subpopPath}')) / (SELECT count(*) FROM graph.discovery_persons) AS graph,
       (SELECT count(*) FROM read_parquet('${membersPath}') WHERE person_key IN (SELECT person_key FROM read_parquet('${seedPath}'))) AS seed_in_segment`);
   return {
-    planted: SUBPOP_STATED, seed_size: 5000, subpop_share_of_graph: f!.graph, subpop_share_of_segment: f!.in_segment,
-    frequency_ratio: f!.in_segment / f!.graph, meets_target: f!.in_segment / f!.graph >= 5, seed_members_in_segment: f!.seed_in_segment,
+    planted: SUBPOP_STATED,
+    seed_size: 5000,
+    subpop_share_of_graph: f!.graph,
+    subpop_share_of_segment: f!.in_segment,
+    frequency_ratio: f!.in_segment / f!.graph,
+    meets_target: f!.in_segment / f!.graph >= 5,
+    seed_members_in_segment: f!.seed_in_segment,
     ...summary(r, ms, cpuMs),
   };
 }
@@ -112,14 +155,35 @@ async function scale(dir: string) {
     const t0 = performance.now();
     const planted = await plantOutcome(wh, labelsDir);
     const setupMs = performance.now() - t0;
-    const out: Record<string, unknown> = { persons: (await wh.release()).persons, label_setup_ms: Math.round(setupMs), prevalence: planted.prevalence };
+    const out: Record<string, unknown> = {
+      persons: (await wh.release()).persons,
+      label_setup_ms: Math.round(setupMs),
+      prevalence: planted.prevalence,
+    };
     for (const modelType of values['scale-model-types']!.split(',') as ModelType[]) {
       const rssBefore = process.memoryUsage().rss;
-      const { result: r, ms, cpuMs } = await timed(() => runPropensity(wh, {
-        fields: CATALOG_FIELDS, positiveClass: { sql: `SELECT person_key FROM read_parquet('${planted.positivesPath}')` },
-        modelType, privacyFloor: FLOOR, randomSeed: SEED, membersPath: path.join(labelsDir, 'out', `propensity-${modelType}.parquet`),
-      }));
-      out[modelType] = { ...summary(r, ms, cpuMs), load_average: os.loadavg().map((x) => Math.round(x * 10) / 10), meets_time_target: ms < 120_000, rss_before_mb: mb(rssBefore), rss_after_mb: mb(process.memoryUsage().rss), peak_rss_mb_so_far: peakRssMb() };
+      const {
+        result: r,
+        ms,
+        cpuMs,
+      } = await timed(() =>
+        runPropensity(wh, {
+          fields: CATALOG_FIELDS,
+          positiveClass: { sql: `SELECT person_key FROM read_parquet('${planted.positivesPath}')` },
+          modelType,
+          privacyFloor: FLOOR,
+          randomSeed: SEED,
+          membersPath: path.join(labelsDir, 'out', `propensity-${modelType}.parquet`),
+        }),
+      );
+      out[modelType] = {
+        ...summary(r, ms, cpuMs),
+        load_average: os.loadavg().map((x) => Math.round(x * 10) / 10),
+        meets_time_target: ms < 120_000,
+        rss_before_mb: mb(rssBefore),
+        rss_after_mb: mb(process.memoryUsage().rss),
+        peak_rss_mb_so_far: peakRssMb(),
+      };
     }
     return out;
   } finally {
@@ -127,7 +191,10 @@ async function scale(dir: string) {
   }
 }
 
-const result: Record<string, unknown> = { date: new Date().toISOString().slice(0, 10), load_average_at_start: os.loadavg().map((x) => Math.round(x * 10) / 10) };
+const result: Record<string, unknown> = {
+  date: new Date().toISOString().slice(0, 10),
+  load_average_at_start: os.loadavg().map((x) => Math.round(x * 10) / 10),
+};
 if (parts.includes('quality') || parts.includes('similarity')) {
   const dir = path.resolve(values['graph-dir']!);
   await ensureGraph(dir, Number(values.persons));

@@ -11,7 +11,11 @@ import { createPrivacyWithSecret, questionOf } from '../src/modules/privacy/inde
 const privacy = createPrivacyWithSecret({ secret: 'bench-secret', floor: 50, lookupK: 10 });
 
 function query(conditions: number, salt: number): MembershipQuery {
-  const filters: FilterCondition[] = Array.from({ length: conditions }, (_, i) => ({ field: i % 2 ? 'age' : 'state', op: i % 2 ? '>=' : 'IN', value: i % 2 ? salt % 90 : ['CA', 'TX', `S${salt}`] }));
+  const filters: FilterCondition[] = Array.from({ length: conditions }, (_, i) => ({
+    field: i % 2 ? 'age' : 'state',
+    op: i % 2 ? '>=' : 'IN',
+    value: i % 2 ? salt % 90 : ['CA', 'TX', `S${salt}`],
+  }));
   return { kind: 'filters', groups: [{ id: 'g', combinator: 'AND', filters }] };
 }
 
@@ -27,9 +31,13 @@ const results = [
   time('count, 1 condition', 20_000, (i) => privacy.protectTotal({ question: questionOf(query(1, i)), trueCount: 10_000 + i })),
   time('count, 5 conditions', 20_000, (i) => privacy.protectTotal({ question: questionOf(query(5, i)), trueCount: 10_000 + i })),
   time('count, 20 conditions', 5_000, (i) => privacy.protectTotal({ question: questionOf(query(20, i)), trueCount: 10_000 + i })),
-  time('group_by, 1 condition, 50 buckets', 2_000, (i) => privacy.protectGroups({
-    question: questionOf(query(1, i)), dimension: 'state', buckets: Array.from({ length: 50 }, (_, b) => ({ group_value: `S${b}`, count: 100 + b * 7 })),
-  })),
+  time('group_by, 1 condition, 50 buckets', 2_000, (i) =>
+    privacy.protectGroups({
+      question: questionOf(query(1, i)),
+      dimension: 'state',
+      buckets: Array.from({ length: 50 }, (_, b) => ({ group_value: `S${b}`, count: 100 + b * 7 })),
+    }),
+  ),
 ];
 
 const db = await DuckDBInstance.create(':memory:');
@@ -42,4 +50,10 @@ const duckUs = Number(process.hrtime.bigint() - t0) / 1000 / 20;
 conn.closeSync();
 db.closeSync();
 
-console.log(JSON.stringify({ results, reference: { label: 'DuckDB count, 1M in-memory rows, 2 conditions', us_per_call: Math.round(duckUs) } }, null, 2));
+console.log(
+  JSON.stringify(
+    { results, reference: { label: 'DuckDB count, 1M in-memory rows, 2 conditions', us_per_call: Math.round(duckUs) } },
+    null,
+    2,
+  ),
+);

@@ -8,15 +8,26 @@ import { join } from 'node:path';
  * command in docs/benchmarks.md.
  */
 const ALL: [name: string, args: string[]][] = [
-  ['http', []], ['graph-generate', []], ['graph-release', ['--persons', '200000']], ['graph-release', ['--persons', '1000000']], ['discovery', []], ['audiences', []], ['match-quality', []], ['match-latency', []],
-  ['match-http', []], ['match-throughput', []], ['match-hardened', ['--persons', '200000', '--rows', '40000']],
+  ['http', []],
+  ['graph-generate', []],
+  ['graph-release', ['--persons', '200000']],
+  ['graph-release', ['--persons', '1000000']],
+  ['discovery', []],
+  ['audiences', []],
+  ['match-quality', []],
+  ['match-latency', []],
+  ['match-http', []],
+  ['match-throughput', []],
+  ['match-hardened', ['--persons', '200000', '--rows', '40000']],
   // Issue #15: the match index of the 10M graph rebuilt (time, peak RSS, keys per block kind).
   ['match-index-build', ['--rebuild']],
   // Issue #15: the file path's read pass and candidate statement alone, on the mixed 1M-row file at 10M.
   ['match-candidates', ['--profile']],
   // Issue #7: 1M rows against the 10M graph (graph-generate's), as CSV and gzip; quality through the
   // file path on match-quality's 200k graph.
-  ['file-match', []], ['file-match', ['--gzip']], ['file-match', ['--graph-dir', '.bench/match-data', '--rows', '40000', '--quality']],
+  ['file-match', []],
+  ['file-match', ['--gzip']],
+  ['file-match', ['--graph-dir', '.bench/match-data', '--rows', '40000', '--quality']],
   ['upload', []],
   ['webhooks', []],
   // Issue #14: a 1M-member audience of the 10M graph exported with standard_enrichment, every format.
@@ -33,7 +44,8 @@ const ALL: [name: string, args: string[]][] = [
   // Issue #12: the privacy layer's overhead on a count.
   ['privacy', []],
   // Issue 12: master-key rotation and signing-key roll; a killed worker's file match resumed elsewhere.
-  ['keys', []], ['job-resume', []],
+  ['keys', []],
+  ['job-resume', []],
   // Issue #19: a similarity segment built through the service (HTTP, pg-boss worker) on a small graph.
   ['model-segments', []],
   // Issue #18: an operation over REST, MCP tools/call and A2A SendMessage.

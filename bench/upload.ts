@@ -25,7 +25,7 @@ const b = await startBenchApp({ dataDir, scopes: ['discovery', 'creator'], env: 
 await b.queue.start(); // the upload's receipt transaction writes to the job queue's tables
 const auth = { authorization: `Bearer ${b.token}`, 'content-type': 'application/json' };
 const res = await fetch(`${b.address}/v1/match/file`, { method: 'POST', headers: auth, body: JSON.stringify({ hitl: true }) });
-const created = await res.json() as { segment_id: string; upload_url: string };
+const created = (await res.json()) as { segment_id: string; upload_url: string };
 if (res.status !== 201 && res.status !== 200) throw new Error(`create ${res.status}: ${JSON.stringify(created)}`);
 
 // The client runs in a child process (its buffers are not the service's): it generates the CSV as it
@@ -50,7 +50,9 @@ write();`;
 global.gc?.();
 const before = process.memoryUsage().rss;
 let peak = before;
-const sampler = setInterval(() => { peak = Math.max(peak, process.memoryUsage().rss); }, 50);
+const sampler = setInterval(() => {
+  peak = Math.max(peak, process.memoryUsage().rss);
+}, 50);
 const t0 = performance.now();
 const uploadUrl = created.upload_url.replace(/^https?:\/\/[^/]+/, b.address);
 const client = spawn(process.execPath, ['-e', CLIENT, uploadUrl, String(target)], { stdio: ['ignore', 'pipe', 'inherit'] });
@@ -60,14 +62,33 @@ await once(client, 'exit');
 const put = JSON.parse(out) as { status: number; body: string; sent: number; rows: number };
 const seconds = (performance.now() - t0) / 1000;
 clearInterval(sampler);
-const status = await (await fetch(`${b.address}/v1/match/file/${created.segment_id}`, { headers: auth })).json() as Record<string, unknown>;
+const status = (await (await fetch(`${b.address}/v1/match/file/${created.segment_id}`, { headers: auth })).json()) as Record<
+  string,
+  unknown
+>;
 if (put.status !== 200) throw new Error(`PUT ${put.status}: ${put.body}`);
-const stored = fs.readdirSync(b.services.fileMatch.objects.root, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).map((e) => fs.statSync(path.join(e.parentPath, e.name)).size).sort((x, y) => y - x)[0];
-console.log(JSON.stringify({
-  put_status: put.status, matching_status: status.matching_status, bytes_sent: put.sent, rows: put.rows, largest_stored_object_bytes: stored,
-  seconds: Math.round(seconds * 100) / 100, mb_per_s: Math.round(put.sent / 2 ** 20 / seconds),
-  rss_before_mib: Math.round(before / 2 ** 20), peak_rss_during_upload_mib: Math.round(peak / 2 ** 20),
-}, null, 1));
+const stored = fs
+  .readdirSync(b.services.fileMatch.objects.root, { recursive: true, withFileTypes: true })
+  .filter((e) => e.isFile())
+  .map((e) => fs.statSync(path.join(e.parentPath, e.name)).size)
+  .sort((x, y) => y - x)[0];
+console.log(
+  JSON.stringify(
+    {
+      put_status: put.status,
+      matching_status: status.matching_status,
+      bytes_sent: put.sent,
+      rows: put.rows,
+      largest_stored_object_bytes: stored,
+      seconds: Math.round(seconds * 100) / 100,
+      mb_per_s: Math.round(put.sent / 2 ** 20 / seconds),
+      rss_before_mib: Math.round(before / 2 ** 20),
+      peak_rss_during_upload_mib: Math.round(peak / 2 ** 20),
+    },
+    null,
+    1,
+  ),
+);
 await b.close();
 fs.rmSync(dataDir, { recursive: true, force: true });
 process.exit(0);

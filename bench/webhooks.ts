@@ -65,7 +65,9 @@ await Promise.all(
       await database.db.transaction().execute(async (trx) => {
         const t0 = performance.now();
         const { eventId } = await services.events.emit(trx, {
-          orgId: org.id, type: 'segment.ready', subject: { kind: 'segment', id: 'seg_bench', name: 'Bench' },
+          orgId: org.id,
+          type: 'segment.ready',
+          subject: { kind: 'segment', id: 'seg_bench', name: 'Bench' },
           data: { status: 'completed', subtype: 'filter', audience_id: null, record_count: 1000 },
         });
         emittedAt.set(eventId, t0);

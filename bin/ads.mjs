@@ -10,7 +10,12 @@ import { dirname, join } from 'node:path';
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const bundled = join(root, 'node_modules', 'node', 'bin', 'node');
 const node = existsSync(bundled) ? bundled : process.execPath;
-const args = ['--experimental-transform-types', '--disable-warning=ExperimentalWarning', join(root, 'src', 'main.ts'), ...process.argv.slice(2)];
+const args = [
+  '--experimental-transform-types',
+  '--disable-warning=ExperimentalWarning',
+  join(root, 'src', 'main.ts'),
+  ...process.argv.slice(2),
+];
 const result = spawnSync(node, args, { stdio: 'inherit' });
 if (result.error) {
   process.stderr.write(`ads: could not start Node (${result.error.message}); run npm install first.\n`);

@@ -27,7 +27,14 @@ import { registerBillingPortal } from './http/billing-portal-routes.ts';
 import { scheduleBillingJobs } from './modules/billing/index.ts';
 import { oauthChallenge } from './http/authorization-server/challenge.ts';
 import { oauthOpenApiPaths } from './http/authorization-server/openapi.ts';
-import { OAUTH_ROUTES, OAUTH_SWEEP_CRON, OAUTH_SWEEP_JOB, resourceMetadataUrl, type MetadataTransport, type SecretCodec } from './modules/oauth/index.ts';
+import {
+  OAUTH_ROUTES,
+  OAUTH_SWEEP_CRON,
+  OAUTH_SWEEP_JOB,
+  resourceMetadataUrl,
+  type MetadataTransport,
+  type SecretCodec,
+} from './modules/oauth/index.ts';
 
 /** Reported to MCP and A2A clients. */
 const SERVICE_VERSION = '1.0.0';
@@ -75,7 +82,14 @@ export async function build(config: Config, deps: BuildDeps): Promise<BuiltApp> 
     clientErrorHandler,
   });
   const services = await createServices({
-    config, database: deps.database, queue: deps.queue, clock, log: app.log, metadataTransport: deps.metadataTransport, oauthSecretCodec: deps.oauthSecretCodec, outboundResolver: deps.outboundResolver,
+    config,
+    database: deps.database,
+    queue: deps.queue,
+    clock,
+    log: app.log,
+    metadataTransport: deps.metadataTransport,
+    oauthSecretCodec: deps.oauthSecretCodec,
+    outboundResolver: deps.outboundResolver,
     onReleaseSwitch: deps.onReleaseSwitch,
   });
 
@@ -90,12 +104,20 @@ export async function build(config: Config, deps: BuildDeps): Promise<BuiltApp> 
   registerInputGuard(app);
   registerRequestContext(app, () => shuttingDown);
   registerMetrics(app, metrics);
-  registerAuth(app, (authorization) => services.auth.authenticate(authorization), { challenge: oauthChallenge(config.oauth.resources.api) });
+  registerAuth(app, (authorization) => services.auth.authenticate(authorization), {
+    challenge: oauthChallenge(config.oauth.resources.api),
+  });
   registerRateLimit(app, { limiter: services.rateLimiter, tierOf: services.tierOf, limits: config.rateLimits });
   registerExchangeRateLimit(app, {
-    limiter: services.rateLimiter, perKeyPerMinute: config.limits.exchangePerKeyPerMinute, perAddressPerMinute: config.limits.exchangePerAddressPerMinute,
+    limiter: services.rateLimiter,
+    perKeyPerMinute: config.limits.exchangePerKeyPerMinute,
+    perAddressPerMinute: config.limits.exchangePerAddressPerMinute,
   });
-  await registerOpenApi(app, { publicUrl: config.publicUrl, operations: services.operations, extraPaths: oauthOpenApiPaths(config.oauth.resources) });
+  await registerOpenApi(app, {
+    publicUrl: config.publicUrl,
+    operations: services.operations,
+    extraPaths: oauthOpenApiPaths(config.oauth.resources),
+  });
 
   const readiness: Record<string, ReadinessCheck> = {
     control_plane: async () => {
@@ -105,7 +127,8 @@ export async function build(config: Config, deps: BuildDeps): Promise<BuiltApp> 
     graph: async () => {
       await services.catalog.getCatalog().catch((err: unknown) => {
         const cause = (err as { cause?: unknown }).cause;
-        if (cause instanceof WarehouseUnavailableError && cause.kind === 'no_release') throw new Error('no data release yet (the graph is loading)');
+        if (cause instanceof WarehouseUnavailableError && cause.kind === 'no_release')
+          throw new Error('no data release yet (the graph is loading)');
         throw new Error('the field catalog cannot be read from the current release');
       });
     },
@@ -124,14 +147,26 @@ export async function build(config: Config, deps: BuildDeps): Promise<BuiltApp> 
   const bound = (resource: string) => (authorization: string | undefined) =>
     services.auth.authenticate(authorization, (token) => services.oauth.verifyAccessToken(token, resource));
   registerMcp(app, {
-    resource: resources.mcp, operations: services.operations, authenticate: bound(resources.mcp), origins: [config.publicUrl], version: SERVICE_VERSION,
+    resource: resources.mcp,
+    operations: services.operations,
+    authenticate: bound(resources.mcp),
+    origins: [config.publicUrl],
+    version: SERVICE_VERSION,
     idempotency: services.idempotency,
   });
   registerA2A(app, {
-    operations: services.operations, tasks: services.agentTasks, authenticate: bound(resources.a2a), origins: [config.publicUrl], idempotency: services.idempotency,
+    operations: services.operations,
+    tasks: services.agentTasks,
+    authenticate: bound(resources.a2a),
+    origins: [config.publicUrl],
+    idempotency: services.idempotency,
     urls: {
-      resource: resources.a2a, issuer: config.oauth.issuer, version: SERVICE_VERSION, metadataUrl: resourceMetadataUrl(resources.a2a),
-      authorizationUrl: `${config.oauth.issuer}${OAUTH_ROUTES.authorization}`, tokenUrl: `${config.oauth.issuer}${OAUTH_ROUTES.token}`,
+      resource: resources.a2a,
+      issuer: config.oauth.issuer,
+      version: SERVICE_VERSION,
+      metadataUrl: resourceMetadataUrl(resources.a2a),
+      authorizationUrl: `${config.oauth.issuer}${OAUTH_ROUTES.authorization}`,
+      tokenUrl: `${config.oauth.issuer}${OAUTH_ROUTES.token}`,
       deviceAuthorizationUrl: `${config.oauth.issuer}${OAUTH_ROUTES.device_authorization}`,
     },
   });

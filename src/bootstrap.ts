@@ -14,7 +14,12 @@ export async function ensureDemoOrganization(services: Services): Promise<DemoCr
   if ((await services.organizations.countOrganizations()) > 0) return null;
   const org = await services.organizations.createOrganization({ name: 'Demo Organization', tier: 'pilot' });
   const owner = await services.organizations.addUser({ orgId: org.id, email: 'owner@demo.example', role: 'owner' });
-  const key = await services.apiKeys.issueKey({ orgId: org.id, userId: owner.id, name: 'demo key', scopes: ['discovery', 'creator', 'account'] });
+  const key = await services.apiKeys.issueKey({
+    orgId: org.id,
+    userId: owner.id,
+    name: 'demo key',
+    scopes: ['discovery', 'creator', 'account'],
+  });
   return { org_id: org.id, user_id: owner.id, raw_key: key.raw_key };
 }
 

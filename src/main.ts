@@ -9,8 +9,15 @@ const HELP = new Set(['help', '--help', '-h']);
 
 /** Errors the operator can act on are shown as one line; anything else is a bug and keeps its stack. */
 function isKnown(error: unknown): boolean {
-  return error instanceof UsageError || error instanceof ConfigError || error instanceof EmbeddedStoreBusyError || error instanceof MasterKeyError || error instanceof DomainError
-    || (error as Error)?.name === 'GraphImportError' || (error as { code?: string })?.code?.startsWith?.('ERR_PARSE_ARGS') === true;
+  return (
+    error instanceof UsageError ||
+    error instanceof ConfigError ||
+    error instanceof EmbeddedStoreBusyError ||
+    error instanceof MasterKeyError ||
+    error instanceof DomainError ||
+    (error as Error)?.name === 'GraphImportError' ||
+    (error as { code?: string })?.code?.startsWith?.('ERR_PARSE_ARGS') === true
+  );
 }
 
 /** The `ads` command line: one dispatcher; each command lives in src/cli/. */
@@ -32,7 +39,11 @@ async function main(argv: string[]): Promise<void> {
     await command.run(rest);
   } catch (error) {
     const usageError = error instanceof UsageError || (error as { code?: string })?.code?.startsWith?.('ERR_PARSE_ARGS') === true;
-    const text = usageError ? `${(error as Error).message}\n\nusage:\n${command.usage}` : isKnown(error) ? (error as Error).message : (error as Error).stack;
+    const text = usageError
+      ? `${(error as Error).message}\n\nusage:\n${command.usage}`
+      : isKnown(error)
+        ? (error as Error).message
+        : (error as Error).stack;
     fail(text ?? String(error), usageError ? 2 : 1);
   }
 }

@@ -30,7 +30,9 @@ export interface RunningService {
 export async function startService(
   config: Config,
   options: {
-    clock?: Clock; logger?: boolean | object; database?: Database;
+    clock?: Clock;
+    logger?: boolean | object;
+    database?: Database;
     beforeListen?: (built: BuiltApp) => Promise<void> | void;
     /** Runs once the listener is up (the demo key is printed only when the service is reachable). */
     afterListen?: (built: BuiltApp, url: string) => Promise<void> | void;
@@ -124,7 +126,9 @@ export async function startService(
 function renderRowsInBackground(built: BuiltApp, signal: AbortSignal): Promise<void> {
   const log = built.app.log;
   return built.services.deliveries.warmRenderedRows({ signal }).then(
-    (files) => { if (files.some((f) => f.built)) log.info({ rendered_rows: files }, 'rendered rows built'); },
+    (files) => {
+      if (files.some((f) => f.built)) log.info({ rendered_rows: files }, 'rendered rows built');
+    },
     (err: unknown) => log.warn({ err }, 'rendering rows skipped'),
   );
 }
@@ -156,7 +160,10 @@ export function superviseProcess(log: FastifyBaseLogger, stop: (reason: string) 
     log.error({ err: reason, reqId: currentRequestId() }, 'unhandled promise rejection; the process keeps serving');
   };
   const onException = (error: Error, origin: string) => {
-    log.fatal({ err: error, reqId: currentRequestId(), origin }, 'uncaught exception; stopping gracefully so the supervisor restarts the process');
+    log.fatal(
+      { err: error, reqId: currentRequestId(), origin },
+      'uncaught exception; stopping gracefully so the supervisor restarts the process',
+    );
     stop('uncaught exception');
   };
   process.on('unhandledRejection', onRejection);

@@ -60,12 +60,22 @@ export async function createServices(deps: WiringDeps) {
 
   const { organizations } = createOrganizationsModule({ db, clock, passwordScryptLogN: config.oauth.passwordScryptLogN });
   const oauth = await createOAuthModule({
-    db, organizations, clock, settings: config.oauth, secretCodec: deps.oauthSecretCodec ?? keys.codec, log: deps.log,
+    db,
+    organizations,
+    clock,
+    settings: config.oauth,
+    secretCodec: deps.oauthSecretCodec ?? keys.codec,
+    log: deps.log,
     // Client metadata documents are fetched through the outbound-target policy, like every outbound connection.
-    metadataTransport: deps.metadataTransport ?? policyFetch({ allowPrivate: config.outbound.allowPrivateTargets, resolve: deps.outboundResolver }),
+    metadataTransport:
+      deps.metadataTransport ?? policyFetch({ allowPrivate: config.outbound.allowPrivateTargets, resolve: deps.outboundResolver }),
   });
   const authModule = createAuthModule({
-    db, organizations, clock, tokenKeys: keys.signing(ACCESS_TOKEN_SECRET), oauthBearer: oauth.verifyApiToken,
+    db,
+    organizations,
+    clock,
+    tokenKeys: keys.signing(ACCESS_TOKEN_SECRET),
+    oauthBearer: oauth.verifyApiToken,
   });
   const rateLimiter = createRateLimiter({ store: createRateLimitStore(db), clock });
   const idempotency = createIdempotencyService({ store: createIdempotencyStore(db), clock });
@@ -80,7 +90,11 @@ export async function createServices(deps: WiringDeps) {
     dataDir: config.dataDir,
     onAttach: (release, previous) => {
       deps.log?.info(
-        { release: `${release.major}.${release.minor}`, file: release.file, previous: previous ? `${previous.major}.${previous.minor}` : null },
+        {
+          release: `${release.major}.${release.minor}`,
+          file: release.file,
+          previous: previous ? `${previous.major}.${previous.minor}` : null,
+        },
         previous ? 'switched to a new data release' : 'attached the current data release',
       );
       if (previous) deps.onReleaseSwitch?.();
@@ -91,7 +105,10 @@ export async function createServices(deps: WiringDeps) {
   const catalogModule = createCatalogModule({ warehouse, readRelease, clock, releaseCacheSeconds: config.discovery.releaseCacheSeconds });
   const { catalog } = catalogModule;
   const billingModule = createBillingModule({
-    db, clock, settings: config.billing, publicUrl: config.publicUrl,
+    db,
+    clock,
+    settings: config.billing,
+    publicUrl: config.publicUrl,
     tiers: { tierOf: (orgId, conn) => organizations.tierOf(orgId, conn), setTier: (orgId, tier) => organizations.setTier(orgId, tier) },
     isOwner: async (orgId, userId) => (await organizations.findUser(orgId, userId))?.role === 'owner',
   });
@@ -99,28 +116,58 @@ export async function createServices(deps: WiringDeps) {
 
   // Every graph-derived number and lookup row shown to a customer goes through the privacy layer.
   const privacy = await createPrivacy({
-    keys, floor: config.discovery.privacyFloor, lookupK: config.discovery.lookupK, secret: config.discovery.privacyNoiseSecret,
+    keys,
+    floor: config.discovery.privacyFloor,
+    lookupK: config.discovery.lookupK,
+    secret: config.discovery.privacyNoiseSecret,
   });
   const graphFigures = createGraphFigures({
-    privacy, run: (q, params) => warehouse.query(q, params, { timeoutMs: config.limits.warehouseStatementTimeoutMs }),
-    catalog: async () => (await catalog.getCatalog()).fields, persons: async () => (await warehouse.release()).persons,
+    privacy,
+    run: (q, params) => warehouse.query(q, params, { timeoutMs: config.limits.warehouseStatementTimeoutMs }),
+    catalog: async () => (await catalog.getCatalog()).fields,
+    persons: async () => (await warehouse.release()).persons,
   });
   const segmentsModule = createSegmentsModule({
-    db, queue, clock, events, privacy,
+    db,
+    queue,
+    clock,
+    events,
+    privacy,
     graph: warehouseGraphPorts({
-      warehouse, catalog: async () => (await catalog.getCatalog()).fields, currentRelease: readRelease, statementTimeoutMs: config.limits.warehouseStatementTimeoutMs, privacy,
+      warehouse,
+      catalog: async () => (await catalog.getCatalog()).fields,
+      currentRelease: readRelease,
+      statementTimeoutMs: config.limits.warehouseStatementTimeoutMs,
+      privacy,
     }),
   });
   const segments = segmentsModule.api;
   const discoveryModule = createDiscoveryModule({
-    settings: config.discovery, database, clock, warehouse, catalog, segments, privacy, tierOf: async (orgId) => tierOf(orgId),
-    statementTimeoutMs: config.limits.warehouseStatementTimeoutMs, ...(deps.log ? { log: deps.log } : {}),
+    settings: config.discovery,
+    database,
+    clock,
+    warehouse,
+    catalog,
+    segments,
+    privacy,
+    tierOf: async (orgId) => tierOf(orgId),
+    statementTimeoutMs: config.limits.warehouseStatementTimeoutMs,
+    ...(deps.log ? { log: deps.log } : {}),
   });
   const matchingModule = createMatchingModule({ config, db, keys, clock, warehouse, billing, segments, catalog, organizations });
   const integrations = createIntegrationsModule({
-    db, queue, clock, keys, events, settings: config.integrations, log: deps.log, dataDir: config.dataDir,
+    db,
+    queue,
+    clock,
+    keys,
+    events,
+    settings: config.integrations,
+    log: deps.log,
+    dataDir: config.dataDir,
     policy: { allowPrivate: config.outbound.allowPrivateTargets, resolve: deps.outboundResolver },
-    matching: matchingModule.matching, billing, termsOf: (orgId) => billingModule.accounts.termsOf(orgId),
+    matching: matchingModule.matching,
+    billing,
+    termsOf: (orgId) => billingModule.accounts.termsOf(orgId),
     findUser: (orgId, userId) => organizations.findUser(orgId, userId),
     collections: { privacy, segments, warehouse, dataDir: config.dataDir, clientStanding: (clientId) => oauth.clientStanding(clientId) },
     // Activation and export runs push an audience through a delivery of it (deliveriesModule is built below).
@@ -133,11 +180,29 @@ export async function createServices(deps: WiringDeps) {
   });
 
   const fileMatch = createFileMatchModule({
-    config, db, keys, queue, clock, events, segments, warehouse, matchIndex: matchingModule.matchIndex, organizations, log: deps.log,
+    config,
+    db,
+    keys,
+    queue,
+    clock,
+    events,
+    segments,
+    warehouse,
+    matchIndex: matchingModule.matchIndex,
+    organizations,
+    log: deps.log,
     partnerRuns: integrations.executions,
   });
   const modelSegments = createModelSegmentsModule({
-    db, queue, clock, dataDir: config.dataDir, events, segments, warehouse, protectNumbers: privacyProtect(privacy), log: deps.log,
+    db,
+    queue,
+    clock,
+    dataDir: config.dataDir,
+    events,
+    segments,
+    warehouse,
+    protectNumbers: privacyProtect(privacy),
+    log: deps.log,
     measureSet: (query) => graphFigures.measureQuestion(query),
   });
 
@@ -146,10 +211,22 @@ export async function createServices(deps: WiringDeps) {
   // Deliveries: billing's license-aware delivery API, quote numbers through the privacy layer, every
   // destination connection through the outbound-target policy (src/destinations/net.ts resolves with `lookup`).
   const deliveriesModule = createDeliveriesModule({
-    db, keys, queue, clock, dataDir: config.dataDir, publicUrl: config.publicUrl, segments,
-    releaseFile: async () => releaseFilePath(config.dataDir, await warehouse.release()), renderedRows: config.exports.renderedRows,
-    catalog: () => catalog.getCatalog(), warehouse, statementTimeoutMs: config.limits.warehouseStatementTimeoutMs, organizations, events,
-    billing, liveLicenseLimit: config.billing.licenseLookupMaxIdentities,
+    db,
+    keys,
+    queue,
+    clock,
+    dataDir: config.dataDir,
+    publicUrl: config.publicUrl,
+    segments,
+    releaseFile: async () => releaseFilePath(config.dataDir, await warehouse.release()),
+    renderedRows: config.exports.renderedRows,
+    catalog: () => catalog.getCatalog(),
+    warehouse,
+    statementTimeoutMs: config.limits.warehouseStatementTimeoutMs,
+    organizations,
+    events,
+    billing,
+    liveLicenseLimit: config.billing.licenseLookupMaxIdentities,
     // Figures shown before purchase are graph-derived: through the privacy layer, by member set.
     quoteNumbers: (input) => graphFigures.quoteFigures(input),
     policy: { allowPrivate: config.outbound.allowPrivateTargets, resolve: deps.outboundResolver },
@@ -177,18 +254,44 @@ export async function createServices(deps: WiringDeps) {
 
   /** Every job kind of the service; each module contributes its definitions. */
   const jobDefinitions = (): JobDefinition[] => [
-    webhookModule.webhookDispatcher.definition, ...segmentsModule.jobDefinitions(), ...fileMatch.jobDefinitions(), ...modelSegments.jobDefinitions(), ...oauth.jobDefinitions(),
+    webhookModule.webhookDispatcher.definition,
+    ...segmentsModule.jobDefinitions(),
+    ...fileMatch.jobDefinitions(),
+    ...modelSegments.jobDefinitions(),
+    ...oauth.jobDefinitions(),
     ...billingModule.jobDefinitions(),
     ...deliveriesModule.jobDefinitions(),
     ...integrations.jobDefinitions(),
   ];
 
   return {
-    operations, jobDefinitions, warehouse, tierOf, privacy, rateLimiter, idempotency, organizations, events, oauth,
-    auth: authModule.auth, apiKeys: authModule.apiKeys,
-    catalog, dataRelease: catalogModule.dataRelease, discovery: discoveryModule.discovery, billing, billingModule,
-    segmentsModule, fileMatch, modelSegments, deliveries: deliveriesModule, matching: matchingModule.matching, matchIndex: matchingModule.matchIndex,
-    webhooks: webhookModule.webhooks, webhookDispatcher: webhookModule.webhookDispatcher, agentTasks, integrations,
+    operations,
+    jobDefinitions,
+    warehouse,
+    tierOf,
+    privacy,
+    rateLimiter,
+    idempotency,
+    organizations,
+    events,
+    oauth,
+    auth: authModule.auth,
+    apiKeys: authModule.apiKeys,
+    catalog,
+    dataRelease: catalogModule.dataRelease,
+    discovery: discoveryModule.discovery,
+    billing,
+    billingModule,
+    segmentsModule,
+    fileMatch,
+    modelSegments,
+    deliveries: deliveriesModule,
+    matching: matchingModule.matching,
+    matchIndex: matchingModule.matchIndex,
+    webhooks: webhookModule.webhooks,
+    webhookDispatcher: webhookModule.webhookDispatcher,
+    agentTasks,
+    integrations,
   };
 }
 

@@ -27,25 +27,38 @@ import { startBenchApp } from '../lib/app.ts';
 
 const APPLICABLE = (process.env.SCENARIOS ?? 'server-initialize,ping,tools-list,dns-rebinding-protection').split(',');
 const NOT_APPLICABLE: Record<string, string> = {
-  'tools-call-*': "call the suite's reference tools (simple-text, image, audio, progress, sampling, elicitation...), which this service does not have",
+  'tools-call-*':
+    "call the suite's reference tools (simple-text, image, audio, progress, sampling, elicitation...), which this service does not have",
   'resources-*, prompts-*': 'this service exposes no MCP resources or prompts',
   'logging-set-level, completion-complete': 'no logging or completion capability is declared',
-  'elicitation-*, json-schema-2020-12, tools-call-error': "need the suite's fixture tools (json_schema_2020_12_tool, test_error_handling...); tried 2026-11-24: they fail with 'tool not found'",
-  'server-sse-polling, server-sse-multiple-streams': 'exit 0 against this endpoint but only with a warning: they need a session id (this endpoint is stateless, ADR 034) and the suite\'s test_reconnection tool, so they test nothing here',
-  'auth/* (all authorization scenarios)': 'client scenarios in @modelcontextprotocol/conformance 0.1.16 (they drive an MCP client against the suite\'s own '
-    + 'authorization server); the suite has no server-mode authorization scenario. Server-side authorization is covered by test/agents/mcp.test.ts',
+  'elicitation-*, json-schema-2020-12, tools-call-error':
+    "need the suite's fixture tools (json_schema_2020_12_tool, test_error_handling...); tried 2026-11-24: they fail with 'tool not found'",
+  'server-sse-polling, server-sse-multiple-streams':
+    "exit 0 against this endpoint but only with a warning: they need a session id (this endpoint is stateless, ADR 034) and the suite's test_reconnection tool, so they test nothing here",
+  'auth/* (all authorization scenarios)':
+    "client scenarios in @modelcontextprotocol/conformance 0.1.16 (they drive an MCP client against the suite's own " +
+    'authorization server); the suite has no server-mode authorization scenario. Server-side authorization is covered by test/agents/mcp.test.ts',
 };
 
-const { address, token, close } = await startBenchApp({ dataDir: mkdtempSync(path.join(tmpdir(), 'ads-conf-')), scopes: ['discovery', 'creator'] });
+const { address, token, close } = await startBenchApp({
+  dataDir: mkdtempSync(path.join(tmpdir(), 'ads-conf-')),
+  scopes: ['discovery', 'creator'],
+});
 const target = new URL(address);
 const forwarder = createServer((req, res) => {
-  const upstream = httpRequest({
-    host: target.hostname, port: target.port, method: req.method, path: req.url,
-    headers: { ...req.headers, authorization: `Bearer ${token}` },
-  }, (up) => {
-    res.writeHead(up.statusCode ?? 502, up.headers);
-    up.pipe(res);
-  });
+  const upstream = httpRequest(
+    {
+      host: target.hostname,
+      port: target.port,
+      method: req.method,
+      path: req.url,
+      headers: { ...req.headers, authorization: `Bearer ${token}` },
+    },
+    (up) => {
+      res.writeHead(up.statusCode ?? 502, up.headers);
+      up.pipe(res);
+    },
+  );
   upstream.on('error', () => res.destroy());
   req.pipe(upstream);
 });
@@ -59,8 +72,12 @@ for (const scenario of APPLICABLE) {
   // Asynchronously: the service and the forwarder run in this process and must keep answering.
   const child = spawn(bin, ['server', '--url', url, '--scenario', scenario], { stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
-  child.stdout.on('data', (d) => { output += d; });
-  child.stderr.on('data', (d) => { output += d; });
+  child.stdout.on('data', (d) => {
+    output += d;
+  });
+  child.stderr.on('data', (d) => {
+    output += d;
+  });
   const status = await new Promise<number | null>((resolve) => child.on('close', resolve));
   outcome[scenario] = status === 0 ? 'passed' : 'failed';
   if (status !== 0) console.error(`== ${scenario} ==\n${output}`);

@@ -19,14 +19,18 @@ export async function startBenchApp(o: { dataDir: string; scopes: string[]; env?
   const database = await openDatabase({ databaseUrl: null, dataDir: mkdtempSync(path.join(tmpdir(), 'ads-bench-pg-')) });
   const queue = createJobQueue(database);
   // BENCH_LOG=1 logs the service's errors (a bench that gets a 500 shows why).
-  const { app, services } = await build(config, { database, queue, logger: process.env.BENCH_LOG ? { level: 'error' } as never : false });
+  const { app, services } = await build(config, { database, queue, logger: process.env.BENCH_LOG ? ({ level: 'error' } as never) : false });
   const address = await app.listen({ host: '127.0.0.1', port: 0 });
   const org = await services.organizations.createOrganization({ name: 'Bench', tier: 'enterprise' });
   const owner = await services.organizations.addUser({ orgId: org.id, email: 'bench@example.com', role: 'owner' });
   const key = await services.apiKeys.issueKey({ orgId: org.id, userId: owner.id, name: 'bench', scopes: o.scopes });
   const token = (await services.auth.exchangeApiKey(key.raw_key)).access_token;
   return {
-    app, services, address, token, queue,
+    app,
+    services,
+    address,
+    token,
+    queue,
     async close() {
       await app.close();
       await queue.stop?.();

@@ -8,7 +8,10 @@ export function templateFields(templateId: 'standard_enrichment' | 'standard_iag
   return names.map((n) => {
     const f = CATALOG_FIELDS.find((c) => c.name === n)!;
     return {
-      name: f.name, type: f.type, pii: f.pii, storage: f.storage,
+      name: f.name,
+      type: f.type,
+      pii: f.pii,
+      storage: f.storage,
       ...(f.type === 'STRING' && f.enum_values ? { enumValues: f.enum_values } : {}),
     };
   });

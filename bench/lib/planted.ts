@@ -22,14 +22,16 @@ export const OUTCOME_LOGIT = `0.05 * (coalesce(age, 40) - 45)
   + 1.2 * ${interest('golf')}
   + 0.6 * coalesce(presence_of_children::INT, 0)
   + 0.3 * coalesce(list_position(['lt_25k', '25k_50k', '50k_75k', '75k_100k', '100k_150k', '150k_250k', '250k_plus'], income_band) - 1, 0)`;
-export const OUTCOME_STATED = 'logit P(y) = b0 + 0.05 (age - 45) + 1.0 homeowner + 1.2 [interests has golf] + 0.6 presence_of_children + 0.3 (income band index 0..6)';
+export const OUTCOME_STATED =
+  'logit P(y) = b0 + 0.05 (age - 45) + 1.0 homeowner + 1.2 [interests has golf] + 0.6 presence_of_children + 0.3 (income band index 0..6)';
 
 /** Attribute structure of the planted sub-population (plus N(0, 0.5) noise per person). */
 export const SUBPOP_SCORE = `1.5 * (age BETWEEN 25 AND 39)::INT
   + 1.2 * ${interest('fitness')} + 1.0 * ${interest('running')} + 0.8 * ${interest('yoga')}
   + 0.9 * coalesce(income_band IN ('100k_150k', '150k_250k', '250k_plus'), false)::INT
   + 0.8 * ${behavior('organic_food')} + 0.6 * coalesce(dwelling_type = 'multi_family', false)::INT`;
-export const SUBPOP_STATED = 'top 2% of 1.5 [age 25-39] + 1.2 fitness + 1.0 running + 0.8 yoga + 0.9 [income >= 100k] + 0.8 organic_food + 0.6 multi_family + N(0, 0.5)';
+export const SUBPOP_STATED =
+  'top 2% of 1.5 [age 25-39] + 1.2 fitness + 1.0 running + 0.8 yoga + 0.9 [income >= 100k] + 0.8 organic_food + 0.6 multi_family + N(0, 0.5)';
 
 const u = (f: string) => `((hash(person_key, '${f}', 42::BIGINT) >> 11)::DOUBLE / 9007199254740992.0)`;
 
@@ -48,14 +50,17 @@ export async function plantOutcome(wh: ModelWarehouse, dir: string, prevalence =
   for (let i = 0; i < 40; i++) {
     const mid = (lo + hi) / 2;
     const [r] = await wh.query<{ m: number }>(`SELECT avg(1 / (1 + exp(-(${mid} + z)))) AS m FROM bench_logit`);
-    if (r!.m < prevalence) lo = mid; else hi = mid;
+    if (r!.m < prevalence) lo = mid;
+    else hi = mid;
   }
   const b0 = (lo + hi) / 2;
   const labelsPath = `${dir}/labels.parquet`;
   const positivesPath = `${dir}/positives.parquet`;
   await wh.query(`COPY (SELECT person_key, 1 / (1 + exp(-(${b0} + z))) AS p_oracle,
       ${u('outcome')} < 1 / (1 + exp(-(${b0} + z))) AS outcome FROM bench_logit ORDER BY person_key) TO '${labelsPath}' (FORMAT parquet)`);
-  await wh.query(`COPY (SELECT person_key FROM read_parquet('${labelsPath}') WHERE outcome ORDER BY person_key) TO '${positivesPath}' (FORMAT parquet)`);
+  await wh.query(
+    `COPY (SELECT person_key FROM read_parquet('${labelsPath}') WHERE outcome ORDER BY person_key) TO '${positivesPath}' (FORMAT parquet)`,
+  );
   await wh.query('DROP TABLE bench_logit');
   const [r] = await wh.query<{ m: number }>(`SELECT avg(outcome::INT) AS m FROM read_parquet('${labelsPath}')`);
   return { labelsPath, positivesPath, prevalence: r!.m, intercept: b0 };

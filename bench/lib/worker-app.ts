@@ -18,7 +18,12 @@ export async function startWorkerBenchApp(o: { dataDir: string; scopes?: string[
   const worker = await startJobs(queue, services.jobDefinitions(), { work: true });
   const org = await services.organizations.createOrganization({ name: 'bench', tier: 'enterprise' });
   const owner = await services.organizations.addUser({ orgId: org.id, email: 'bench@example.com', role: 'owner' });
-  const key = await services.apiKeys.issueKey({ orgId: org.id, userId: owner.id, name: 'bench', scopes: o.scopes ?? ['discovery', 'creator'] });
+  const key = await services.apiKeys.issueKey({
+    orgId: org.id,
+    userId: owner.id,
+    name: 'bench',
+    scopes: o.scopes ?? ['discovery', 'creator'],
+  });
   const token = (await services.auth.exchangeApiKey(key.raw_key)).access_token;
   /** An authenticated request; anything but a 2xx throws with the answer. */
   const call = async (method: 'GET' | 'POST', url: string, payload?: object) => {
@@ -27,7 +32,11 @@ export async function startWorkerBenchApp(o: { dataDir: string; scopes?: string[
     return res.json();
   };
   return {
-    app, services, org, token, call,
+    app,
+    services,
+    org,
+    token,
+    call,
     async close() {
       await worker.stop();
       await app.close();

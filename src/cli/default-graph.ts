@@ -17,9 +17,13 @@ export async function ensureDefaultGraph(config: Config): Promise<void> {
   try {
     // A process that held the lock until just now may have finished the graph.
     if (graph.readCurrentRelease(config.dataDir)) return;
-    process.stderr.write(`Generating the default synthetic graph (${config.graphPersons.toLocaleString('en-US')} persons) in the background...\n`);
+    process.stderr.write(
+      `Generating the default synthetic graph (${config.graphPersons.toLocaleString('en-US')} persons) in the background...\n`,
+    );
     const release = await graph.generateGraph({ dataDir: config.dataDir, persons: config.graphPersons, seed: 1 });
-    process.stderr.write(`Graph ready: release ${release.major}.${release.minor}, ${release.persons} persons, ${((Date.now() - started) / 1000).toFixed(1)} s.\n`);
+    process.stderr.write(
+      `Graph ready: release ${release.major}.${release.minor}, ${release.persons} persons, ${((Date.now() - started) / 1000).toFixed(1)} s.\n`,
+    );
   } catch (error) {
     process.stderr.write(`Graph generation failed: ${(error as Error).message}\n`);
   } finally {

@@ -53,7 +53,13 @@ export async function graphCommand(args: string[]): Promise<void> {
   } else {
     throw new UsageError(USAGE);
   }
-  printJson({ current_release_major: release.major, current_release_minor: release.minor, persons: release.persons, file: release.file, as_of: release.as_of });
+  printJson({
+    current_release_major: release.major,
+    current_release_minor: release.minor,
+    persons: release.persons,
+    file: release.file,
+    as_of: release.as_of,
+  });
 }
 
 /**
@@ -68,8 +74,8 @@ async function releasesCommand(prune: boolean): Promise<void> {
   const { isCurrentRenderedRows } = await import('../export-engine/index.ts');
   // The match index of the current version, the recorded matching parameters (ads matching refit) and
   // rendered rows of the current version (deliveries).
-  const sidecarInUse = (name: string) => name.endsWith(`.match-v${MATCH_INDEX_VERSION}.duckdb`) || name.endsWith('.match-params.json')
-    || isCurrentRenderedRows(name);
+  const sidecarInUse = (name: string) =>
+    name.endsWith(`.match-v${MATCH_INDEX_VERSION}.duckdb`) || name.endsWith('.match-params.json') || isCurrentRenderedRows(name);
   const { openDatabase } = await import('../db/database.ts');
   const { referencedReleases } = await import('../modules/segments/index.ts');
   const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
@@ -87,6 +93,8 @@ async function releasesCommand(prune: boolean): Promise<void> {
     keep: plan.keep.map((r) => ({ release: `${r.major}.${r.minor}`, file: r.file, mb: mb(r.bytes), why: r.why })),
     [prune ? 'removed' : 'removable']: plan.remove.map((r) => ({ release: `${r.major}.${r.minor}`, file: r.file, mb: mb(r.bytes) })),
     stale_sidecars: plan.staleSidecars,
-    ...(prune ? { freed_mb: mb(freed) } : { hint: plan.remove.length || plan.staleSidecars.length ? 'run with --prune to remove them' : 'nothing to remove' }),
+    ...(prune
+      ? { freed_mb: mb(freed) }
+      : { hint: plan.remove.length || plan.staleSidecars.length ? 'run with --prune to remove them' : 'nothing to remove' }),
   });
 }

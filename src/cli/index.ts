@@ -92,7 +92,9 @@ export function usage(): string {
   return `ads: the audience data service
 
 Commands:
-${Object.entries(COMMANDS).map(([name, c]) => `  ads ${name.padEnd(width)}  ${c.summary}`).join('\n')}
+${Object.entries(COMMANDS)
+  .map(([name, c]) => `  ads ${name.padEnd(width)}  ${c.summary}`)
+  .join('\n')}
 
 Run "ads help <command>" or "ads <command> --help" for a command's options.
 Settings come from the environment (DATA_DIR, DATABASE_URL, PORT, HOST, PUBLIC_URL, LOG_LEVEL, ...): see README.md.`;

@@ -20,7 +20,13 @@ export async function matchingCommand(args: string[]): Promise<void> {
   const { positionals, values } = parseArgs({
     args,
     allowPositionals: true,
-    options: { pairs: { type: 'string' }, rows: { type: 'string' }, seed: { type: 'string' }, 'record-only': { type: 'boolean' }, tf: { type: 'boolean' } },
+    options: {
+      pairs: { type: 'string' },
+      rows: { type: 'string' },
+      seed: { type: 'string' },
+      'record-only': { type: 'boolean' },
+      tf: { type: 'boolean' },
+    },
   });
   if (positionals[0] !== 'refit' || positionals.length > 1) throw new UsageError(USAGE);
   const config = loadConfig();
@@ -41,5 +47,15 @@ export async function matchingCommand(args: string[]): Promise<void> {
   });
   const file = matchParamsPath(releaseFile);
   writeMatchParams(file, params);
-  printJson({ file, scorer: params.scorer, tf_applied: params.tf_applied, sample: params.sample, lambda: params.lambda, em: params.em, weights: params.weights, logistic: params.logistic, i_threshold: params.i_threshold });
+  printJson({
+    file,
+    scorer: params.scorer,
+    tf_applied: params.tf_applied,
+    sample: params.sample,
+    lambda: params.lambda,
+    em: params.em,
+    weights: params.weights,
+    logistic: params.logistic,
+    i_threshold: params.i_threshold,
+  });
 }

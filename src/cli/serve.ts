@@ -13,9 +13,13 @@ async function checkPortFree(host: string, port: number): Promise<void> {
   await new Promise<void>((resolve, reject) => {
     const probe = createServer();
     probe.once('error', (error: NodeJS.ErrnoException) => {
-      reject(error.code === 'EADDRINUSE'
-        ? new UsageError(`port ${port} on ${host} is already in use; stop what holds it or start with another PORT (e.g. PORT=8081 ads serve)`)
-        : error);
+      reject(
+        error.code === 'EADDRINUSE'
+          ? new UsageError(
+              `port ${port} on ${host} is already in use; stop what holds it or start with another PORT (e.g. PORT=8081 ads serve)`,
+            )
+          : error,
+      );
     });
     probe.listen({ host, port, exclusive: true }, () => probe.close(() => resolve()));
   });
@@ -24,7 +28,8 @@ async function checkPortFree(host: string, port: number): Promise<void> {
 /** `ads serve`. `beforeListen` lets a test add routes to the very process this command runs. */
 export async function serveCommand(args: string[], hooks: { beforeListen?: (built: BuiltApp) => void } = {}): Promise<void> {
   const { values } = parseArgs({ args, options: { role: { type: 'string' } } });
-  if (values.role !== undefined && !['all', 'api', 'worker'].includes(values.role)) throw new UsageError(`--role must be all, api or worker, not "${values.role}"`);
+  if (values.role !== undefined && !['all', 'api', 'worker'].includes(values.role))
+    throw new UsageError(`--role must be all, api or worker, not "${values.role}"`);
   const env = values.role ? { ...process.env, ADS_ROLE: values.role as Role } : process.env;
   const config: Config = loadConfig(env);
   if (config.role !== 'worker') await checkPortFree(config.host, config.port);
@@ -72,5 +77,8 @@ export async function serveCommand(args: string[], hooks: { beforeListen?: (buil
   // "retry shortly" until the release is ready). Only a process that runs the worker builds it.
   // The match index is warmed once a release exists (docs/decisions/011).
   const graphReady = config.role !== 'api' ? ensureDefaultGraph(config) : Promise.resolve();
-  void graphReady.then(() => service.warmUp(), () => service.warmUp());
+  void graphReady.then(
+    () => service.warmUp(),
+    () => service.warmUp(),
+  );
 }

@@ -40,7 +40,8 @@ export function billingSettings(env: NodeJS.ProcessEnv): BillingSettings {
     if (!(USAGE_KINDS as readonly string[]).includes(kind)) throw new ConfigError(`USAGE_RATES: unknown usage kind "${kind}"`);
     for (const [tier, cents] of Object.entries((rates ?? {}) as Record<string, unknown>)) {
       if (!isTier(tier)) throw new ConfigError(`USAGE_RATES.${kind}: unknown tier "${tier}"`);
-      if (!Number.isSafeInteger(cents) || (cents as number) < 0) throw new ConfigError(`USAGE_RATES.${kind}.${tier} must be a non-negative integer of cents`);
+      if (!Number.isSafeInteger(cents) || (cents as number) < 0)
+        throw new ConfigError(`USAGE_RATES.${kind}.${tier} must be a non-negative integer of cents`);
       table[kind as UsageKind][tier] = cents as number;
     }
   }
@@ -48,8 +49,11 @@ export function billingSettings(env: NodeJS.ProcessEnv): BillingSettings {
   if (url && !/^https?:\/\//.test(url)) throw new ConfigError('PAYMENT_PROVIDER_URL must be an http(s) URL');
   const lookupMax = env.LICENSE_LOOKUP_MAX_IDENTITIES?.trim();
   const licenseLookupMaxIdentities = lookupMax ? Number(lookupMax) : 2_000_000;
-  if (!Number.isSafeInteger(licenseLookupMaxIdentities) || licenseLookupMaxIdentities < 0) throw new ConfigError('LICENSE_LOOKUP_MAX_IDENTITIES must be a non-negative integer');
+  if (!Number.isSafeInteger(licenseLookupMaxIdentities) || licenseLookupMaxIdentities < 0)
+    throw new ConfigError('LICENSE_LOOKUP_MAX_IDENTITIES must be a non-negative integer');
   return {
-    usageRates: table, paymentProvider: { url: url?.replace(/\/+$/, '') ?? null, secretKey: env.PAYMENT_PROVIDER_KEY?.trim() || null }, licenseLookupMaxIdentities,
+    usageRates: table,
+    paymentProvider: { url: url?.replace(/\/+$/, '') ?? null, secretKey: env.PAYMENT_PROVIDER_KEY?.trim() || null },
+    licenseLookupMaxIdentities,
   };
 }

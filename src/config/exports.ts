@@ -30,7 +30,8 @@ export function exportSettings(env: NodeJS.ProcessEnv): ExportSettings {
     if (!template || !format || extra !== undefined || !/^[a-z0-9_]{1,100}$/.test(template)) {
       throw new ConfigError(`EXPORT_RENDERED_ROWS: "${item.trim()}" is not template:format`);
     }
-    if (!FORMATS.includes(format as RenderedFormat)) throw new ConfigError(`EXPORT_RENDERED_ROWS: unknown format "${format}" (csv, json, jsonl or avro)`);
+    if (!FORMATS.includes(format as RenderedFormat))
+      throw new ConfigError(`EXPORT_RENDERED_ROWS: unknown format "${format}" (csv, json, jsonl or avro)`);
     return { template, format: format as RenderedFormat };
   });
   return { renderedRows };

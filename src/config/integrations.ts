@@ -24,18 +24,26 @@ export function integrationSettings(env: NodeJS.ProcessEnv, publicUrl: string): 
   const id = env.HUBSPOT_CLIENT_ID;
   const secret = env.HUBSPOT_CLIENT_SECRET;
   return {
-    hubspot: id && secret ? {
-      clientId: id, clientSecret: secret,
-      redirectUri: env.HUBSPOT_REDIRECT_URI ?? `${publicUrl}/console/connections/hubspot`,
-      apiBaseUrl: env.HUBSPOT_API_BASE_URL ?? 'https://api.hubapi.com',
-      authorizeUrl: env.HUBSPOT_AUTHORIZE_URL ?? 'https://app.hubspot.com/oauth/authorize',
-    } : null,
-    mailchimp: env.MAILCHIMP_CLIENT_ID && env.MAILCHIMP_CLIENT_SECRET ? {
-      clientId: env.MAILCHIMP_CLIENT_ID, clientSecret: env.MAILCHIMP_CLIENT_SECRET,
-      redirectUri: env.MAILCHIMP_REDIRECT_URI ?? `${publicUrl}/console/connections/mailchimp`,
-      loginUrl: env.MAILCHIMP_LOGIN_URL ?? 'https://login.mailchimp.com',
-      apiEndpointTemplate: env.MAILCHIMP_API_ENDPOINT_TEMPLATE ?? 'https://{dc}.api.mailchimp.com',
-    } : null,
+    hubspot:
+      id && secret
+        ? {
+            clientId: id,
+            clientSecret: secret,
+            redirectUri: env.HUBSPOT_REDIRECT_URI ?? `${publicUrl}/console/connections/hubspot`,
+            apiBaseUrl: env.HUBSPOT_API_BASE_URL ?? 'https://api.hubapi.com',
+            authorizeUrl: env.HUBSPOT_AUTHORIZE_URL ?? 'https://app.hubspot.com/oauth/authorize',
+          }
+        : null,
+    mailchimp:
+      env.MAILCHIMP_CLIENT_ID && env.MAILCHIMP_CLIENT_SECRET
+        ? {
+            clientId: env.MAILCHIMP_CLIENT_ID,
+            clientSecret: env.MAILCHIMP_CLIENT_SECRET,
+            redirectUri: env.MAILCHIMP_REDIRECT_URI ?? `${publicUrl}/console/connections/mailchimp`,
+            loginUrl: env.MAILCHIMP_LOGIN_URL ?? 'https://login.mailchimp.com',
+            apiEndpointTemplate: env.MAILCHIMP_API_ENDPOINT_TEMPLATE ?? 'https://{dc}.api.mailchimp.com',
+          }
+        : null,
     maxContactsPerRun: intSetting(env, 'INTEGRATION_RUN_MAX_CONTACTS', 10_000, 1, 1_000_000),
     maxRetryAfterSeconds: intSetting(env, 'INTEGRATION_MAX_RETRY_AFTER_SECONDS', 10, 0, 600),
     filesDir: env.INTEGRATION_FILES_DIR || null,

@@ -73,7 +73,10 @@ export const ERROR_CODES = {
   WORKFLOW_NOT_AWAITING_REVIEW: { status: 409, text: 'The workflow run is not paused at a review gate.' },
   GATE_NOT_OPEN: { status: 409, text: 'The gate_id is not the review gate the run is paused at.' },
   INVALID_GATE_RESPONSE: { status: 400, text: 'A review gate response this gate does not accept.' },
-  GENERATION_METADATA_NOT_FOUND: { status: 400, text: 'generation_metadata_id names no completed run of this subtype in the organization.' },
+  GENERATION_METADATA_NOT_FOUND: {
+    status: 400,
+    text: 'generation_metadata_id names no completed run of this subtype in the organization.',
+  },
   SEED_SEGMENT_NOT_READY: { status: 409, text: 'The seed or positive-class segment has no members yet (pending, failed or archived).' },
   INVALID_SEED_DESCRIPTION: { status: 400, text: 'The seed description yields no usable filter.' },
   INVALID_EXCLUDED_COLUMNS: { status: 400, text: 'excluded_columns names a column that is not a catalog field.' },
@@ -89,7 +92,10 @@ export const ERROR_CODES = {
   FILE_NOT_YET_UPLOADED: { status: 409, text: 'Analysis or confirmation before the file was uploaded.' },
   NO_STAGED_UPLOAD: { status: 409, text: 'No staged upload to confirm or cancel.' },
   INVALID_FILE: { status: 422, text: 'The uploaded file cannot be read in the declared format.' },
-  FILE_TOO_LARGE_UNCOMPRESSED: { status: 413, text: 'An uploaded shard expands past the uncompressed size limit (UPLOAD_MAX_UNCOMPRESSED_BYTES).' },
+  FILE_TOO_LARGE_UNCOMPRESSED: {
+    status: 413,
+    text: 'An uploaded shard expands past the uncompressed size limit (UPLOAD_MAX_UNCOMPRESSED_BYTES).',
+  },
   LINE_TOO_LONG: { status: 422, text: 'An uploaded shard has a line or CSV record longer than the limit (UPLOAD_MAX_LINE_BYTES).' },
   INVALID_COLUMN_MAPPING: { status: 400, text: 'A column mapping names an unknown column or attribute.' },
   STAGING_COPY_FAILED: { status: 500, text: 'Moving a staged upload into place failed; retry.' },
@@ -147,23 +153,50 @@ export const ERROR_CODES = {
   PAYMENT_PROVIDER_FAILED: { status: 502, text: 'The payment provider did not answer as expected; retry later.' },
 
   // Outbound integrations
-  PROVIDER_NOT_AVAILABLE: { status: 404, text: 'The provider is not one this service connects to, or is not configured on this deployment.' },
+  PROVIDER_NOT_AVAILABLE: {
+    status: 404,
+    text: 'The provider is not one this service connects to, or is not configured on this deployment.',
+  },
   CONNECTION_NOT_FOUND: { status: 404, text: 'The organization has no live connection to this provider.' },
   CONNECTION_EXISTS: { status: 409, text: 'The organization is already connected to this provider; disconnect first.' },
-  CONNECTION_ACCOUNT_IN_USE: { status: 409, text: 'This provider account is connected to another organization; it must be disconnected there first.' },
-  INTEGRATION_AUTHORIZATION_INVALID: { status: 400, text: 'The OAuth state is unknown, expired or for another organization or provider, or the provider refused the code.' },
+  CONNECTION_ACCOUNT_IN_USE: {
+    status: 409,
+    text: 'This provider account is connected to another organization; it must be disconnected there first.',
+  },
+  INTEGRATION_AUTHORIZATION_INVALID: {
+    status: 400,
+    text: 'The OAuth state is unknown, expired or for another organization or provider, or the provider refused the code.',
+  },
   PROVIDER_CLEANUP_FAILED: { status: 502, text: 'The provider cleanup of app_data_policy remove failed; the connection stays connected.' },
   PROVIDER_UNAVAILABLE: { status: 502, text: 'The provider did not answer as expected; retry later.' },
   INTEGRATION_RUN_NOT_FOUND: { status: 404, text: 'The integration run id resolves to nothing visible to the caller.' },
-  INTEGRATION_RUN_OUTPUT_UNAVAILABLE: { status: 409, text: 'The run has no such output: only a completed file_enrichment run has a file, only a completed ingest run has records.' },
+  INTEGRATION_RUN_OUTPUT_UNAVAILABLE: {
+    status: 409,
+    text: 'The run has no such output: only a completed file_enrichment run has a file, only a completed ingest run has records.',
+  },
 
   // Agent tasks (A2A)
-  TASK_INTERRUPTED: { status: 503, text: 'The service stopped while it was running the operation of this agent task; send the message again.' },
-  TASK_WORK_FAILED: { status: 422, text: 'The long work an agent task started (a delivery, a file match, a model segment) ended in failure; the message says why.' },
-  INTEGRATION_EXECUTION_KEY_NOT_ALLOWED: { status: 403, text: 'X-Integration-Execution-Key is accepted only with an OAuth access token of a pre-registered confidential partner client.' },
-  INVALID_INTEGRATION_EXECUTION_KEY: { status: 400, text: 'An X-Integration-Execution-Key header that is not 8-200 characters of A-Z a-z 0-9 . _ : -.' },
+  TASK_INTERRUPTED: {
+    status: 503,
+    text: 'The service stopped while it was running the operation of this agent task; send the message again.',
+  },
+  TASK_WORK_FAILED: {
+    status: 422,
+    text: 'The long work an agent task started (a delivery, a file match, a model segment) ended in failure; the message says why.',
+  },
+  INTEGRATION_EXECUTION_KEY_NOT_ALLOWED: {
+    status: 403,
+    text: 'X-Integration-Execution-Key is accepted only with an OAuth access token of a pre-registered confidential partner client.',
+  },
+  INVALID_INTEGRATION_EXECUTION_KEY: {
+    status: 400,
+    text: 'An X-Integration-Execution-Key header that is not 8-200 characters of A-Z a-z 0-9 . _ : -.',
+  },
   INTEGRATION_COLLECTION_NOT_FOUND: { status: 404, text: 'The integration match collection id resolves to nothing in the organization.' },
-  INVALID_COLLECTION_FILTER: { status: 400, text: 'The integration collection filter is not valid (boundary_at_from after boundary_at_to).' },
+  INVALID_COLLECTION_FILTER: {
+    status: 400,
+    text: 'The integration collection filter is not valid (boundary_at_from after boundary_at_to).',
+  },
   INTEGRATION_COLLECTION_SELECTION_EMPTY: { status: 422, text: 'The collection filter selects no captured identity; nothing was created.' },
 
   // Server

@@ -81,5 +81,9 @@ export const CommonErrors = {
   unavailable: (message: string, nextStep = 'Retry shortly.') => new DomainError('SERVICE_UNAVAILABLE', message, { nextStep }),
   /** A warehouse statement stopped at its timeout (WAREHOUSE_STATEMENT_TIMEOUT_MS); `nextStep` says what to narrow. */
   queryTimeout: (timeoutMs: number, o: { cause?: unknown; nextStep: string; details?: Record<string, unknown> }) =>
-    new DomainError('QUERY_TIMEOUT', `The warehouse statement took longer than ${Math.max(1, Math.round(timeoutMs / 1000))} s and was stopped.`, o),
+    new DomainError(
+      'QUERY_TIMEOUT',
+      `The warehouse statement took longer than ${Math.max(1, Math.round(timeoutMs / 1000))} s and was stopped.`,
+      o,
+    ),
 };

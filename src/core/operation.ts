@@ -101,8 +101,7 @@ type Responses = Record<number, TSchema>;
 
 /** What a handler may return: the body of the first declared status, or an explicit reply of any. */
 export type HandlerResult<R extends Responses, S extends keyof R & number> =
-  | Static<R[S]>
-  | { [K in keyof R & number]: Replied<K, Static<R[K]>> }[keyof R & number];
+  Static<R[S]> | { [K in keyof R & number]: Replied<K, Static<R[K]>> }[keyof R & number];
 
 export interface IdempotencyOption<Body> {
   /** Rebuilds the parts of a stored response that expire (signed URLs) when it is replayed. */
@@ -137,7 +136,11 @@ export interface AgentFollow {
   progress: (resource: any) => FollowProgress;
 }
 
-export interface OperationSpec<I extends InputSchemas = InputSchemas, R extends Responses = Responses, S extends keyof R & number = keyof R & number> {
+export interface OperationSpec<
+  I extends InputSchemas = InputSchemas,
+  R extends Responses = Responses,
+  S extends keyof R & number = keyof R & number,
+> {
   /** operationId: lowerCamelCase, unique. MCP tool and A2A skill names derive from it. */
   id: string;
   method: HttpMethod;

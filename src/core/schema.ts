@@ -8,7 +8,9 @@ export const DateTime = (description?: string) =>
   Type.Unsafe<Date | string>({ type: 'string', format: 'date-time', ...(description ? { description } : {}) });
 
 /** A union of string literals, e.g. `Literals('org', 'private')`. */
-export function Literals<const T extends readonly [string, ...string[]]>(...values: T): TUnion<{ -readonly [K in keyof T]: TLiteral<T[K]> }> {
+export function Literals<const T extends readonly [string, ...string[]]>(
+  ...values: T
+): TUnion<{ -readonly [K in keyof T]: TLiteral<T[K]> }> {
   return Type.Union(values.map((v) => Type.Literal(v))) as never;
 }
 

@@ -11,7 +11,10 @@ export { processInfo } from '../lib/process-holder.ts';
  * dead one.
  */
 export class EmbeddedStoreBusyError extends Error {
-  constructor(readonly dataDir: string, readonly pid: number) {
+  constructor(
+    readonly dataDir: string,
+    readonly pid: number,
+  ) {
     super(
       `The embedded database in ${dataDir} is in use by another ads process (pid ${pid}), ` +
         `probably a running \`ads serve\`. Stop it first (kill -TERM ${pid}), ` +

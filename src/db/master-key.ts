@@ -38,7 +38,8 @@ export function masterKeyId(key: Buffer): string {
 export function parseMasterKey(raw: string, origin: string): Buffer {
   const text = raw.trim();
   const key = /^[0-9a-f]{64}$/i.test(text) ? Buffer.from(text, 'hex') : Buffer.from(text, 'base64url');
-  if (key.length !== 32) throw new MasterKeyError(`${origin} must hold a 32-byte key in base64url or hex (make one with: openssl rand -hex 32).`);
+  if (key.length !== 32)
+    throw new MasterKeyError(`${origin} must hold a 32-byte key in base64url or hex (make one with: openssl rand -hex 32).`);
   return key;
 }
 

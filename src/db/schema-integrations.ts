@@ -3,7 +3,6 @@ import type { ColumnType } from 'kysely';
 
 type Timestamp = ColumnType<Date, Date | string, Date | string>;
 
-
 export interface IntegrationConnectionsTable {
   id: string;
   org_id: string;

@@ -1,23 +1,57 @@
 import type { ColumnType, Generated } from 'kysely';
 import type {
-  BillingAccountsTable, ContractChangesTable, CreditDrawsTable, CreditGrantsTable, IdentityLicensesTable, PaymentAttemptsTable, PortalLinksTable,
+  BillingAccountsTable,
+  ContractChangesTable,
+  CreditDrawsTable,
+  CreditGrantsTable,
+  IdentityLicensesTable,
+  PaymentAttemptsTable,
+  PortalLinksTable,
 } from './schema-billing.ts';
 
 export type {
-  BillingAccountsTable, ContractChangesTable, CreditDrawsTable, CreditGrantsTable, IdentityLicensesTable, PaymentAttemptsTable, PortalLinksTable,
+  BillingAccountsTable,
+  ContractChangesTable,
+  CreditDrawsTable,
+  CreditGrantsTable,
+  IdentityLicensesTable,
+  PaymentAttemptsTable,
+  PortalLinksTable,
 } from './schema-billing.ts';
 import type { DeliveriesTable, DeliveryDestinationsTable, DeliveryQuotesTable } from './schema-deliveries.ts';
 import type { AgentTasksTable, WorkflowRunsTable } from './schema-agents.ts';
 
 export type { DeliveriesTable, DeliveryDestinationsTable, DeliveryQuotesTable };
 export type { AgentTasksTable, WorkflowRunsTable };
-import type { IntegrationAuthorizationsTable, IntegrationConnectionsTable, IntegrationRunRecordsTable, IntegrationRunsTable } from './schema-integrations.ts';
+import type {
+  IntegrationAuthorizationsTable,
+  IntegrationConnectionsTable,
+  IntegrationRunRecordsTable,
+  IntegrationRunsTable,
+} from './schema-integrations.ts';
 import type { IntegrationCollectionIdentitiesTable, IntegrationCollectionsTable } from './schema-integrations.ts';
 
-export type { IntegrationAuthorizationsTable, IntegrationConnectionsTable, IntegrationRunRecordsTable, IntegrationRunsTable } from './schema-integrations.ts';
-import type { EventsTable, WebhookAttemptsTable, WebhookDeliveriesTable, WebhookSettingsTable, WebhookSubscriptionsTable } from './schema-webhooks.ts';
+export type {
+  IntegrationAuthorizationsTable,
+  IntegrationConnectionsTable,
+  IntegrationRunRecordsTable,
+  IntegrationRunsTable,
+} from './schema-integrations.ts';
+import type {
+  EventsTable,
+  WebhookAttemptsTable,
+  WebhookDeliveriesTable,
+  WebhookSettingsTable,
+  WebhookSubscriptionsTable,
+} from './schema-webhooks.ts';
 
-export type { EventsTable, WebhookAttemptsTable, WebhookDeliveriesTable, WebhookSettingsTable, WebhookSubscriptionsTable } from './schema-webhooks.ts';
+export type {
+  EventsTable,
+  WebhookAttemptsTable,
+  WebhookDeliveriesTable,
+  WebhookSettingsTable,
+  WebhookSubscriptionsTable,
+} from './schema-webhooks.ts';
 
 /** Kysely table types of the control plane. One interface per table, named after it. */
 
@@ -135,7 +169,6 @@ export interface IdempotencyRecordsTable {
   created_at: Timestamp;
   expires_at: Timestamp;
 }
-
 
 // --- Discovery compute budget (src/modules/discovery) ---
 export interface ComputeUsageTable {
@@ -261,7 +294,6 @@ export interface UsageLedgerTable {
   /** JSON text: what was billed (subtype, destination, fields, counts). */
   details: string | null;
 }
-
 
 // --- end billing ---
 

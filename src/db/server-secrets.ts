@@ -133,7 +133,11 @@ export function createServerKeys(database: { db: Kysely<DB>; masterKeys: readonl
       await db.transaction().execute(async (trx) => {
         for (const row of await trx.selectFrom('server_secrets').select(['name', 'value']).execute()) {
           if (isWrapped(row.value)) continue;
-          await trx.updateTable('server_secrets').set({ value: wrapValue(current, row.value, serverSecretAad(row.name)) }).where('name', '=', row.name).execute();
+          await trx
+            .updateTable('server_secrets')
+            .set({ value: wrapValue(current, row.value, serverSecretAad(row.name)) })
+            .where('name', '=', row.name)
+            .execute();
           sealed++;
         }
         for (const row of await trx.selectFrom('oauth_secrets').select(['name', 'value']).execute()) {
@@ -169,7 +173,8 @@ export async function rollSigningKeys(database: { db: Kysely<DB>; masterKeys: re
       const row = await trx.selectFrom('server_secrets').select('value').where('name', '=', name).forUpdate().executeTakeFirst();
       const fresh = wrapValue(current, randomSecret(), serverSecretAad(name));
       if (row) {
-        await trx.insertInto('server_secrets')
+        await trx
+          .insertInto('server_secrets')
           .values({ name: `${name}@${now.toISOString()}`, value: row.value, retires_at: new Date(now.getTime() + overlap * 1000) })
           .execute();
         await trx.updateTable('server_secrets').set({ value: fresh }).where('name', '=', name).execute();
@@ -186,18 +191,31 @@ export async function rollSigningKeys(database: { db: Kysely<DB>; masterKeys: re
  * `ads keys rotate-master`: every key the database holds, re-wrapped under `next` in one transaction.
  * `database.masterKeys` must include the key they are wrapped under now. Returns how many were re-wrapped.
  */
-export async function rewrapUnderMasterKey(database: { db: Kysely<DB>; masterKeys: readonly MasterKey[] }, next: MasterKey): Promise<number> {
+export async function rewrapUnderMasterKey(
+  database: { db: Kysely<DB>; masterKeys: readonly MasterKey[] },
+  next: MasterKey,
+): Promise<number> {
   let count = 0;
   await database.db.transaction().execute(async (trx) => {
     const secrets = await trx.selectFrom('server_secrets').select(['name', 'value']).forUpdate().execute();
     for (const row of secrets) {
       const plain = isWrapped(row.value) ? unwrapValue(database.masterKeys, row.value, serverSecretAad(row.name)) : row.value;
-      await trx.updateTable('server_secrets').set({ value: wrapValue(next, plain, serverSecretAad(row.name)) }).where('name', '=', row.name).execute();
+      await trx
+        .updateTable('server_secrets')
+        .set({ value: wrapValue(next, plain, serverSecretAad(row.name)) })
+        .where('name', '=', row.name)
+        .execute();
       count++;
     }
     for (const row of await trx.selectFrom('oauth_secrets').select(['name', 'value']).forUpdate().execute()) {
-      const plain = row.value.startsWith('plain:') ? row.value.slice('plain:'.length) : unwrapValue(database.masterKeys, row.value, oauthSecretAad(row.name));
-      await trx.updateTable('oauth_secrets').set({ value: wrapValue(next, plain, oauthSecretAad(row.name)) }).where('name', '=', row.name).execute();
+      const plain = row.value.startsWith('plain:')
+        ? row.value.slice('plain:'.length)
+        : unwrapValue(database.masterKeys, row.value, oauthSecretAad(row.name));
+      await trx
+        .updateTable('oauth_secrets')
+        .set({ value: wrapValue(next, plain, oauthSecretAad(row.name)) })
+        .where('name', '=', row.name)
+        .execute();
       count++;
     }
   });

@@ -8,7 +8,11 @@ export class Checker {
   readonly issues: string[] = [];
   private readonly o: Record<string, unknown>;
 
-  constructor(value: unknown, private readonly what: string, allowed: readonly string[]) {
+  constructor(
+    value: unknown,
+    private readonly what: string,
+    allowed: readonly string[],
+  ) {
     if (value === null || value === undefined) value = {};
     if (typeof value !== 'object' || Array.isArray(value)) {
       this.issues.push(`${what} must be an object`);

@@ -11,7 +11,10 @@ export class DestinationConfigError extends Error {
 /** The outbound-target policy refused the host (the lookup failed for a reason other than DNS). */
 export class DestinationBlockedError extends Error {
   readonly code = 'DESTINATION_BLOCKED';
-  constructor(readonly host: string, options?: { cause?: unknown }) {
+  constructor(
+    readonly host: string,
+    options?: { cause?: unknown },
+  ) {
     super(`connections to ${host} are not allowed`, options);
     this.name = 'DestinationBlockedError';
   }
@@ -44,4 +47,5 @@ export class DestinationWriteError extends Error {
   }
 }
 
-export type DestinationError = DestinationConfigError | DestinationBlockedError | DestinationUnreachableError | DestinationAuthError | DestinationWriteError;
+export type DestinationError =
+  DestinationConfigError | DestinationBlockedError | DestinationUnreachableError | DestinationAuthError | DestinationWriteError;

@@ -21,9 +21,11 @@ export function resolveHost(o: NetOptions, host: string): Promise<{ address: str
     try {
       o.lookup(bare, { all: false }, (err, address, family) => {
         if (err) {
-          reject(DNS_FAILURES.has(err.code ?? '')
-            ? new DestinationUnreachableError(`cannot resolve ${bare}: ${err.code}`, { cause: err })
-            : new DestinationBlockedError(bare, { cause: err }));
+          reject(
+            DNS_FAILURES.has(err.code ?? '')
+              ? new DestinationUnreachableError(`cannot resolve ${bare}: ${err.code}`, { cause: err })
+              : new DestinationBlockedError(bare, { cause: err }),
+          );
         } else if (!net.isIP(address)) {
           reject(new DestinationBlockedError(bare, { cause: new Error(`lookup returned "${address}", not an IP address`) }));
         } else {
@@ -62,7 +64,11 @@ export async function connectSocket(o: NetOptions, host: string, port: number): 
  */
 export function lookupAgent(o: NetOptions, protocol: 'http:' | 'https:'): http.Agent {
   return policyAgent(
-    (host, callback) => resolveHost(o, host).then(({ address }) => callback(null, address), (error: Error) => callback(error)),
+    (host, callback) =>
+      resolveHost(o, host).then(
+        ({ address }) => callback(null, address),
+        (error: Error) => callback(error),
+      ),
     protocol,
   );
 }

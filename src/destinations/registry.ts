@@ -10,10 +10,6 @@ import type { DeliveryDestination } from './types.ts';
 export type DestinationRegistry = ReadonlyMap<string, DeliveryDestination>;
 
 export function createDestinationRegistry(deps: { store: ObjectStore }): DestinationRegistry {
-  const all: DeliveryDestination<any, any>[] = [
-    downloadDestination(deps.store),
-    sftpDestination,
-    s3Destination,
-  ];
+  const all: DeliveryDestination<any, any>[] = [downloadDestination(deps.store), sftpDestination, s3Destination];
   return new Map(all.map((d) => [d.kind, d as DeliveryDestination]));
 }

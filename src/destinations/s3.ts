@@ -51,8 +51,12 @@ function checkConfig(config: unknown): S3Config {
   const prefix = c.string('prefix', { pattern: /^(?!\/)[A-Za-z0-9!_.*'()\-/]{0,512}$/ }) ?? '';
   const template = checkNameTemplate(c, 'object_key_template', '{delivery_id}/{part}', true);
   return c.done({
-    ...(endpoint ? { endpoint } : {}), region: region!, bucket: bucket!, prefix,
-    force_path_style: c.boolean('force_path_style') ?? false, object_key_template: template,
+    ...(endpoint ? { endpoint } : {}),
+    region: region!,
+    bucket: bucket!,
+    prefix,
+    force_path_style: c.boolean('force_path_style') ?? false,
+    object_key_template: template,
   });
 }
 
@@ -71,19 +75,23 @@ function client(config: S3Config, secrets: S3Secrets, net: NetOptions): S3Client
     ...(config.endpoint ? { endpoint: config.endpoint } : {}),
     forcePathStyle: config.force_path_style,
     credentials: {
-      accessKeyId: secrets.access_key_id, secretAccessKey: secrets.secret_access_key,
+      accessKeyId: secrets.access_key_id,
+      secretAccessKey: secrets.secret_access_key,
       ...(secrets.session_token ? { sessionToken: secrets.session_token } : {}),
     },
     maxAttempts: 3,
     requestHandler: new NodeHttpHandler({
-      httpAgent: lookupAgent(net, 'http:'), httpsAgent: lookupAgent(net, 'https:'),
-      connectionTimeout: timeout, requestTimeout: 10 * timeout,
+      httpAgent: lookupAgent(net, 'http:'),
+      httpsAgent: lookupAgent(net, 'https:'),
+      connectionTimeout: timeout,
+      requestTimeout: 10 * timeout,
     }),
   });
 }
 
 function classify(error: unknown, bucket: string): DestinationError {
-  if (error instanceof Error && 'code' in error && typeof error.code === 'string' && error.code.startsWith('DESTINATION_')) return error as DestinationError;
+  if (error instanceof Error && 'code' in error && typeof error.code === 'string' && error.code.startsWith('DESTINATION_'))
+    return error as DestinationError;
   if (error instanceof S3ServiceException) {
     const status = error.$metadata.httpStatusCode;
     if (status === 401 || status === 403 || /InvalidAccessKeyId|SignatureDoesNotMatch|AccessDenied|ExpiredToken/.test(error.name)) {
@@ -93,8 +101,11 @@ function classify(error: unknown, bucket: string): DestinationError {
   }
   // A blocked or unresolvable host surfaces from the agent as our own error, possibly wrapped.
   const cause = (error as { cause?: unknown })?.cause;
-  if (cause instanceof Error && 'code' in cause && typeof cause.code === 'string' && cause.code.startsWith('DESTINATION_')) return cause as DestinationError;
-  return new DestinationUnreachableError(`S3 endpoint for bucket ${bucket}: ${(error as Error)?.message ?? String(error)}`, { cause: error });
+  if (cause instanceof Error && 'code' in cause && typeof cause.code === 'string' && cause.code.startsWith('DESTINATION_'))
+    return cause as DestinationError;
+  return new DestinationUnreachableError(`S3 endpoint for bucket ${bucket}: ${(error as Error)?.message ?? String(error)}`, {
+    cause: error,
+  });
 }
 
 export const s3Destination: DeliveryDestination<S3Config, S3Secrets> = {
@@ -122,10 +133,14 @@ export const s3Destination: DeliveryDestination<S3Config, S3Secrets> = {
     try {
       const delivered = [];
       for (const part of parts) {
-        const key = config.prefix + renderName(config.object_key_template, { delivery_id: target.deliveryId, org_id: target.orgId, part: part.name });
+        const key =
+          config.prefix + renderName(config.object_key_template, { delivery_id: target.deliveryId, org_id: target.orgId, part: part.name });
         try {
           await new Upload({
-            client: s3, partSize: MULTIPART_PART_BYTES, queueSize: 2, leavePartsOnError: false,
+            client: s3,
+            partSize: MULTIPART_PART_BYTES,
+            queueSize: 2,
+            leavePartsOnError: false,
             params: { Bucket: config.bucket, Key: key, Body: fs.createReadStream(part.path), ContentLength: part.bytes },
           }).done();
         } catch (error) {

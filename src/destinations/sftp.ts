@@ -38,7 +38,14 @@ function checkConfig(config: unknown): SftpConfig {
   const remoteDir = c.string('remote_dir', { pattern: /^[^\0\r\n]{1,1024}$/ }) ?? '.';
   const template = checkNameTemplate(c, 'file_name_template', '{delivery_id}_{part}', false);
   const hostKey = c.string('host_key_sha256', { pattern: /^(SHA256:)?[A-Za-z0-9+/]{43}=?$/ });
-  return c.done({ host: host!, port, username: username!, remote_dir: remoteDir, file_name_template: template, ...(hostKey ? { host_key_sha256: hostKey.replace(/^SHA256:/, '').replace(/=$/, '') } : {}) });
+  return c.done({
+    host: host!,
+    port,
+    username: username!,
+    remote_dir: remoteDir,
+    file_name_template: template,
+    ...(hostKey ? { host_key_sha256: hostKey.replace(/^SHA256:/, '').replace(/=$/, '') } : {}),
+  });
 }
 
 function checkSecrets(secrets: unknown): SftpSecrets {
@@ -47,17 +54,26 @@ function checkSecrets(secrets: unknown): SftpSecrets {
   const privateKey = c.string('private_key', { max: 16_384 });
   const passphrase = c.string('passphrase', { max: 1024 });
   if (!password && !privateKey) c.issues.push('secrets need a password or a private_key');
-  return c.done({ ...(password ? { password } : {}), ...(privateKey ? { private_key: privateKey } : {}), ...(passphrase ? { passphrase } : {}) });
+  return c.done({
+    ...(password ? { password } : {}),
+    ...(privateKey ? { private_key: privateKey } : {}),
+    ...(passphrase ? { passphrase } : {}),
+  });
 }
 
 /** Maps an ssh2 / ssh2-sftp-client failure to a destination error. */
 function classify(error: unknown, host: string): DestinationError {
-  if (error instanceof Error && 'code' in error && typeof error.code === 'string' && error.code.startsWith('DESTINATION_')) return error as DestinationError;
+  if (error instanceof Error && 'code' in error && typeof error.code === 'string' && error.code.startsWith('DESTINATION_'))
+    return error as DestinationError;
   const message = error instanceof Error ? error.message : String(error);
   if (/authentication methods failed|authentication failure/i.test(message)) {
     return new DestinationAuthError(`SFTP server ${host} rejected the credentials`, { cause: error });
   }
-  if (/host key|host denied|verification failed|handshake|timed out|ECONNRESET|ECONNREFUSED|EPIPE|connection lost|not connected/i.test(message)) {
+  if (
+    /host key|host denied|verification failed|handshake|timed out|ECONNRESET|ECONNREFUSED|EPIPE|connection lost|not connected/i.test(
+      message,
+    )
+  ) {
     return new DestinationUnreachableError(`SFTP server ${host}: ${message}`, { cause: error });
   }
   return new DestinationWriteError(`SFTP server ${host}: ${message}`, { cause: error });
@@ -68,7 +84,10 @@ async function connect(config: SftpConfig, secrets: SftpSecrets, net: NetOptions
   const client = new SftpClient('delivery');
   try {
     await client.connect({
-      sock, host: config.host, port: config.port, username: config.username,
+      sock,
+      host: config.host,
+      port: config.port,
+      username: config.username,
       ...(secrets.password ? { password: secrets.password } : {}),
       ...(secrets.private_key ? { privateKey: secrets.private_key } : {}),
       ...(secrets.passphrase ? { passphrase: secrets.passphrase } : {}),

@@ -55,5 +55,11 @@ export interface DeliveryDestination<Config = unknown, Secrets = unknown> {
   /** Connects and authenticates as a delivery would, and checks the target folder or bucket. */
   testConnection(config: Config, secrets: Secrets, net: NetOptions): Promise<void>;
   /** Delivers the parts in order; a retry overwrites the same names, never a second copy. */
-  upload(parts: readonly DeliveryPart[], target: DeliveryTarget, config: Config, secrets: Secrets, net: NetOptions): Promise<DeliveredObject[]>;
+  upload(
+    parts: readonly DeliveryPart[],
+    target: DeliveryTarget,
+    config: Config,
+    secrets: Secrets,
+    net: NetOptions,
+  ): Promise<DeliveredObject[]>;
 }

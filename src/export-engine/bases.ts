@@ -30,21 +30,33 @@ export function basesGatedColumn(column: OutputColumn, f: ExportField, names: re
  * `CREATE TABLE table AS ...`: the gated members among `keysTable`'s, with their mask and id level.
  * Its parameters are `selected`'s (its SQL is the only one binding any).
  */
-export function basesTableSql(table: string, keysTable: string, bases: MemberBases, names: readonly string[]): { sql: string; params: unknown[] } {
+export function basesTableSql(
+  table: string,
+  keysTable: string,
+  bases: MemberBases,
+  names: readonly string[],
+): { sql: string; params: unknown[] } {
   const text = (column: string) => `CAST("${column.replace(/"/g, '""')}" AS VARCHAR)`;
   const rows = [
-    ...bases.levels.map((l) => `SELECT CAST(person_key AS BIGINT) AS person_key, ${text(l.levelColumn)} AS lvl,
+    ...bases.levels.map(
+      (l) => `SELECT CAST(person_key AS BIGINT) AS person_key, ${text(l.levelColumn)} AS lvl,
         CASE WHEN ${text(l.typeColumn)} = 'person_id' THEN 'refresh' ELSE ${text(l.levelColumn)} END AS basis
-      FROM read_parquet(${sqlLiteral(l.path)}) WHERE person_key IS NOT NULL`),
+      FROM read_parquet(${sqlLiteral(l.path)}) WHERE person_key IS NOT NULL`,
+    ),
     // Every list member, with no basis: one without a row in a levels file ends with mask 0 (fail closed).
-    ...bases.members.map((path) => `SELECT CAST(person_key AS BIGINT) AS person_key, NULL::VARCHAR AS lvl, NULL::VARCHAR AS basis FROM read_parquet(${sqlLiteral(path)})`),
+    ...bases.members.map(
+      (path) =>
+        `SELECT CAST(person_key AS BIGINT) AS person_key, NULL::VARCHAR AS lvl, NULL::VARCHAR AS basis FROM read_parquet(${sqlLiteral(path)})`,
+    ),
   ];
-  if (rows.length === 0) return { sql: `CREATE TABLE ${table} AS SELECT NULL::BIGINT AS person_key, 0 AS mask, NULL::VARCHAR AS lvl WHERE false`, params: [] };
+  if (rows.length === 0)
+    return { sql: `CREATE TABLE ${table} AS SELECT NULL::BIGINT AS person_key, 0 AS mask, NULL::VARCHAR AS lvl WHERE false`, params: [] };
   const bit = names.length ? `CASE basis ${names.map((n, i) => `WHEN ${sqlLiteral(n)} THEN ${1 << i}`).join(' ')} ELSE 0 END` : '0';
   const rank = `CASE lvl ${LEVEL_ORDER.map((l, i) => `WHEN '${l}' THEN ${i}`).join(' ')} END`;
   const level = `CASE min(${rank}) ${LEVEL_ORDER.map((l, i) => `WHEN ${i} THEN '${l}'`).join(' ')} ELSE 'A' END`;
   const selected = bases.selected
-    ? `AND person_key NOT IN (SELECT CAST(person_key AS BIGINT) FROM (${bases.selected.sql}) s WHERE person_key IS NOT NULL)` : '';
+    ? `AND person_key NOT IN (SELECT CAST(person_key AS BIGINT) FROM (${bases.selected.sql}) s WHERE person_key IS NOT NULL)`
+    : '';
   return {
     sql: `CREATE TABLE ${table} AS WITH b AS (${rows.join(' UNION ALL ')})
       SELECT person_key, CAST(bit_or(${bit}) AS INTEGER) AS mask, ${level} AS lvl FROM b

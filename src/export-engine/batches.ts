@@ -87,7 +87,10 @@ export async function openChunkSource(o: ChunkSourceOptions): Promise<ChunkSourc
 }
 
 /** The member keys, sorted; `distinct` drops repeats in DuckDB (readMemberKeys drops them itself, cheaper). */
-const memberKeysSql = (members: ExportMembers, distinct = true) => `SELECT ${distinct ? 'DISTINCT ' : ''}CAST(person_key AS BIGINT) AS person_key
+const memberKeysSql = (
+  members: ExportMembers,
+  distinct = true,
+) => `SELECT ${distinct ? 'DISTINCT ' : ''}CAST(person_key AS BIGINT) AS person_key
   FROM (${members.sql}) m WHERE person_key IS NOT NULL ORDER BY person_key`;
 
 /**
@@ -121,7 +124,12 @@ export async function readMemberKeys(wh: ExportWarehouse, members: ExportMembers
 }
 
 /** Boundaries of batches of `batchRows` consecutive rows of `table` ordered by `column`. */
-async function batchBounds(wh: ExportWarehouse, table: string, column: string, batchRows: number): Promise<{ total: number; bounds: [bigint, bigint][] }> {
+async function batchBounds(
+  wh: ExportWarehouse,
+  table: string,
+  column: string,
+  batchRows: number,
+): Promise<{ total: number; bounds: [bigint, bigint][] }> {
   const rows = await wh.query<{ b: bigint | number; lo: bigint | number; hi: bigint | number; n: bigint | number }>(`
     SELECT rn // ${batchRows} AS b, min(${column}) AS lo, max(${column}) AS hi, count(*) AS n
     FROM (SELECT ${column}, row_number() OVER (ORDER BY ${column}) - 1 AS rn FROM ${table}) GROUP BY ALL ORDER BY b`);
@@ -131,10 +139,18 @@ async function batchBounds(wh: ExportWarehouse, table: string, column: string, b
   };
 }
 
-function audienceSource(wh: ExportWarehouse, o: ChunkSourceOptions, keysTable: string, basesTable: string | null, persons: string, batchRows: number) {
+function audienceSource(
+  wh: ExportWarehouse,
+  o: ChunkSourceOptions,
+  keysTable: string,
+  basesTable: string | null,
+  persons: string,
+  batchRows: number,
+) {
   const select = ['p.person_key', ...(basesTable ? ['d.lvl'] : []), ...o.columns.flatMap((c) => c.sql)].join(', ');
   const join = basesTable ? `LEFT JOIN ${basesTable} d ON d.person_key = p.person_key` : '';
-  const query = ([lo, hi]: [bigint, bigint]) => wh.materialize(`SELECT ${select} FROM ${persons} p ${join}
+  const query = ([lo, hi]: [bigint, bigint]) =>
+    wh.materialize(`SELECT ${select} FROM ${persons} p ${join}
     WHERE p.person_key BETWEEN ${lo} AND ${hi}
       AND p.person_key IN (SELECT person_key FROM ${keysTable} WHERE person_key BETWEEN ${lo} AND ${hi})
     ORDER BY p.person_key`);
@@ -144,17 +160,25 @@ function audienceSource(wh: ExportWarehouse, o: ChunkSourceOptions, keysTable: s
   }));
 }
 
-async function matchedSource(wh: ExportWarehouse, o: ChunkSourceOptions, m: NonNullable<ChunkSourceOptions['matched']>,
-  t: { keysTable: string; rowsTable: string; basesTable: string | null }, persons: string, batchRows: number) {
+async function matchedSource(
+  wh: ExportWarehouse,
+  o: ChunkSourceOptions,
+  m: NonNullable<ChunkSourceOptions['matched']>,
+  t: { keysTable: string; rowsTable: string; basesTable: string | null },
+  persons: string,
+  batchRows: number,
+) {
   const { keysTable, rowsTable } = t;
   const echo = m.echo ?? [];
   const nulls = (n: number) => Array.from({ length: n }, (_, i) => `NULL::VARCHAR AS e${i}`);
   // A row's own level issues its id (decision 051); NULL without levels (then the member's, if gated).
   const lvl = m.levels ? `CAST(${sqlIdent(m.levels.levelColumn)} AS VARCHAR)` : 'NULL::VARCHAR';
   const src = `SELECT CAST(row_id AS VARCHAR) AS row_id, CAST(person_key AS BIGINT) AS person_key, file_row_number AS pos,
-      ${[...echo.map((e, i) => `CAST(${sqlIdent(e.column)} AS VARCHAR) AS e${i}`),
-         `${m.unmatchedIdColumn ? `CAST(${sqlIdent(m.unmatchedIdColumn)} AS VARCHAR)` : 'NULL::VARCHAR'} AS uid`,
-         `${lvl} AS lvl`].join(', ')}
+      ${[
+        ...echo.map((e, i) => `CAST(${sqlIdent(e.column)} AS VARCHAR) AS e${i}`),
+        `${m.unmatchedIdColumn ? `CAST(${sqlIdent(m.unmatchedIdColumn)} AS VARCHAR)` : 'NULL::VARCHAR'} AS uid`,
+        `${lvl} AS lvl`,
+      ].join(', ')}
     FROM read_parquet(${sqlLiteral(m.path)}, file_row_number = true)`;
   const noLevel = 'NULL::VARCHAR AS lvl';
   const parts = [
@@ -183,7 +207,8 @@ async function matchedSource(wh: ExportWarehouse, o: ChunkSourceOptions, m: NonN
   const { total, bounds } = await batchBounds(wh, rowsTable, 'ord', batchRows);
   return {
     total,
-    chunks: () => readBatches(bounds, query, (chunk) => decodeChunk(chunk, [m.rowIdColumn, ...o.columns, ...m.echoColumns], { uid: true, lvl: true })),
+    chunks: () =>
+      readBatches(bounds, query, (chunk) => decodeChunk(chunk, [m.rowIdColumn, ...o.columns, ...m.echoColumns], { uid: true, lvl: true })),
   };
 }
 
@@ -195,8 +220,11 @@ function aliasOf(item: string): string {
 }
 
 /** Runs batch k + 1 while batch k's chunks are handed out. */
-async function* readBatches(bounds: [bigint, bigint][], query: (b: [bigint, bigint]) => Promise<DuckDBMaterializedResult>,
-  decode: (chunk: DuckDBDataChunk) => RowChunk): AsyncGenerator<RowChunk> {
+async function* readBatches(
+  bounds: [bigint, bigint][],
+  query: (b: [bigint, bigint]) => Promise<DuckDBMaterializedResult>,
+  decode: (chunk: DuckDBDataChunk) => RowChunk,
+): AsyncGenerator<RowChunk> {
   let next = bounds.length > 0 ? query(bounds[0]!) : null;
   for (let b = 0; b < bounds.length; b++) {
     const result = await next!;

@@ -56,12 +56,17 @@ const SQL_TYPE: Record<Exclude<ExportField['type'], 'ARRAY<STRING>'>, { sql: str
 
 function readerFor(kind: ValueKind): (chunk: DuckDBDataChunk, at: number) => unknown[] {
   switch (kind) {
-    case 'string': return (chunk, at) => strings(rawColumn(chunk, at, 16));
+    case 'string':
+      return (chunk, at) => strings(rawColumn(chunk, at, 16));
     case 'int':
-    case 'date': return (chunk, at) => int32s(rawColumn(chunk, at, 4));
-    case 'double': return (chunk, at) => float64s(rawColumn(chunk, at, 8));
-    case 'boolean': return (chunk, at) => booleans(rawColumn(chunk, at, 1));
-    default: throw new Error(`no plain reader for ${kind}`);
+    case 'date':
+      return (chunk, at) => int32s(rawColumn(chunk, at, 4));
+    case 'double':
+      return (chunk, at) => float64s(rawColumn(chunk, at, 8));
+    case 'boolean':
+      return (chunk, at) => booleans(rawColumn(chunk, at, 1));
+    default:
+      throw new Error(`no plain reader for ${kind}`);
   }
 }
 
@@ -75,7 +80,9 @@ function enumColumn(f: ExportField, column: string, vocabulary: readonly string[
   const code = `TRY_CAST(${col} AS ENUM(${vocabulary.map(lit).join(', ')}))`;
   const raw = `CASE WHEN ${code} IS NULL THEN CAST(${col} AS VARCHAR) END`;
   return {
-    name: f.name, kind: 'string', vocabulary,
+    name: f.name,
+    kind: 'string',
+    vocabulary,
     sql: [`${code} AS ${ident(`${f.name}__code`)}`, `${raw} AS ${ident(`${f.name}__raw`)}`],
     decode(chunk, at) {
       const codes = uint8s(rawColumn(chunk, at, 1));
@@ -110,14 +117,16 @@ function bitmaskColumn(f: ExportField, column: string, values: readonly string[]
   const decode = maskDecoder(values);
   const empty = decode(0, 0);
   return {
-    name: f.name, kind: 'array',
+    name: f.name,
+    kind: 'array',
     sql: [`CAST(${alias}.${ident(column)} AS BIGINT) AS ${ident(f.name)}`],
     decode(chunk, at) {
       const raw = rawColumn(chunk, at, 8);
       const pairs = uint32Pairs(raw);
       const out = new Array<ArrayValue>(raw.count);
       // A NULL mask is "no values", like mask 0 (the filter language treats both as IS NULL).
-      for (let i = 0; i < raw.count; i++) out[i] = raw.validity && !((raw.validity[i >>> 5]! >>> (i & 31)) & 1) ? empty : decode(pairs[2 * i + 1]!, pairs[2 * i]!);
+      for (let i = 0; i < raw.count; i++)
+        out[i] = raw.validity && !((raw.validity[i >>> 5]! >>> (i & 31)) & 1) ? empty : decode(pairs[2 * i + 1]!, pairs[2 * i]!);
       return out;
     },
   };
@@ -136,7 +145,8 @@ export function fieldColumn(f: ExportField, alias = 'p'): OutputColumn {
     return enumColumn(f, f.storage.column, f.enumValues, alias);
   }
   return {
-    name: f.name, kind: t.kind,
+    name: f.name,
+    kind: t.kind,
     sql: [`CAST(${alias}.${ident(f.storage.column)} AS ${t.sql}) AS ${ident(f.name)}`],
     decode: readerFor(t.kind),
   };

@@ -94,7 +94,8 @@ function plan(req: ExportRequest): Plan {
 function validate(req: ExportRequest): void {
   const partRows = req.partRows ?? DEFAULT_PART_ROWS;
   if (!Number.isSafeInteger(partRows) || partRows < 1) throw new ExportRequestError('partRows must be a positive integer');
-  if (req.compression !== 'none' && req.compression !== 'gzip') throw new ExportRequestError(`unknown compression ${String(req.compression)}`);
+  if (req.compression !== 'none' && req.compression !== 'gzip')
+    throw new ExportRequestError(`unknown compression ${String(req.compression)}`);
   if (req.partPrefix !== undefined && !/^[A-Za-z0-9_-]{1,64}$/.test(req.partPrefix)) {
     throw new ExportRequestError('partPrefix may hold only letters, digits, _ and -');
   }
@@ -108,10 +109,17 @@ function sinkOf(req: ExportRequest, encoder: RowEncoder): { sink: PartSink; comp
   const extension = compression === 'gzip' ? `${encoder.extension}.gz` : encoder.extension;
   const transform: UnitTransform = avro
     ? async (u) => avro.frame(u.rows, await deflateRaw(u.data, { level, chunkSize: ZLIB_CHUNK_SIZE }))
-    : compression === 'gzip' ? (u) => gzip(u.data, { level, chunkSize: ZLIB_CHUNK_SIZE }) : (u) => u.data;
+    : compression === 'gzip'
+      ? (u) => gzip(u.data, { level, chunkSize: ZLIB_CHUNK_SIZE })
+      : (u) => u.data;
   const sink = new PartSink({
-    dir: req.outputDir, prefix: req.partPrefix ?? 'part', extension, partRows: req.partRows ?? DEFAULT_PART_ROWS,
-    header: encoder.header(), rawHeader: avro !== null, transform,
+    dir: req.outputDir,
+    prefix: req.partPrefix ?? 'part',
+    extension,
+    partRows: req.partRows ?? DEFAULT_PART_ROWS,
+    header: encoder.header(),
+    rawHeader: avro !== null,
+    transform,
   });
   return { sink, compression };
 }
@@ -126,19 +134,22 @@ export async function exportRows(req: ExportRequest): Promise<ExportResult> {
   try {
     // Rendered rows carry every field of every member: not for matched sources or gated members.
     rendered = req.matched || p.bases ? null : openRendered(req, p);
-    const total = rendered
-      ? await exportRenderedRows({ ...req, file: rendered, sink })
-      : await exportFromWarehouse(req, p, encoder, sink);
+    const total = rendered ? await exportRenderedRows({ ...req, file: rendered, sink }) : await exportFromWarehouse(req, p, encoder, sink);
     const parts = await sink.finish();
     const rows = parts.reduce((s, x) => s + x.rows, 0);
     if (rows !== total) throw new ExportFailedError(`export wrote ${rows} rows, expected ${total}`);
     return {
-      parts, output_record_count: rows, output_bytes: parts.reduce((s, x) => s + x.bytes, 0),
-      output_compression: compression, columns: p.encoderColumns.map((c) => c.name),
+      parts,
+      output_record_count: rows,
+      output_bytes: parts.reduce((s, x) => s + x.bytes, 0),
+      output_compression: compression,
+      columns: p.encoderColumns.map((c) => c.name),
     };
   } catch (error) {
     sink.abort();
-    throw error instanceof ExportRequestError || error instanceof ExportFailedError ? error : new ExportFailedError(`export failed: ${(error as Error).message}`, { cause: error });
+    throw error instanceof ExportRequestError || error instanceof ExportFailedError
+      ? error
+      : new ExportFailedError(`export failed: ${(error as Error).message}`, { cause: error });
   } finally {
     rendered?.close();
   }
@@ -158,7 +169,9 @@ function openRendered(req: ExportRequest, p: Plan): RenderedRowsReader | null {
 /** Rows read from the warehouse a chunk at a time, their ids computed, encoded and pushed; returns the row count. */
 async function exportFromWarehouse(req: ExportRequest, p: Plan, encoder: RowEncoder, sink: PartSink): Promise<number> {
   const source = await openChunkSource({
-    warehouse: req.warehouse, members: req.members, columns: p.sourceColumns,
+    warehouse: req.warehouse,
+    members: req.members,
+    columns: p.sourceColumns,
     matched: req.matched && { ...req.matched, rowIdColumn: p.rowIdColumn!, echoColumns: p.echoColumns },
     ...(p.bases ? { bases: p.bases } : {}),
   });

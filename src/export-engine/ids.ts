@@ -8,7 +8,12 @@
  * a core is idle while the main thread encodes.
  */
 import { Worker } from 'node:worker_threads';
-import { graphPersonIdBatchEncoder, graphPersonIdPrefix, personIdsFromHashes, type PersonIdBatchEncoder } from '../identity/person-id-batch.ts';
+import {
+  graphPersonIdBatchEncoder,
+  graphPersonIdPrefix,
+  personIdsFromHashes,
+  type PersonIdBatchEncoder,
+} from '../identity/person-id-batch.ts';
 import { graphPersonIdKeys, type IssuingLevel } from '../identity/person-id.ts';
 import type { ExportPersonIds } from './types.ts';
 
@@ -71,7 +76,10 @@ function levelIChunkIds(o: ExportPersonIds, worker: boolean): ChunkIds {
   }
   const prefix = graphPersonIdPrefix(o.orgClientCode);
   const { encKey, macKey } = graphPersonIdKeys(o);
-  const pending = new Map<number, { count: number; valid: (i: number) => boolean; resolve: (ids: (string | null)[]) => void; reject: (e: Error) => void }>();
+  const pending = new Map<
+    number,
+    { count: number; valid: (i: number) => boolean; resolve: (ids: (string | null)[]) => void; reject: (e: Error) => void }
+  >();
   const failAll = (error: Error) => {
     for (const p of pending.values()) p.reject(error);
     pending.clear();
@@ -89,7 +97,9 @@ function levelIChunkIds(o: ExportPersonIds, worker: boolean): ChunkIds {
     else p.reject(new Error(`id worker failed: ${m.error}`));
   });
   w.on('error', failAll);
-  w.on('exit', (code) => { if (code !== 0) failAll(new Error(`id worker exited with code ${code}`)); });
+  w.on('exit', (code) => {
+    if (code !== 0) failAll(new Error(`id worker exited with code ${code}`));
+  });
   let next = 0;
   return {
     of(keys, count, valid) {

@@ -6,7 +6,18 @@ export { ExportFailedError, ExportRequestError } from './errors.ts';
 export { CSV_ARRAY_SEPARATOR } from './columns.ts';
 export { avroSchema } from './file-formats/avro.ts';
 export type {
-  ExportCompression, ExportField, ExportFieldType, ExportFormat, ExportMembers, ExportPart, ExportPersonIds, ExportRequest,
-  ExportResult, ExportWarehouse, LevelsFile, MatchedRowsSource, MemberBases,
+  ExportCompression,
+  ExportField,
+  ExportFieldType,
+  ExportFormat,
+  ExportMembers,
+  ExportPart,
+  ExportPersonIds,
+  ExportRequest,
+  ExportResult,
+  ExportWarehouse,
+  LevelsFile,
+  MatchedRowsSource,
+  MemberBases,
 } from './types.ts';
 export { csvCell } from './columns.ts';

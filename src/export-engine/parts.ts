@@ -38,8 +38,13 @@ export class PartWriter {
   private readonly temp: string;
   private readonly fd: number;
 
-  constructor(private readonly dir: string, readonly name: string, prefix: Buffer | null,
-    private readonly transform: UnitTransform, private readonly inFlight = 4) {
+  constructor(
+    private readonly dir: string,
+    readonly name: string,
+    prefix: Buffer | null,
+    private readonly transform: UnitTransform,
+    private readonly inFlight = 4,
+  ) {
     this.file = path.join(dir, name);
     this.temp = path.join(dir, tempName(name));
     this.fd = fs.openSync(this.temp, 'w');
@@ -48,7 +53,9 @@ export class PartWriter {
 
   async push(unit: Unit): Promise<void> {
     this.rows += unit.rows;
-    const done = Promise.resolve().then(() => this.transform(unit)).then((out) => ({ out, unit }));
+    const done = Promise.resolve()
+      .then(() => this.transform(unit))
+      .then((out) => ({ out, unit }));
     // Awaited in order below; until then a failure must not count as an unhandled rejection.
     done.catch(() => {});
     this.queue.push(done);
@@ -69,7 +76,11 @@ export class PartWriter {
 
   /** Closes and removes the temp file (the finished name is left as it was). */
   abort(): void {
-    try { fs.closeSync(this.fd); } catch { /* already closed */ }
+    try {
+      fs.closeSync(this.fd);
+    } catch {
+      /* already closed */
+    }
     fs.rmSync(this.temp, { force: true });
   }
 
@@ -158,7 +169,12 @@ export class PartSink {
 
   private open(): PartWriter {
     const { header } = this.o;
-    const w = new PartWriter(this.o.dir, partName(this.o.prefix, this.parts.length, this.o.extension), this.o.rawHeader ? header : null, this.o.transform);
+    const w = new PartWriter(
+      this.o.dir,
+      partName(this.o.prefix, this.parts.length, this.o.extension),
+      this.o.rawHeader ? header : null,
+      this.o.transform,
+    );
     if (!this.o.rawHeader && header) void w.push({ rows: 0, data: header });
     return w;
   }

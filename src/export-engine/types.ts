@@ -39,7 +39,11 @@ export interface ExportField {
 
 /** The warehouse calls the engine makes (src/graph/warehouse.ts implements them). */
 export interface ExportWarehouse {
-  query<T extends Record<string, unknown> = Record<string, unknown>>(sql: string, params?: unknown[], options?: { timeoutMs?: number }): Promise<T[]>;
+  query<T extends Record<string, unknown> = Record<string, unknown>>(
+    sql: string,
+    params?: unknown[],
+    options?: { timeoutMs?: number },
+  ): Promise<T[]>;
   /** Runs a statement and returns its whole result, whose raw chunks the engine reads column by column. */
   materialize(sql: string, params?: unknown[]): Promise<DuckDBMaterializedResult>;
 }

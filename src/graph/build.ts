@@ -8,9 +8,7 @@
 import fs from 'node:fs';
 import { removeAbandonedFiles } from '../lib/abandoned-files.ts';
 import { lit, openReleaseWriter, type ReleaseWriter } from './duck.ts';
-import {
-  newReleaseFileName, publishReleaseFile, releasesDir, tempReleasePath, writeCurrentRelease, type ReleaseInfo,
-} from './releases.ts';
+import { newReleaseFileName, publishReleaseFile, releasesDir, tempReleasePath, writeCurrentRelease, type ReleaseInfo } from './releases.ts';
 import { buildDiscoveryTable } from './discovery-table.ts';
 import { RELEASE_TABLES, createTableSql } from './schema.ts';
 
@@ -50,7 +48,11 @@ export async function buildRelease(o: BuildOptions): Promise<ReleaseInfo> {
   const now = new Date();
   const file = newReleaseFileName(o.major, o.minor, now);
   const tmp = tempReleasePath(o.dataDir, file);
-  const w = await openReleaseWriter(tmp, { memoryLimit: o.memoryLimit, threads: o.threads, preserveInsertionOrder: o.preserveInsertionOrder });
+  const w = await openReleaseWriter(tmp, {
+    memoryLimit: o.memoryLimit,
+    threads: o.threads,
+    preserveInsertionOrder: o.preserveInsertionOrder,
+  });
   let persons = 0;
   try {
     for (const t of RELEASE_TABLES) await w.run(createTableSql(t));
@@ -61,7 +63,11 @@ export async function buildRelease(o: BuildOptions): Promise<ReleaseInfo> {
       TIMESTAMP ${lit(now.toISOString().replace('T', ' ').replace('Z', ''))}, ${lit(o.source)}, ${o.seed ?? 'NULL'}, ${persons})`);
     await w.close();
   } catch (err) {
-    try { await w.close(); } catch { /* the original error matters more */ }
+    try {
+      await w.close();
+    } catch {
+      /* the original error matters more */
+    }
     fs.rmSync(tmp, { force: true });
     fs.rmSync(`${tmp}.wal`, { force: true });
     throw err;

@@ -59,7 +59,14 @@ async function derive(o: DeriveReleaseOptions, kind: 'minor' | 'major'): Promise
   const rd = `DATE ${lit(releaseDate)}`;
   const churn = kind === 'major';
   const info = await buildRelease({
-    dataDir: o.dataDir, major, minor, source: kind, seed, releaseDate, memoryLimit: o.memoryLimit, threads: o.threads,
+    dataDir: o.dataDir,
+    major,
+    minor,
+    source: kind,
+    seed,
+    releaseDate,
+    memoryLimit: o.memoryLimit,
+    threads: o.threads,
     fill: async (w) => {
       await w.run(`ATTACH ${lit(releaseFilePath(o.dataDir, current))} AS prev (READ_ONLY)`);
       const n = Number(await w.scalar<bigint>('SELECT count(*) FROM prev.persons'));
@@ -135,7 +142,9 @@ async function derive(o: DeriveReleaseOptions, kind: 'minor' | 'major'): Promise
         LEFT JOIN (SELECT DISTINCT person_key FROM new_emails) ne ON ne.person_key = p.person_key
         LEFT JOIN redrawn_masks mp ON mp.person_key = p.person_key
         ORDER BY p.person_key`);
-      await w.run(`INSERT INTO emails BY NAME SELECT * FROM (SELECT * FROM prev.emails UNION ALL SELECT * FROM new_emails) ORDER BY person_key, email`);
+      await w.run(
+        `INSERT INTO emails BY NAME SELECT * FROM (SELECT * FROM prev.emails UNION ALL SELECT * FROM new_emails) ORDER BY person_key, email`,
+      );
       await w.run('INSERT INTO phones BY NAME SELECT * FROM prev.phones');
       // Movers: the old current address becomes history (moved_out = release date), the new one is current.
       await w.run(`
@@ -153,7 +162,9 @@ async function derive(o: DeriveReleaseOptions, kind: 'minor' | 'major'): Promise
       step('write');
       // Appends the new persons (keys above the old maximum, so person order holds) and rebuilds households.
       await copyStagingIntoRelease(w, releaseDate);
-      await w.run('DROP TABLE IF EXISTS movers; DROP TABLE IF EXISTS income_changes; DROP TABLE IF EXISTS new_emails; DROP TABLE IF EXISTS redrawn_masks');
+      await w.run(
+        'DROP TABLE IF EXISTS movers; DROP TABLE IF EXISTS income_changes; DROP TABLE IF EXISTS new_emails; DROP TABLE IF EXISTS redrawn_masks',
+      );
       await w.run('DETACH prev');
     },
   });

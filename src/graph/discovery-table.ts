@@ -20,8 +20,19 @@
 
 /** Persons columns that identify someone (PII in the catalog) or only serve matching: not copied. */
 export const IDENTITY_COLUMNS = [
-  'household_key', 'first_name', 'middle_name', 'last_name', 'name_suffix', 'nickname', 'dob',
-  'address_1', 'address_2', 'work_address_1', 'work_address_2', 'lat', 'lon',
+  'household_key',
+  'first_name',
+  'middle_name',
+  'last_name',
+  'name_suffix',
+  'nickname',
+  'dob',
+  'address_1',
+  'address_2',
+  'work_address_1',
+  'work_address_2',
+  'lat',
+  'lon',
 ] as const;
 
 export const DISCOVERY_TABLE = 'discovery_persons';
@@ -29,8 +40,12 @@ export const BREAKDOWN_CODES_TABLE = 'breakdown_codes';
 
 /** Age bands of the default breakdowns: label and inclusive bounds in whole years (the CASE below). */
 export const AGE_BANDS: readonly { label: string; lo: number; hi: number }[] = [
-  { label: 'under_18', lo: -Infinity, hi: 17 }, { label: '18_24', lo: 18, hi: 24 }, { label: '25_34', lo: 25, hi: 34 },
-  { label: '35_44', lo: 35, hi: 44 }, { label: '45_54', lo: 45, hi: 54 }, { label: '55_64', lo: 55, hi: 64 },
+  { label: 'under_18', lo: -Infinity, hi: 17 },
+  { label: '18_24', lo: 18, hi: 24 },
+  { label: '25_34', lo: 25, hi: 34 },
+  { label: '35_44', lo: 35, hi: 44 },
+  { label: '45_54', lo: 45, hi: 54 },
+  { label: '55_64', lo: 55, hi: 64 },
   { label: '65_plus', lo: 65, hi: Infinity },
 ];
 
@@ -41,8 +56,11 @@ export const AGE_BANDS: readonly { label: string; lo: number; hi: number }[] = [
 export const BREAKDOWN_DIMENSIONS = [
   { name: 'gender', field: 'gender', expr: (q: string) => `${q}gender` },
   {
-    name: 'age_band', field: 'age',
-    expr: (q: string) => `CASE WHEN ${q}age IS NULL THEN NULL ${AGE_BANDS.slice(0, -1).map((b) => `WHEN ${q}age < ${b.hi + 1} THEN '${b.label}'`).join(' ')}
+    name: 'age_band',
+    field: 'age',
+    expr: (q: string) => `CASE WHEN ${q}age IS NULL THEN NULL ${AGE_BANDS.slice(0, -1)
+      .map((b) => `WHEN ${q}age < ${b.hi + 1} THEN '${b.label}'`)
+      .join(' ')}
       ELSE '${AGE_BANDS[AGE_BANDS.length - 1]!.label}' END`,
   },
   { name: 'income_band', field: 'income_band', expr: (q: string) => `${q}income_band` },
@@ -61,9 +79,13 @@ interface Writer {
  * filled `persons` table. A person's code for dimension d is `(breakdown_key // stride) % radix`.
  */
 export async function buildDiscoveryTable(w: Writer): Promise<void> {
-  await w.run(`CREATE TEMP TABLE codes AS ${BREAKDOWN_DIMENSIONS.map((d) => `
+  await w.run(
+    `CREATE TEMP TABLE codes AS ${BREAKDOWN_DIMENSIONS.map(
+      (d) => `
     SELECT '${d.name}' AS dimension, value, row_number() OVER (ORDER BY value)::BIGINT AS code
-    FROM (SELECT DISTINCT ${d.expr('')} AS value FROM persons WHERE ${d.expr('')} IS NOT NULL)`).join(' UNION ALL ')}`);
+    FROM (SELECT DISTINCT ${d.expr('')} AS value FROM persons WHERE ${d.expr('')} IS NOT NULL)`,
+    ).join(' UNION ALL ')}`,
+  );
 
   const radix: number[] = [];
   for (const d of BREAKDOWN_DIMENSIONS) {
@@ -78,8 +100,9 @@ export async function buildDiscoveryTable(w: Writer): Promise<void> {
     FROM shape s JOIN (SELECT dimension, code, value FROM codes UNION ALL SELECT dimension, 0, NULL FROM shape) c USING (dimension)
     ORDER BY s.position, c.code`);
 
-  const joins = BREAKDOWN_DIMENSIONS.map((d, i) =>
-    `LEFT JOIN codes c${i} ON c${i}.dimension = '${d.name}' AND c${i}.value = (${d.expr('p.')})`);
+  const joins = BREAKDOWN_DIMENSIONS.map(
+    (d, i) => `LEFT JOIN codes c${i} ON c${i}.dimension = '${d.name}' AND c${i}.value = (${d.expr('p.')})`,
+  );
   const key = BREAKDOWN_DIMENSIONS.map((_, i) => `coalesce(c${i}.code, 0) * ${stride[i]}`).join(' + ');
   await w.run(`
     CREATE TABLE ${DISCOVERY_TABLE} AS

@@ -17,13 +17,20 @@ export interface ReleaseWriter {
  * Runs `sql` on `conn` and hands the result to `onChunk` one data chunk (up to 2,048 rows) at a
  * time, as columns of DuckDB values, so a result of millions of rows never sits whole in memory.
  */
-export async function streamChunks(conn: DuckDBConnection, sql: string,
-  onChunk: (columns: unknown[][], rowCount: number) => void | Promise<void>): Promise<void> {
+export async function streamChunks(
+  conn: DuckDBConnection,
+  sql: string,
+  onChunk: (columns: unknown[][], rowCount: number) => void | Promise<void>,
+): Promise<void> {
   await streamRawChunks(conn, sql, (chunk) => onChunk(chunk.getColumns(), chunk.rowCount));
 }
 
 /** streamChunks with the chunks themselves, for readers of raw vectors (graph/vectors.ts); each is valid until the next. */
-export async function streamRawChunks(conn: DuckDBConnection, sql: string, onChunk: (chunk: DuckDBDataChunk) => void | Promise<void>): Promise<void> {
+export async function streamRawChunks(
+  conn: DuckDBConnection,
+  sql: string,
+  onChunk: (chunk: DuckDBDataChunk) => void | Promise<void>,
+): Promise<void> {
   const result = await conn.stream(sql);
   for (let chunk = await result.fetchChunk(); chunk && chunk.rowCount > 0; chunk = await result.fetchChunk()) await onChunk(chunk);
 }
@@ -40,7 +47,8 @@ export function defaultMemoryLimit(): string {
 }
 
 export async function openReleaseWriter(
-  tmpPath: string, opts: { memoryLimit?: string; threads?: number; preserveInsertionOrder?: boolean } = {},
+  tmpPath: string,
+  opts: { memoryLimit?: string; threads?: number; preserveInsertionOrder?: boolean } = {},
 ): Promise<ReleaseWriter> {
   for (const p of [tmpPath, `${tmpPath}.wal`]) if (fs.existsSync(p)) fs.rmSync(p);
   // The release file is ATTACHed (not opened as the main database) because row group size is an

@@ -9,9 +9,7 @@ export class WarehouseUnavailableError extends Error {
   readonly kind: WarehouseUnavailableKind;
   constructor(kind: WarehouseUnavailableKind, options?: { cause?: unknown }) {
     super(
-      kind === 'no_release'
-        ? 'No data release has been published yet; retry shortly.'
-        : 'The current data release is not available.',
+      kind === 'no_release' ? 'No data release has been published yet; retry shortly.' : 'The current data release is not available.',
       options,
     );
     this.name = 'WarehouseUnavailableError';
@@ -39,7 +37,10 @@ export class GraphImportError extends GraphReleaseError {
 
 /** A warehouse statement ran past its time limit and was interrupted (the engine stopped it). */
 export class WarehouseTimeoutError extends Error {
-  constructor(readonly timeoutMs: number, options?: { cause?: unknown }) {
+  constructor(
+    readonly timeoutMs: number,
+    options?: { cause?: unknown },
+  ) {
     super(`The statement ran past ${timeoutMs} ms and was interrupted.`, options);
     this.name = 'WarehouseTimeoutError';
   }

@@ -8,8 +8,20 @@
 export type FieldType = 'STRING' | 'INTEGER' | 'NUMBER' | 'BOOLEAN' | 'DATE' | 'ARRAY<STRING>';
 
 export type FilterOperator =
-  | '=' | '!=' | '<' | '<=' | '>' | '>=' | 'IN' | 'NOT IN' | 'BETWEEN' | 'LIKE'
-  | 'ARRAY_CONTAINS' | 'ARRAY_CONTAINS_ANY' | 'IS NULL' | 'IS NOT NULL';
+  | '='
+  | '!='
+  | '<'
+  | '<='
+  | '>'
+  | '>='
+  | 'IN'
+  | 'NOT IN'
+  | 'BETWEEN'
+  | 'LIKE'
+  | 'ARRAY_CONTAINS'
+  | 'ARRAY_CONTAINS_ANY'
+  | 'IS NULL'
+  | 'IS NOT NULL';
 
 export type FieldTag = 'audience' | 'feature_store' | 'enrichment';
 

@@ -37,7 +37,10 @@ async function createMacros(w: ReleaseWriter, seed: number): Promise<void> {
 }
 
 export function bandExpr(value: string, bounds: readonly number[], names: readonly string[]): string {
-  const whens = names.slice(0, -1).map((n, i) => `WHEN ${value} < ${bounds[i + 1]} THEN ${lit(n)}`).join(' ');
+  const whens = names
+    .slice(0, -1)
+    .map((n, i) => `WHEN ${value} < ${bounds[i + 1]} THEN ${lit(n)}`)
+    .join(' ');
   return `CASE ${whens} ELSE ${lit(names[names.length - 1]!)} END`;
 }
 

@@ -25,8 +25,14 @@ export async function generateGraph(o: GenerateGraphOptions): Promise<ReleaseInf
   const releaseDate = o.releaseDate ?? todayIso();
   const { major, minor } = nextMajor(readCurrentRelease(o.dataDir));
   const info = await buildRelease({
-    dataDir: o.dataDir, major, minor, source: 'generate', seed: o.seed, releaseDate,
-    memoryLimit: o.memoryLimit, threads: o.threads,
+    dataDir: o.dataDir,
+    major,
+    minor,
+    source: 'generate',
+    seed: o.seed,
+    releaseDate,
+    memoryLimit: o.memoryLimit,
+    threads: o.threads,
     fill: async (w) => {
       await generateStaging(w, { seed: o.seed, persons: o.persons, firstPersonKey: 1, firstHouseholdKey: 1, releaseDate, onStage: step });
       step('write');
@@ -66,5 +72,7 @@ export async function copyStagingIntoRelease(w: { run(sql: string): Promise<void
       UNION ALL SELECT * FROM gen_addresses)
     ORDER BY person_key, is_current DESC, moved_in DESC`);
   await w.run(FILL_HOUSEHOLDS_SQL);
-  await w.run('DROP TABLE IF EXISTS gen_p1; DROP TABLE IF EXISTS gen_emails; DROP TABLE IF EXISTS gen_phones; DROP TABLE IF EXISTS gen_addresses; DROP TABLE IF EXISTS gen_hh');
+  await w.run(
+    'DROP TABLE IF EXISTS gen_p1; DROP TABLE IF EXISTS gen_emails; DROP TABLE IF EXISTS gen_phones; DROP TABLE IF EXISTS gen_addresses; DROP TABLE IF EXISTS gen_hh',
+  );
 }

@@ -17,13 +17,25 @@ import { CATALOG_FIELDS } from './person-fields.ts';
 
 /** Attributes of the spec's match input record, plus the keys. */
 export const MATCH_ATTRIBUTES = [
-  'first_name', 'middle_name', 'last_name', 'name_suffix', 'email', 'phone', 'address_1', 'address_2', 'city', 'state', 'zip', 'dob',
+  'first_name',
+  'middle_name',
+  'last_name',
+  'name_suffix',
+  'email',
+  'phone',
+  'address_1',
+  'address_2',
+  'city',
+  'state',
+  'zip',
+  'dob',
 ] as const;
 /** Persons columns computed from other attributes, never taken from the file. */
 const DERIVED = new Set(['zip5', 'zip3', 'lat', 'lon', 'household_size', 'presence_of_children', 'has_email', 'has_phone']);
 /** Catalog attributes an operator may map: plain persons columns that are not derived or identity. */
-export const IMPORTABLE_CATALOG_ATTRIBUTES: readonly string[] = CATALOG_FIELDS
-  .filter((f) => f.storage.kind === 'column' && f.storage.column in PERSON_COLUMNS && !DERIVED.has(f.name))
+export const IMPORTABLE_CATALOG_ATTRIBUTES: readonly string[] = CATALOG_FIELDS.filter(
+  (f) => f.storage.kind === 'column' && f.storage.column in PERSON_COLUMNS && !DERIVED.has(f.name),
+)
   .map((f) => f.name)
   .filter((n) => !(MATCH_ATTRIBUTES as readonly string[]).includes(n));
 
@@ -58,14 +70,19 @@ const q = (ident: string) => `"${ident.replace(/"/g, '""')}"`;
 
 /** Checks the mapping shape and attribute names (no file access). Returns the issues found. */
 export function mappingIssues(mapping: unknown): string[] {
-  if (!mapping || typeof mapping !== 'object' || Array.isArray(mapping)) return ['The mapping must be a JSON object of graph attribute -> source column.'];
+  if (!mapping || typeof mapping !== 'object' || Array.isArray(mapping))
+    return ['The mapping must be a JSON object of graph attribute -> source column.'];
   const issues: string[] = [];
   const allowed = new Set<string>(['person_key', 'household_key', ...MATCH_ATTRIBUTES, ...IMPORTABLE_CATALOG_ATTRIBUTES]);
   for (const [attr, col] of Object.entries(mapping)) {
-    if (typeof col !== 'string' || col.trim() === '') issues.push(`Attribute "${attr}" must map to a source column name (a non-empty string).`);
+    if (typeof col !== 'string' || col.trim() === '')
+      issues.push(`Attribute "${attr}" must map to a source column name (a non-empty string).`);
     if (!allowed.has(attr)) {
-      const why = DERIVED.has(attr) ? ' it is derived during import (map "zip" for the ZIP code; lat/lon, zip3 and counts are computed)'
-        : attr === 'interests' || attr === 'purchase_behaviors' ? ' modelled bitmask attributes cannot be imported yet' : ' it is not a graph attribute';
+      const why = DERIVED.has(attr)
+        ? ' it is derived during import (map "zip" for the ZIP code; lat/lon, zip3 and counts are computed)'
+        : attr === 'interests' || attr === 'purchase_behaviors'
+          ? ' modelled bitmask attributes cannot be imported yet'
+          : ' it is not a graph attribute';
       issues.push(`Unknown attribute "${attr}":${why}. Allowed: ${[...allowed].join(', ')}.`);
     }
   }
@@ -79,7 +96,8 @@ export async function importGraph(o: ImportGraphOptions): Promise<ImportResult> 
   const issues = mappingIssues(o.mapping);
   const file = path.resolve(o.file);
   const ext = path.extname(file).toLowerCase();
-  if (!['.csv', '.tsv', '.txt', '.parquet'].includes(ext)) issues.push(`Unsupported file type "${ext || '(none)'}": use .csv, .tsv, .txt or .parquet.`);
+  if (!['.csv', '.tsv', '.txt', '.parquet'].includes(ext))
+    issues.push(`Unsupported file type "${ext || '(none)'}": use .csv, .tsv, .txt or .parquet.`);
   if (!fs.existsSync(file)) issues.push(`File not found: ${file}`);
   if (issues.length > 0) throw new GraphImportError(issues);
   const mapping = o.mapping;
@@ -87,7 +105,13 @@ export async function importGraph(o: ImportGraphOptions): Promise<ImportResult> 
   const notes: string[] = [];
   const { major, minor } = nextMajor(readCurrentRelease(o.dataDir));
   const info = await buildRelease({
-    dataDir: o.dataDir, major, minor, source: 'import', releaseDate, memoryLimit: o.memoryLimit, threads: o.threads,
+    dataDir: o.dataDir,
+    major,
+    minor,
+    source: 'import',
+    releaseDate,
+    memoryLimit: o.memoryLimit,
+    threads: o.threads,
     // rn_ = row_number() OVER () must be the file's row order ("first row wins").
     preserveInsertionOrder: true,
     fill: async (w) => {
@@ -127,15 +151,19 @@ async function loadSource(w: ReleaseWriter, file: string, mapping: ImportMapping
   const src = sourceSql(file);
   let cols: Array<{ name: string; type: string }>;
   try {
-    cols = (await w.conn.runAndReadAll(`DESCRIBE SELECT * FROM ${src}`)).getRowsJS().map((r) => ({ name: String(r[0]), type: String(r[1]) }));
+    cols = (await w.conn.runAndReadAll(`DESCRIBE SELECT * FROM ${src}`))
+      .getRowsJS()
+      .map((r) => ({ name: String(r[0]), type: String(r[1]) }));
   } catch (cause) {
     throw new GraphImportError([`Cannot read ${file}: ${(cause as Error).message.split('\n')[0]}`], { cause });
   }
   const names = new Set(cols.map((c) => c.name));
-  const missing = Object.entries(mapping).filter(([, col]) => !names.has(col)).map(([attr, col]) => {
-    const near = cols.find((c) => c.name.toLowerCase() === col.toLowerCase());
-    return `Column "${col}" (mapped to "${attr}") is not in the file${near ? `; did you mean "${near.name}"?` : ''}. Columns in the file: ${cols.map((c) => c.name).join(', ')}.`;
-  });
+  const missing = Object.entries(mapping)
+    .filter(([, col]) => !names.has(col))
+    .map(([attr, col]) => {
+      const near = cols.find((c) => c.name.toLowerCase() === col.toLowerCase());
+      return `Column "${col}" (mapped to "${attr}") is not in the file${near ? `; did you mean "${near.name}"?` : ''}. Columns in the file: ${cols.map((c) => c.name).join(', ')}.`;
+    });
   if (missing.length > 0) throw new GraphImportError(missing);
   const select = Object.entries(mapping).map(([attr, col]) => `nullif(trim(${q(col)}::VARCHAR), '') AS ${q(attr)}`);
   await w.run(`CREATE OR REPLACE TEMP TABLE src AS SELECT row_number() OVER () AS rn_, ${select.join(', ')} FROM ${src}`);
@@ -147,7 +175,9 @@ async function loadSource(w: ReleaseWriter, file: string, mapping: ImportMapping
     const text = Number(await w.scalar<bigint>(`SELECT count(*) FROM src WHERE ${key} IS NOT NULL AND try_cast(${key} AS BIGINT) IS NULL`));
     if (text > 0) {
       await w.run(`ALTER TABLE src ADD COLUMN ${key}_int BIGINT; UPDATE src SET ${key}_int = (hash(${key}) >> 1)::BIGINT`);
-      notes.push(`${key}: column "${mapping[key]}" holds text (${text} value(s) are not integers), so every ${key} was hashed to a 63-bit integer; the same text always gives the same key.`);
+      notes.push(
+        `${key}: column "${mapping[key]}" holds text (${text} value(s) are not integers), so every ${key} was hashed to a 63-bit integer; the same text always gives the same key.`,
+      );
     } else {
       await w.run(`ALTER TABLE src ADD COLUMN ${key}_int BIGINT; UPDATE src SET ${key}_int = ${key}::BIGINT`);
     }
@@ -181,7 +211,8 @@ async function fillPersons(w: ReleaseWriter, mapping: ImportMapping, releaseDate
   const catalogSelect = catalog.map((a) => {
     const type = PERSON_COLUMNS[a].replace(/ NOT NULL.*$/, '');
     const raw = `arg_min(s.${q(a)}, s.rn_)`;
-    if (type === 'BOOLEAN') return `CASE WHEN lower(${raw}) IN ('true', 't', 'yes', 'y', '1') THEN true WHEN lower(${raw}) IN ('false', 'f', 'no', 'n', '0') THEN false END AS ${a}`;
+    if (type === 'BOOLEAN')
+      return `CASE WHEN lower(${raw}) IN ('true', 't', 'yes', 'y', '1') THEN true WHEN lower(${raw}) IN ('false', 'f', 'no', 'n', '0') THEN false END AS ${a}`;
     return `try_cast(${raw} AS ${type}) AS ${a}`;
   });
   // A mapped age wins; otherwise age follows from dob at the release date.

@@ -4,7 +4,15 @@
  */
 import type { CatalogField, FieldTag, FieldType, FilterOperator } from './field-types.ts';
 import {
-  DWELLING_TYPES, EDUCATION, GENDERS, INCOME_BANDS, INTERESTS, MARITAL_STATUS, NET_WORTH_BANDS, OCCUPATION_GROUPS, PURCHASE_BEHAVIORS,
+  DWELLING_TYPES,
+  EDUCATION,
+  GENDERS,
+  INCOME_BANDS,
+  INTERESTS,
+  MARITAL_STATUS,
+  NET_WORTH_BANDS,
+  OCCUPATION_GROUPS,
+  PURCHASE_BEHAVIORS,
 } from './vocab.ts';
 
 const STRING_OPS: readonly FilterOperator[] = ['=', '!=', 'IN', 'NOT IN', 'LIKE', 'IS NULL', 'IS NOT NULL'];
@@ -14,28 +22,67 @@ const BOOL_OPS: readonly FilterOperator[] = ['=', '!=', 'IS NULL', 'IS NOT NULL'
 const ARRAY_OPS: readonly FilterOperator[] = ['ARRAY_CONTAINS', 'ARRAY_CONTAINS_ANY'];
 
 interface Spec {
-  type: FieldType; description: string; category: string; pii?: boolean; filterable?: boolean;
-  enum_values?: readonly string[]; aliases?: readonly string[]; tags?: readonly FieldTag[]; price?: number;
-  stored_upper?: boolean; mask?: readonly string[];
+  type: FieldType;
+  description: string;
+  category: string;
+  pii?: boolean;
+  filterable?: boolean;
+  enum_values?: readonly string[];
+  aliases?: readonly string[];
+  tags?: readonly FieldTag[];
+  price?: number;
+  stored_upper?: boolean;
+  mask?: readonly string[];
 }
 
 function field(name: string, s: Spec): CatalogField {
   const filterable = s.filterable ?? !s.pii;
-  const ops = !filterable ? [] : s.type === 'ARRAY<STRING>' ? ARRAY_OPS : s.type === 'BOOLEAN' ? BOOL_OPS
-    : s.type === 'STRING' ? (s.enum_values ? ENUM_OPS : STRING_OPS) : NUMBER_OPS;
+  const ops = !filterable
+    ? []
+    : s.type === 'ARRAY<STRING>'
+      ? ARRAY_OPS
+      : s.type === 'BOOLEAN'
+        ? BOOL_OPS
+        : s.type === 'STRING'
+          ? s.enum_values
+            ? ENUM_OPS
+            : STRING_OPS
+          : NUMBER_OPS;
   return {
-    name, type: s.type, description: s.description, category: s.category, filterable, operators: ops,
+    name,
+    type: s.type,
+    description: s.description,
+    category: s.category,
+    filterable,
+    operators: ops,
     ...(s.enum_values ? { enum_values: s.enum_values } : {}),
-    aliases: s.aliases ?? [], pii: s.pii ?? false, tags: s.tags ?? [], enrichment_price_cents: s.price ?? 0,
+    aliases: s.aliases ?? [],
+    pii: s.pii ?? false,
+    tags: s.tags ?? [],
+    enrichment_price_cents: s.price ?? 0,
     ...(s.stored_upper ? { stored_upper: true } : {}),
     storage: s.mask ? { kind: 'bitmask', column: `${name}_mask`, values: s.mask } : { kind: 'column', column: name },
   };
 }
 
-const id = (type: FieldType, description: string, extra: Partial<Spec> = {}): Spec =>
-  ({ type, description, category: 'identity', pii: true, filterable: false, tags: ['enrichment'], stored_upper: type === 'STRING', ...extra });
-const demo = (type: FieldType, description: string, extra: Partial<Spec> = {}): Spec =>
-  ({ type, description, category: 'demographics', tags: ['audience', 'feature_store', 'enrichment'], price: 1, ...extra });
+const id = (type: FieldType, description: string, extra: Partial<Spec> = {}): Spec => ({
+  type,
+  description,
+  category: 'identity',
+  pii: true,
+  filterable: false,
+  tags: ['enrichment'],
+  stored_upper: type === 'STRING',
+  ...extra,
+});
+const demo = (type: FieldType, description: string, extra: Partial<Spec> = {}): Spec => ({
+  type,
+  description,
+  category: 'demographics',
+  tags: ['audience', 'feature_store', 'enrichment'],
+  price: 1,
+  ...extra,
+});
 
 export const CATALOG_FIELDS: readonly CatalogField[] = [
   field('first_name', id('STRING', 'First (given) name, upper case.')),
@@ -50,12 +97,47 @@ export const CATALOG_FIELDS: readonly CatalogField[] = [
   field('work_address_2', id('STRING', 'Work secondary unit.', { category: 'work' })),
   field('lat', id('NUMBER', 'Latitude of the current residence (approximate).', { category: 'geography', stored_upper: false })),
   field('lon', id('NUMBER', 'Longitude of the current residence (approximate).', { category: 'geography', stored_upper: false })),
-  field('city', { type: 'STRING', description: 'USPS preferred city of the current residence.', category: 'geography', tags: ['audience', 'enrichment'], stored_upper: true }),
-  field('state', { type: 'STRING', description: 'Two-letter state code of the current residence.', category: 'geography', tags: ['audience', 'feature_store', 'enrichment'], stored_upper: true }),
-  field('zip5', { type: 'STRING', description: '5-digit ZIP code of the current residence.', category: 'geography', aliases: ['zip', 'zip_code', 'postal_code'], tags: ['audience', 'enrichment'] }),
-  field('zip3', { type: 'STRING', description: 'First three digits of the ZIP code (sectional center).', category: 'geography', tags: ['audience', 'feature_store'] }),
-  field('work_city', { type: 'STRING', description: 'City of the work address.', category: 'work', tags: ['audience'], stored_upper: true }),
-  field('work_state', { type: 'STRING', description: 'State of the work address.', category: 'work', tags: ['audience'], stored_upper: true }),
+  field('city', {
+    type: 'STRING',
+    description: 'USPS preferred city of the current residence.',
+    category: 'geography',
+    tags: ['audience', 'enrichment'],
+    stored_upper: true,
+  }),
+  field('state', {
+    type: 'STRING',
+    description: 'Two-letter state code of the current residence.',
+    category: 'geography',
+    tags: ['audience', 'feature_store', 'enrichment'],
+    stored_upper: true,
+  }),
+  field('zip5', {
+    type: 'STRING',
+    description: '5-digit ZIP code of the current residence.',
+    category: 'geography',
+    aliases: ['zip', 'zip_code', 'postal_code'],
+    tags: ['audience', 'enrichment'],
+  }),
+  field('zip3', {
+    type: 'STRING',
+    description: 'First three digits of the ZIP code (sectional center).',
+    category: 'geography',
+    tags: ['audience', 'feature_store'],
+  }),
+  field('work_city', {
+    type: 'STRING',
+    description: 'City of the work address.',
+    category: 'work',
+    tags: ['audience'],
+    stored_upper: true,
+  }),
+  field('work_state', {
+    type: 'STRING',
+    description: 'State of the work address.',
+    category: 'work',
+    tags: ['audience'],
+    stored_upper: true,
+  }),
   field('work_zip5', { type: 'STRING', description: 'ZIP code of the work address.', category: 'work', tags: ['audience'] }),
   field('gender', demo('STRING', 'Gender: M or F.', { enum_values: GENDERS, stored_upper: true, price: 0 })),
   field('age', demo('INTEGER', 'Age in whole years as of the release date.', { price: 0 })),
@@ -74,6 +156,22 @@ export const CATALOG_FIELDS: readonly CatalogField[] = [
   field('occupation_group', demo('STRING', 'Occupation group.', { enum_values: OCCUPATION_GROUPS })),
   field('has_email', demo('BOOLEAN', 'At least one email address is on file.', { category: 'contactability', price: 0 })),
   field('has_phone', demo('BOOLEAN', 'At least one phone number is on file.', { category: 'contactability', price: 0 })),
-  field('interests', demo('ARRAY<STRING>', 'Modelled interests and affinities.', { category: 'interests', enum_values: INTERESTS, mask: INTERESTS, price: 3 })),
-  field('purchase_behaviors', demo('ARRAY<STRING>', 'Modelled purchase behaviours.', { category: 'purchase', enum_values: PURCHASE_BEHAVIORS, mask: PURCHASE_BEHAVIORS, price: 3 })),
+  field(
+    'interests',
+    demo('ARRAY<STRING>', 'Modelled interests and affinities.', {
+      category: 'interests',
+      enum_values: INTERESTS,
+      mask: INTERESTS,
+      price: 3,
+    }),
+  ),
+  field(
+    'purchase_behaviors',
+    demo('ARRAY<STRING>', 'Modelled purchase behaviours.', {
+      category: 'purchase',
+      enum_values: PURCHASE_BEHAVIORS,
+      mask: PURCHASE_BEHAVIORS,
+      price: 3,
+    }),
+  ),
 ];

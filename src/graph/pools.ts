@@ -25,13 +25,16 @@ export function maskComboSql(age: string, gender: string, rich: string, kids: st
 
 /** Sum of bits whose draw falls under the profile probability for the pool row's combo. */
 function maskExpr(profiles: Readonly<Record<string, readonly number[]>>, prefix: string): string {
-  return Object.entries(profiles).map(([name, [base, young, mid, senior, male, female, rich]], i) => {
-    const byte = `((hash(combo, slot, '${prefix}${i >> 3}', seed_) >> ${8 * (i & 7)}) & 255)::DOUBLE / 256.0`;
-    const kids = name === 'parenting' || name === 'baby_products' ? ` * CASE WHEN kids_ THEN 3.0 ELSE 0.2 END` : '';
-    const p = `${base} * CASE age_grp WHEN 0 THEN ${young} WHEN 1 THEN ${mid} ELSE ${senior} END`
-      + ` * CASE WHEN male_ THEN ${male} ELSE ${female} END * CASE WHEN rich_ THEN ${rich} ELSE 1.0 END${kids}`;
-    return `CASE WHEN ${byte} < ${p} THEN ${(1n << BigInt(i)).toString()}::BIGINT ELSE 0::BIGINT END`;
-  }).join('\n + ');
+  return Object.entries(profiles)
+    .map(([name, [base, young, mid, senior, male, female, rich]], i) => {
+      const byte = `((hash(combo, slot, '${prefix}${i >> 3}', seed_) >> ${8 * (i & 7)}) & 255)::DOUBLE / 256.0`;
+      const kids = name === 'parenting' || name === 'baby_products' ? ` * CASE WHEN kids_ THEN 3.0 ELSE 0.2 END` : '';
+      const p =
+        `${base} * CASE age_grp WHEN 0 THEN ${young} WHEN 1 THEN ${mid} ELSE ${senior} END` +
+        ` * CASE WHEN male_ THEN ${male} ELSE ${female} END * CASE WHEN rich_ THEN ${rich} ELSE 1.0 END${kids}`;
+      return `CASE WHEN ${byte} < ${p} THEN ${(1n << BigInt(i)).toString()}::BIGINT ELSE 0::BIGINT END`;
+    })
+    .join('\n + ');
 }
 
 export async function createPools(w: ReleaseWriter, seed: number, ref: { streetNames: string[]; employerNames: string[] }): Promise<void> {
@@ -49,7 +52,10 @@ export async function createPools(w: ReleaseWriter, seed: number, ref: { streetN
     joins.push(`JOIN ${name} ON ${name}.i = floor(${u(f)} * ${list.length})::BIGINT`);
     return `${name}.v`;
   };
-  const from = (n: number): string => { const j = joins.splice(0).join(' '); return `FROM range(${n}) ${j}`; };
+  const from = (n: number): string => {
+    const j = joins.splice(0).join(' ');
+    return `FROM range(${n}) ${j}`;
+  };
   const street = `SELECT range AS slot, CASE WHEN ${u('dir')} < 0.12 THEN ${pk(['N', 'S', 'E', 'W'], 'dd')} || ' ' ELSE '' END
       || ${pk(ref.streetNames, 'st')} || ' ' || ${pk(suffixes, 'sx')} AS line ${from(POOL.street)}`;
   const unit = `SELECT range AS slot, ${pk(['APT', 'APT', 'APT', 'APT', 'APT', 'APT', 'UNIT', 'UNIT', '#', 'STE'], 'ut')} || ' '

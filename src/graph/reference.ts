@@ -40,7 +40,10 @@ function bucketSelect(src: string, valueCols: string, buckets: number, grouped: 
                     (SUM(w) OVER (PARTITION BY grp ORDER BY w DESC, ${valueCols} ROWS UNBOUNDED PRECEDING) - w) / SUM(w) OVER (PARTITION BY grp) AS cum_lo FROM s),
     r AS (SELECT *, greatest(0, ceil(cum_lo * ${buckets} - 0.5))::BIGINT AS b_lo,
                     least(${buckets}, ceil(cum_hi * ${buckets} - 0.5))::BIGINT AS b_hi FROM c)
-    SELECT grp, unnest(range(b_lo, b_hi)) AS bucket, ${valueCols.split(',').map((c) => c.trim()).join(', ')}
+    SELECT grp, unnest(range(b_lo, b_hi)) AS bucket, ${valueCols
+      .split(',')
+      .map((c) => c.trim())
+      .join(', ')}
     FROM r WHERE b_hi > b_lo`;
 }
 
@@ -66,7 +69,15 @@ export async function loadReference(w: ReleaseWriter): Promise<{ streetNames: st
     SELECT *, ${firstNameKeySql('decade', 'sex', 'bucket')} AS k FROM (
     SELECT split_part(grp, ':', 1)::INT AS decade, split_part(grp, ':', 2) AS sex, bucket, first_name
     FROM (${bucketSelect(`SELECT decade || ':' || sex AS grp, upper(name) AS first_name, CAST(count AS BIGINT) AS w FROM ${csv('first_names.csv')}`, 'first_name', FIRST_NAME_BUCKETS, true)}))`);
-  await w.run(bucketSql('surname_buckets', `SELECT name AS last_name, CAST(count AS BIGINT) AS w FROM ${csv('surnames.csv')} WHERE name ~ '^[A-Z]+$'`, 'last_name', SURNAME_BUCKETS, false));
+  await w.run(
+    bucketSql(
+      'surname_buckets',
+      `SELECT name AS last_name, CAST(count AS BIGINT) AS w FROM ${csv('surnames.csv')} WHERE name ~ '^[A-Z]+$'`,
+      'last_name',
+      SURNAME_BUCKETS,
+      false,
+    ),
+  );
   await w.run(`
     CREATE OR REPLACE TEMP TABLE nickname_lists AS
     SELECT upper(name1) AS first_name, list(upper(name2) ORDER BY name2) AS nicknames
@@ -74,10 +85,13 @@ export async function loadReference(w: ReleaseWriter): Promise<{ streetNames: st
   await w.run(`
     CREATE OR REPLACE TEMP TABLE area_codes AS
     SELECT state, string_split(codes, ' ') AS codes
-    FROM (VALUES ${Object.entries(AREA_CODES).map(([s, c]) => `(${lit(s)}, ${lit(c)})`).join(', ')}) t(state, codes)`);
+    FROM (VALUES ${Object.entries(AREA_CODES)
+      .map(([s, c]) => `(${lit(s)}, ${lit(c)})`)
+      .join(', ')}) t(state, codes)`);
   // Street names: everyday words plus common surnames (WASHINGTON, LINCOLN, ...), as in real towns.
   const surnames = (await w.conn.runAndReadAll(`SELECT name FROM ${csv('surnames.csv')} WHERE name ~ '^[A-Z]{4,}$' LIMIT 1500`))
-    .getRowsJS().map((r) => String(r[0]));
+    .getRowsJS()
+    .map((r) => String(r[0]));
   return { streetNames: [...STREET_WORDS, ...surnames.slice(0, 600)], employerNames: surnames };
 }
 
@@ -95,9 +109,11 @@ export function weightedList(pairs: ReadonlyArray<readonly [string, number]>, si
 
 /** USPS standard abbreviations for the residential suffix names, read from usps_suffixes.csv. */
 export async function suffixAbbreviations(w: ReleaseWriter): Promise<Map<string, string>> {
-  const rows = (await w.conn.runAndReadAll(
-    `SELECT DISTINCT name, abbreviation FROM read_csv(${lit(refFile('usps_suffixes.csv'))}, header = true, all_varchar = true)`,
-  )).getRowsJS();
+  const rows = (
+    await w.conn.runAndReadAll(
+      `SELECT DISTINCT name, abbreviation FROM read_csv(${lit(refFile('usps_suffixes.csv'))}, header = true, all_varchar = true)`,
+    )
+  ).getRowsJS();
   return new Map(rows.map((r) => [String(r[0]), String(r[1])]));
 }
 

@@ -28,13 +28,15 @@ export function listReleases(dataDir: string): ReleaseFileSet[] {
   const names = fs.readdirSync(dir).filter((n) => !n.startsWith('.'));
   const current = readCurrentRelease(dataDir)?.file ?? null;
   const releases = names.filter((n) => RELEASE.test(n) && !/\.match-v\d+\.duckdb$/.test(n));
-  return releases.map((file) => {
-    const m = RELEASE.exec(file)!;
-    const stem = file.replace(/\.duckdb$/, '');
-    const sidecars = names.filter((n) => n !== file && n.startsWith(`${stem}.`));
-    const bytes = [file, ...sidecars].reduce((sum, n) => sum + fs.statSync(path.join(dir, n)).size, 0);
-    return { file, major: Number(m[1]), minor: Number(m[2]), bytes, sidecars, current: file === current };
-  }).sort((a, b) => b.major - a.major || b.minor - a.minor || b.file.localeCompare(a.file));
+  return releases
+    .map((file) => {
+      const m = RELEASE.exec(file)!;
+      const stem = file.replace(/\.duckdb$/, '');
+      const sidecars = names.filter((n) => n !== file && n.startsWith(`${stem}.`));
+      const bytes = [file, ...sidecars].reduce((sum, n) => sum + fs.statSync(path.join(dir, n)).size, 0);
+      return { file, major: Number(m[1]), minor: Number(m[2]), bytes, sidecars, current: file === current };
+    })
+    .sort((a, b) => b.major - a.major || b.minor - a.minor || b.file.localeCompare(a.file));
 }
 
 export interface PrunePlan {
@@ -53,9 +55,13 @@ export function planPrune(dataDir: string, referenced: ReadonlySet<string>, side
   const currentIndex = all.findIndex((r) => r.current);
   const plan: PrunePlan = { keep: [], remove: [], staleSidecars: [] };
   all.forEach((r, i) => {
-    const why = r.current ? 'current'
-      : i === currentIndex + 1 ? 'previous (a process may still be switching from it)'
-      : referenced.has(`${r.major}.${r.minor}`) ? 'referenced by live segments or audiences' : null;
+    const why = r.current
+      ? 'current'
+      : i === currentIndex + 1
+        ? 'previous (a process may still be switching from it)'
+        : referenced.has(`${r.major}.${r.minor}`)
+          ? 'referenced by live segments or audiences'
+          : null;
     if (why) {
       plan.keep.push({ ...r, why });
       plan.staleSidecars.push(...r.sidecars.filter((s) => !sidecarInUse(s)));

@@ -54,24 +54,50 @@ const TABLES: Record<string, Record<string, string>> = {
   emails: { person_key: 'BIGINT NOT NULL', email: 'VARCHAR NOT NULL', email_sha256: 'VARCHAR NOT NULL', kind: 'VARCHAR' },
   phones: { person_key: 'BIGINT NOT NULL', phone: 'VARCHAR NOT NULL', phone_sha256: 'VARCHAR NOT NULL', kind: 'VARCHAR' },
   addresses: {
-    person_key: 'BIGINT NOT NULL', address_1: 'VARCHAR', address_2: 'VARCHAR', city: 'VARCHAR', state: 'VARCHAR',
-    zip5: 'VARCHAR', zip3: 'VARCHAR', lat: 'DOUBLE', lon: 'DOUBLE', is_current: 'BOOLEAN NOT NULL', moved_in: 'DATE', moved_out: 'DATE',
+    person_key: 'BIGINT NOT NULL',
+    address_1: 'VARCHAR',
+    address_2: 'VARCHAR',
+    city: 'VARCHAR',
+    state: 'VARCHAR',
+    zip5: 'VARCHAR',
+    zip3: 'VARCHAR',
+    lat: 'DOUBLE',
+    lon: 'DOUBLE',
+    is_current: 'BOOLEAN NOT NULL',
+    moved_in: 'DATE',
+    moved_out: 'DATE',
   },
   households: {
-    household_key: 'BIGINT NOT NULL', household_size: 'INTEGER', address_1: 'VARCHAR', address_2: 'VARCHAR', city: 'VARCHAR',
-    state: 'VARCHAR', zip5: 'VARCHAR', presence_of_children: 'BOOLEAN', homeowner: 'BOOLEAN', home_value: 'INTEGER',
-    household_income: 'INTEGER', income_band: 'VARCHAR',
+    household_key: 'BIGINT NOT NULL',
+    household_size: 'INTEGER',
+    address_1: 'VARCHAR',
+    address_2: 'VARCHAR',
+    city: 'VARCHAR',
+    state: 'VARCHAR',
+    zip5: 'VARCHAR',
+    presence_of_children: 'BOOLEAN',
+    homeowner: 'BOOLEAN',
+    home_value: 'INTEGER',
+    household_income: 'INTEGER',
+    income_band: 'VARCHAR',
   },
   release_meta: {
-    major: 'INTEGER NOT NULL', minor: 'INTEGER NOT NULL', release_date: 'DATE NOT NULL', created_at: 'TIMESTAMP NOT NULL',
-    source: 'VARCHAR NOT NULL', seed: 'BIGINT', persons: 'BIGINT NOT NULL',
+    major: 'INTEGER NOT NULL',
+    minor: 'INTEGER NOT NULL',
+    release_date: 'DATE NOT NULL',
+    created_at: 'TIMESTAMP NOT NULL',
+    source: 'VARCHAR NOT NULL',
+    seed: 'BIGINT',
+    persons: 'BIGINT NOT NULL',
   },
 };
 
 export function createTableSql(table: keyof typeof TABLES | string): string {
   const cols = TABLES[table];
   if (!cols) throw new Error(`unknown release table ${table}`);
-  return `CREATE TABLE ${table} (${Object.entries(cols).map(([c, t]) => `${c} ${t}`).join(', ')})`;
+  return `CREATE TABLE ${table} (${Object.entries(cols)
+    .map(([c, t]) => `${c} ${t}`)
+    .join(', ')})`;
 }
 
 export const RELEASE_TABLES = Object.keys(TABLES);

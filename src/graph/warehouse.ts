@@ -6,7 +6,14 @@
  * query at a time, so queries go through a small pool of connections.
  */
 import fs from 'node:fs';
-import { DuckDBInstance, DuckDBTypeId, type DuckDBConnection, type DuckDBDataChunk, type DuckDBMaterializedResult, type DuckDBValue } from '@duckdb/node-api';
+import {
+  DuckDBInstance,
+  DuckDBTypeId,
+  type DuckDBConnection,
+  type DuckDBDataChunk,
+  type DuckDBMaterializedResult,
+  type DuckDBValue,
+} from '@duckdb/node-api';
 import { WarehouseTimeoutError, WarehouseUnavailableError } from './errors.ts';
 import { defaultMemoryLimit, lit, streamChunks, streamRawChunks } from './duck.ts';
 import { readCurrentRelease, releaseFilePath, type ReleaseInfo } from './releases.ts';
@@ -97,14 +104,18 @@ export async function openWarehouse(o: OpenWarehouseOptions): Promise<Warehouse>
     idle.length > 0 ? Promise.resolve(idle.pop()!) : new Promise((resolve) => waiters.push(resolve));
   const releaseConn = (c: DuckDBConnection): void => {
     const next = waiters.shift();
-    if (next) next(c); else idle.push(c);
+    if (next) next(c);
+    else idle.push(c);
   };
 
   async function attach(info: ReleaseInfo): Promise<void> {
     const file = releaseFilePath(o.dataDir, info);
     if (!fs.existsSync(file)) throw new WarehouseUnavailableError('release_missing');
     // Wait for running queries: DETACH under a running scan would fail them.
-    if (inflight > 0) await new Promise<void>((resolve) => { drained = resolve; });
+    if (inflight > 0)
+      await new Promise<void>((resolve) => {
+        drained = resolve;
+      });
     const c = await acquire();
     try {
       const previous = attached;
@@ -130,7 +141,9 @@ export async function openWarehouse(o: OpenWarehouseOptions): Promise<Warehouse>
       if (!fs.existsSync(releaseFilePath(o.dataDir, current))) throw new WarehouseUnavailableError('release_missing');
       return;
     }
-    switching = attach(current).finally(() => { switching = null; });
+    switching = attach(current).finally(() => {
+      switching = null;
+    });
     return switching;
   }
 
@@ -143,12 +156,17 @@ export async function openWarehouse(o: OpenWarehouseOptions): Promise<Warehouse>
     try {
       return await work(c);
     } catch (cause) {
-      if (attached && !fs.existsSync(releaseFilePath(o.dataDir, attached))) throw new WarehouseUnavailableError('release_missing', { cause });
+      if (attached && !fs.existsSync(releaseFilePath(o.dataDir, attached)))
+        throw new WarehouseUnavailableError('release_missing', { cause });
       throw cause;
     } finally {
       releaseConn(c);
       inflight--;
-      if (inflight === 0 && drained) { const d: () => void = drained; drained = null; d(); }
+      if (inflight === 0 && drained) {
+        const d: () => void = drained;
+        drained = null;
+        d();
+      }
     }
   }
 
@@ -158,7 +176,10 @@ export async function openWarehouse(o: OpenWarehouseOptions): Promise<Warehouse>
     let fired = false;
     // An interrupt that lands before the engine starts the statement is dropped, so it repeats until
     // the statement settles.
-    const timer = setInterval(() => { fired = true; c.interrupt(); }, limit);
+    const timer = setInterval(() => {
+      fired = true;
+      c.interrupt();
+    }, limit);
     try {
       return await run();
     } catch (cause) {
@@ -172,12 +193,16 @@ export async function openWarehouse(o: OpenWarehouseOptions): Promise<Warehouse>
     connections: poolSize,
     query<T extends Row = Row>(sql: string, params?: unknown[] | Record<string, unknown>, options?: QueryOptions): Promise<T[]> {
       return withConnection(async (c) => {
-        const reader = await bounded(c, options?.timeoutMs, () => c.runAndReadAll(sql, params as DuckDBValue[] | Record<string, DuckDBValue> | undefined));
+        const reader = await bounded(c, options?.timeoutMs, () =>
+          c.runAndReadAll(sql, params as DuckDBValue[] | Record<string, DuckDBValue> | undefined),
+        );
         const names = reader.columnNames();
         const types = reader.columnTypes().map((t) => t.typeId);
         return reader.getRowsJS().map((r) => {
           const row: Row = {};
-          names.forEach((n, i) => { row[n] = toJs(r[i], types[i]); });
+          names.forEach((n, i) => {
+            row[n] = toJs(r[i], types[i]);
+          });
           return row as T;
         });
       });

@@ -60,7 +60,10 @@ export async function authenticateOrRefuse(
     return await authenticate(authorization);
   } catch (error) {
     if (!isDomainError(error) || (error.code !== 'TOKEN_INVALID' && error.code !== 'TOKEN_EXPIRED')) throw error;
-    reply.header('www-authenticate', bearerChallenge(resource, authorization ? { error: 'invalid_token', description: error.message } : undefined));
+    reply.header(
+      'www-authenticate',
+      bearerChallenge(resource, authorization ? { error: 'invalid_token', description: error.message } : undefined),
+    );
     reply.status(statusOf(error)).type('application/json').send(envelope(error, request.id));
     return null;
   }

@@ -42,14 +42,18 @@ function agentAjv(): Ajv {
 
 const CONFIRM = {
   type: 'boolean',
-  description: 'This call spends money. Without confirm: true it changes nothing and answers what it would cost; call again with confirm: true to run it.',
+  description:
+    'This call spends money. Without confirm: true it changes nothing and answers what it would cost; call again with confirm: true to run it.',
 };
 
 /** The argument (and the `Idempotency-Key` header's twin) of tools whose declaration opts into idempotency. */
 export const IDEMPOTENCY_ARG = 'idempotency_key';
 const IDEMPOTENCY_KEY = {
-  type: 'string', minLength: 1, maxLength: 255,
-  description: 'Send the same key when you retry this call: within 24 hours the first answer is replayed and the work is not done again (same key with other arguments: IDEMPOTENCY_KEY_CONFLICT).',
+  type: 'string',
+  minLength: 1,
+  maxLength: 255,
+  description:
+    'Send the same key when you retry this call: within 24 hours the first answer is replayed and the work is not done again (same key with other arguments: IDEMPOTENCY_KEY_CONFLICT).',
 };
 
 function mergeInput(op: Operation): { schema: JsonObject; parts: AgentTool['parts'] } {
@@ -73,7 +77,8 @@ function mergeInput(op: Operation): { schema: JsonObject; parts: AgentTool['part
   }
   if (op.effect === 'spend') properties.confirm = CONFIRM;
   if (op.idempotency) {
-    if (parts.has(IDEMPOTENCY_ARG)) throw new Error(`Operation ${op.id}: input "${IDEMPOTENCY_ARG}" clashes with the idempotency key argument`);
+    if (parts.has(IDEMPOTENCY_ARG))
+      throw new Error(`Operation ${op.id}: input "${IDEMPOTENCY_ARG}" clashes with the idempotency key argument`);
     properties[IDEMPOTENCY_ARG] = IDEMPOTENCY_KEY;
   }
   return {
@@ -98,9 +103,13 @@ export function agentTools(operations: readonly Operation[]): AgentTool[] {
       name,
       op,
       scope: op.access === 'authenticated' ? null : op.access,
-      description: [op.agent?.description ?? `${op.summary}. ${op.description}`,
+      description: [
+        op.agent?.description ?? `${op.summary}. ${op.description}`,
         `Needs scope: ${op.access === 'authenticated' ? 'any' : op.access}.`,
-        spend ? 'Spends money: call without confirm to get the cost, then with confirm: true.' : ''].filter(Boolean).join(' '),
+        spend ? 'Spends money: call without confirm to get the cost, then with confirm: true.' : '',
+      ]
+        .filter(Boolean)
+        .join(' '),
       inputSchema: schema,
       annotations: {
         readOnlyHint: op.effect === 'read',
@@ -119,9 +128,14 @@ export const toolAllowed = (tool: AgentTool, scopes: readonly string[]) => tool.
 
 function issuesOf(errors: ErrorObject[] | null | undefined): ErrorIssue[] {
   return (errors ?? []).map((e) => {
-    const extra = (e.params as { additionalProperty?: string; missingProperty?: string }).additionalProperty
-      ?? (e.params as { missingProperty?: string }).missingProperty;
-    const path = `$${e.instancePath.split('/').filter(Boolean).map((p) => (/^\d+$/.test(p) ? `[${p}]` : `.${p}`)).join('')}${extra ? `.${extra}` : ''}`;
+    const extra =
+      (e.params as { additionalProperty?: string; missingProperty?: string }).additionalProperty ??
+      (e.params as { missingProperty?: string }).missingProperty;
+    const path = `$${e.instancePath
+      .split('/')
+      .filter(Boolean)
+      .map((p) => (/^\d+$/.test(p) ? `[${p}]` : `.${p}`))
+      .join('')}${extra ? `.${extra}` : ''}`;
     const allowed = (e.params as { allowedValues?: unknown[] }).allowedValues;
     return {
       path,
@@ -156,10 +170,18 @@ export async function callTool(tool: AgentTool, rawArgs: unknown, call: ToolCall
     const args = structuredClone((rawArgs ?? {}) as JsonObject);
     if (!tool.validate(args)) {
       const issues = issuesOf(tool.validate.errors);
-      throw CommonErrors.invalidRequest(`Invalid request: ${issues[0] ? `${issues[0].path}: ${issues[0].message}` : 'invalid arguments'}`, issues);
+      throw CommonErrors.invalidRequest(
+        `Invalid request: ${issues[0] ? `${issues[0].path}: ${issues[0].message}` : 'invalid arguments'}`,
+        issues,
+      );
     }
     const { confirm, [IDEMPOTENCY_ARG]: argKey, ...rest } = args;
-    const input: { params: JsonObject; query: JsonObject; body: JsonObject | undefined; headers: JsonObject } = { params: {}, query: {}, body: undefined, headers: {} };
+    const input: { params: JsonObject; query: JsonObject; body: JsonObject | undefined; headers: JsonObject } = {
+      params: {},
+      query: {},
+      body: undefined,
+      headers: {},
+    };
     if (tool.op.input.body) input.body = {};
     for (const [name, value] of Object.entries(rest)) {
       const part = tool.parts.get(name)!;
@@ -168,7 +190,16 @@ export async function callTool(tool: AgentTool, rawArgs: unknown, call: ToolCall
     const ctx: OperationContext = { caller: call.caller, requestId: call.requestId, log: call.log };
     if (tool.op.effect === 'spend' && confirm !== true) {
       const estimate = tool.op.agent ? await tool.op.agent.estimate?.(ctx, input as never) : undefined;
-      return { ok: true, status: 0, estimate: { confirmation_required: true, tool: tool.name, ...(estimate ?? {}), next_step: 'Call again with confirm: true to run it.' } };
+      return {
+        ok: true,
+        status: 0,
+        estimate: {
+          confirmation_required: true,
+          tool: tool.name,
+          ...(estimate ?? {}),
+          next_step: 'Call again with confirm: true to run it.',
+        },
+      };
     }
     const key = typeof argKey === 'string' ? argKey : call.idempotency?.key;
     const done = await runOnce(tool.op, ctx, input as never, { service: call.idempotency?.service, key, body: input.body });

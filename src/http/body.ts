@@ -28,16 +28,20 @@ declare module 'fastify' {
 
 type Decode = (buffer: Buffer, options: ZlibOptions) => Promise<Buffer>;
 const DECODERS: Record<string, Decode> = {
-  gzip: promisify(gunzip) as Decode, 'x-gzip': promisify(gunzip) as Decode, deflate: promisify(inflate) as Decode, br: promisify(brotliDecompress) as Decode,
+  gzip: promisify(gunzip) as Decode,
+  'x-gzip': promisify(gunzip) as Decode,
+  deflate: promisify(inflate) as Decode,
+  br: promisify(brotliDecompress) as Decode,
 };
 
 /** A body that cannot be read as what it declares (JSON-RPC adapters answer these as -32700 Parse error). */
 export class UnreadableBody extends DomainError {}
 export const isUnreadableBody = (error: DomainError) => error instanceof UnreadableBody || error.code === 'INVALID_JSON';
 
-const tooLarge = () => new DomainError('PAYLOAD_TOO_LARGE', 'The request body is too large.', {
-  nextStep: 'Send a smaller body; large files go through the signed upload URL.',
-});
+const tooLarge = () =>
+  new DomainError('PAYLOAD_TOO_LARGE', 'The request body is too large.', {
+    nextStep: 'Send a smaller body; large files go through the signed upload URL.',
+  });
 
 const hasBody = (headers: FastifyRequest['headers']) =>
   headers['transfer-encoding'] !== undefined || (headers['content-length'] !== undefined && headers['content-length'] !== '0');
@@ -64,7 +68,9 @@ async function readAll(payload: Readable, limit: number): Promise<Buffer> {
 
 /** The preParsing step: the body as the route's parser should read it (decoded), or a refusal. */
 export async function decodeBody(request: FastifyRequest, payload: Readable): Promise<Readable> {
-  const encoding = String(request.headers['content-encoding'] ?? 'identity').trim().toLowerCase();
+  const encoding = String(request.headers['content-encoding'] ?? 'identity')
+    .trim()
+    .toLowerCase();
   if (encoding === 'identity' || encoding === '' || !hasBody(request.headers)) return payload;
   const config = request.routeOptions.config as { operation?: Operation; rawRequest?: boolean } | undefined;
   const rawUpload = config?.operation?.rawBody !== undefined;
@@ -96,9 +102,12 @@ export function registerBodyParsing(app: FastifyInstance): void {
     try {
       done(null, JSON.parse(text));
     } catch (error) {
-      done(new DomainError('INVALID_JSON', `The request body is not valid JSON: ${(error as Error).message}`, {
-        nextStep: 'Send a well-formed JSON body with Content-Type: application/json.',
-      }), undefined);
+      done(
+        new DomainError('INVALID_JSON', `The request body is not valid JSON: ${(error as Error).message}`, {
+          nextStep: 'Send a well-formed JSON body with Content-Type: application/json.',
+        }),
+        undefined,
+      );
     }
   });
 }

@@ -24,7 +24,14 @@ interface AjvIssue {
 
 function jsonPath(context: string | undefined, instancePath = ''): string {
   const root = context === 'body' || !context ? '$' : `$${context}`;
-  return root + instancePath.split('/').filter(Boolean).map((p) => (/^\d+$/.test(p) ? `[${p}]` : `.${p}`)).join('');
+  return (
+    root +
+    instancePath
+      .split('/')
+      .filter(Boolean)
+      .map((p) => (/^\d+$/.test(p) ? `[${p}]` : `.${p}`))
+      .join('')
+  );
 }
 
 /** Schema validation errors become 400 INVALID_REQUEST with one issue per problem. */
@@ -48,15 +55,18 @@ function validationError(error: FastifyError): DomainError {
 
 /** Fastify's own request errors, by code, as domain errors with a next step. */
 const FASTIFY_ERRORS: Record<string, (e: FastifyError) => DomainError> = {
-  FST_ERR_CTP_INVALID_JSON_BODY: (e) => new DomainError('INVALID_JSON', `The request body is not valid JSON: ${e.message}`, {
-    nextStep: 'Send a well-formed JSON body with Content-Type: application/json.',
-  }),
-  FST_ERR_CTP_INVALID_MEDIA_TYPE: () => new DomainError('UNSUPPORTED_MEDIA_TYPE', 'This Content-Type is not accepted here; send application/json.', {
-    nextStep: 'Send the body as JSON with Content-Type: application/json.',
-  }),
-  FST_ERR_CTP_BODY_TOO_LARGE: () => new DomainError('PAYLOAD_TOO_LARGE', 'The request body is too large.', {
-    nextStep: 'Send a smaller body; large files go through the signed upload URL.',
-  }),
+  FST_ERR_CTP_INVALID_JSON_BODY: (e) =>
+    new DomainError('INVALID_JSON', `The request body is not valid JSON: ${e.message}`, {
+      nextStep: 'Send a well-formed JSON body with Content-Type: application/json.',
+    }),
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: () =>
+    new DomainError('UNSUPPORTED_MEDIA_TYPE', 'This Content-Type is not accepted here; send application/json.', {
+      nextStep: 'Send the body as JSON with Content-Type: application/json.',
+    }),
+  FST_ERR_CTP_BODY_TOO_LARGE: () =>
+    new DomainError('PAYLOAD_TOO_LARGE', 'The request body is too large.', {
+      nextStep: 'Send a smaller body; large files go through the signed upload URL.',
+    }),
 };
 
 /** Maps anything thrown to a domain error; unknown errors become a 500 that shows no internals. */
@@ -93,8 +103,12 @@ export function envelope(error: DomainError, requestId: string): Record<string, 
  * invalid_request; throttling and server failures keep their status.
  */
 function oauthError(error: DomainError, status: number, requestId: string) {
-  const code = status === 503 ? 'temporarily_unavailable' : status >= 500 ? 'server_error' : status === 429 ? 'slow_down' : 'invalid_request';
-  return { status: status >= 500 || status === 429 ? status : 400, body: { error: code, error_description: error.message, request_id: requestId } };
+  const code =
+    status === 503 ? 'temporarily_unavailable' : status >= 500 ? 'server_error' : status === 429 ? 'slow_down' : 'invalid_request';
+  return {
+    status: status >= 500 || status === 429 ? status : 400,
+    body: { error: code, error_description: error.message, request_id: requestId },
+  };
 }
 
 /** JSON-RPC 2.0: no request object was read, so the id is null; the section 7 envelope rides in `data`. */
@@ -103,8 +117,13 @@ function jsonRpcError(error: DomainError, status: number, requestId: string) {
   return {
     status,
     body: {
-      jsonrpc: '2.0', id: null,
-      error: { code: parse ? JSONRPC.PARSE_ERROR : jsonRpcCodeOf(error.code as ErrorCode), message: parse ? `Parse error: ${error.message}` : error.message, data: envelope(error, requestId) },
+      jsonrpc: '2.0',
+      id: null,
+      error: {
+        code: parse ? JSONRPC.PARSE_ERROR : jsonRpcCodeOf(error.code as ErrorCode),
+        message: parse ? `Parse error: ${error.message}` : error.message,
+        data: envelope(error, requestId),
+      },
     },
   };
 }
@@ -114,9 +133,12 @@ export function sendError(request: FastifyRequest, reply: FastifyReply, error: D
   if (error.retryAfterSeconds !== undefined) reply.header('retry-after', String(error.retryAfterSeconds));
   const status = statusOf(error);
   const protocol = request.routeOptions?.config?.protocol;
-  const shaped = protocol === 'oauth' ? oauthError(error, status, request.id)
-    : protocol === 'jsonrpc' ? jsonRpcError(error, status, request.id)
-      : { status, body: envelope(error, request.id) };
+  const shaped =
+    protocol === 'oauth'
+      ? oauthError(error, status, request.id)
+      : protocol === 'jsonrpc'
+        ? jsonRpcError(error, status, request.id)
+        : { status, body: envelope(error, request.id) };
   if (protocol === 'oauth') reply.header('cache-control', 'no-store');
   return reply.status(shaped.status).type('application/json').send(shaped.body);
 }
@@ -127,8 +149,10 @@ export function registerErrorHandling(app: FastifyInstance): void {
     const status = statusOf(domainError);
     const fields = { code: domainError.code, status, route: request.routeOptions.url, org_id: request.principal?.orgId };
     // Outages the service expects while it runs (a graph still loading, an upstream down): no stack trace.
-    if (status >= 500 && !(isErrorCode(domainError.code) && isOutage(domainError.code))) request.log.error({ ...fields, err: error }, 'request failed');
-    else if (status >= 500) request.log.warn({ ...fields, cause: (domainError.cause as Error | undefined)?.message }, 'request refused: temporarily unavailable');
+    if (status >= 500 && !(isErrorCode(domainError.code) && isOutage(domainError.code)))
+      request.log.error({ ...fields, err: error }, 'request failed');
+    else if (status >= 500)
+      request.log.warn({ ...fields, cause: (domainError.cause as Error | undefined)?.message }, 'request refused: temporarily unavailable');
     else request.log.info(fields, 'request refused');
     return sendError(request, reply, domainError);
   });

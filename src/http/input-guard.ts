@@ -32,7 +32,8 @@ export function badString(s: string): string | null {
 const refuse = (path: string, why: string) =>
   CommonErrors.invalidRequest(`Invalid request: ${path} ${why}.`, [{ path, code: 'INVALID_VALUE', message: why, suggestions: [] }]);
 
-const keyPath = (path: string, key: string) => (/^[A-Za-z_][A-Za-z0-9_]*$/.test(key) ? `${path}.${key}` : `${path}[${JSON.stringify(key.replace(/[^\x20-\x7e]/g, '?'))}]`);
+const keyPath = (path: string, key: string) =>
+  /^[A-Za-z_][A-Za-z0-9_]*$/.test(key) ? `${path}.${key}` : `${path}[${JSON.stringify(key.replace(/[^\x20-\x7e]/g, '?'))}]`;
 
 /** Walks a parsed JSON value iteratively (no recursion, so depth itself cannot overflow the stack). */
 export function checkValue(root: unknown, rootPath = '$'): void {
@@ -58,16 +59,21 @@ export function checkValue(root: unknown, rootPath = '$'): void {
 
 /** Fastify's routing refusals (before any hook runs), in the envelope. */
 export function frameworkErrors(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
-  const domain = error.code === 'FST_ERR_MAX_PARAM_LENGTH'
-    ? new DomainError('URI_TOO_LONG', 'A path parameter is longer than any id this service issues.', { nextStep: 'Check the id in the path.' })
-    : error.code === 'FST_ERR_BAD_URL'
-      ? CommonErrors.invalidRequest('The URL has a malformed percent-encoding.')
-      : CommonErrors.invalidRequest(`The request was refused: ${error.message}`);
+  const domain =
+    error.code === 'FST_ERR_MAX_PARAM_LENGTH'
+      ? new DomainError('URI_TOO_LONG', 'A path parameter is longer than any id this service issues.', {
+          nextStep: 'Check the id in the path.',
+        })
+      : error.code === 'FST_ERR_BAD_URL'
+        ? CommonErrors.invalidRequest('The URL has a malformed percent-encoding.')
+        : CommonErrors.invalidRequest(`The request was refused: ${error.message}`);
   void sendError(request, reply, domain);
 }
 
 const CLIENT_ERRORS: Record<string, DomainError> = {
-  HPE_HEADER_OVERFLOW: new DomainError('HEADERS_TOO_LARGE', 'The request line and headers are larger than 16 KiB.', { nextStep: 'Send shorter headers and URL.' }),
+  HPE_HEADER_OVERFLOW: new DomainError('HEADERS_TOO_LARGE', 'The request line and headers are larger than 16 KiB.', {
+    nextStep: 'Send shorter headers and URL.',
+  }),
   HPE_URI_TOO_LONG: new DomainError('URI_TOO_LONG', 'The request line is too long.', { nextStep: 'Send a shorter URL.' }),
 };
 
@@ -77,13 +83,18 @@ export function clientErrorHandler(error: Error & { code?: string }, socket: Soc
   const domain = CLIENT_ERRORS[error.code ?? ''] ?? CommonErrors.invalidRequest('The request could not be parsed as HTTP/1.1.');
   const body = JSON.stringify(envelope(domain, genRequestId({ headers: {} })));
   const status = statusOf(domain);
-  socket.end(`HTTP/1.1 ${status} ${status === 431 ? 'Request Header Fields Too Large' : status === 414 ? 'URI Too Long' : 'Bad Request'}\r\n`
-    + `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+  socket.end(
+    `HTTP/1.1 ${status} ${status === 431 ? 'Request Header Fields Too Large' : status === 414 ? 'URI Too Long' : 'Bad Request'}\r\n` +
+      `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
 }
 
 export function registerInputGuard(app: FastifyInstance): void {
   app.addHook('preValidation', async (request) => {
-    for (const [part, values] of [['params', request.params], ['query', request.query]] as const) {
+    for (const [part, values] of [
+      ['params', request.params],
+      ['query', request.query],
+    ] as const) {
       if (values && typeof values === 'object') checkValue(values, `$${part}`);
     }
     if (request.body !== undefined && !(request.routeOptions.config as { operation?: Operation } | undefined)?.operation?.rawBody) {

@@ -13,12 +13,28 @@ export const REDACTED = '[REDACTED]';
 
 /** Query parameters whose value is a credential, or grants one. */
 const SECRET_PARAMS = [
-  'signature', 'sig', 'token', 'access_token', 'refresh_token', 'id_token', 'code', 'client_secret', 'api_key', 'apikey', 'key', 'password',
-  'x-amz-signature', 'x-amz-credential', 'x-amz-security-token', 'x-goog-signature', 'x-goog-credential',
+  'signature',
+  'sig',
+  'token',
+  'access_token',
+  'refresh_token',
+  'id_token',
+  'code',
+  'client_secret',
+  'api_key',
+  'apikey',
+  'key',
+  'password',
+  'x-amz-signature',
+  'x-amz-credential',
+  'x-amz-security-token',
+  'x-goog-signature',
+  'x-goog-credential',
 ];
 const PARAM = new RegExp(`([?&;](?:${SECRET_PARAMS.join('|')})=)[^&#\\s"'\\\\]*`, 'gi');
 /** A JSON property (as in a serialized log line) whose value is a credential. */
-const PROPERTY = /("(?:authorization|proxy-authorization|cookie|set-cookie|x-api-key|api_key|apikey|raw_key|password|client_secret|access_token|refresh_token|id_token)"\s*:\s*")(?:[^"\\]|\\.)*"/gi;
+const PROPERTY =
+  /("(?:authorization|proxy-authorization|cookie|set-cookie|x-api-key|api_key|apikey|raw_key|password|client_secret|access_token|refresh_token|id_token)"\s*:\s*")(?:[^"\\]|\\.)*"/gi;
 const SCHEME = /\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]+/g;
 const KEYS = /\b(ads_live_|ads_at\.)[A-Za-z0-9._-]+/g;
 
@@ -37,6 +53,6 @@ export function redactSecrets(text: string): string {
  */
 export function redactingLogger(options: boolean | object): boolean | object {
   if (options === false) return false;
-  const base = options === true ? {} : options as { hooks?: object };
+  const base = options === true ? {} : (options as { hooks?: object });
   return { ...base, hooks: { ...base.hooks, streamWrite: redactSecrets } };
 }

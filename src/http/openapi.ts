@@ -19,7 +19,10 @@ const TAGS = [
   { name: 'Matching', description: 'Micro-batch and file matching of customer records against the identity graph' },
   { name: 'Account', description: 'API keys, settings, billing' },
   { name: 'Webhooks', description: 'Organization webhook URL, subscriptions, events and their delivery log' },
-  { name: 'OAuth', description: 'OAuth 2.1 and OpenID Connect for partner apps and agents (authorization code with PKCE, device flow, registration)' },
+  {
+    name: 'OAuth',
+    description: 'OAuth 2.1 and OpenID Connect for partner apps and agents (authorization code with PKCE, device flow, registration)',
+  },
 ];
 
 type Doc = { paths: Record<string, Record<string, Record<string, any>>> };
@@ -33,14 +36,20 @@ function withExamples(doc: Doc, operations: readonly Operation[]): Doc {
       if (!decl) continue;
       const body = decl.examples.filter((e) => e.request.body !== undefined);
       const media = op.requestBody?.content?.['application/json'];
-      if (media && body.length) media.examples = Object.fromEntries(body.map((e) => [e.name, { summary: e.summary, value: e.request.body }]));
+      if (media && body.length)
+        media.examples = Object.fromEntries(body.map((e) => [e.name, { summary: e.summary, value: e.request.body }]));
       if (decl.rawBody && !op.requestBody) {
-        op.requestBody = { required: true, description: decl.rawBody.description, content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } } } };
+        op.requestBody = {
+          required: true,
+          description: decl.rawBody.description,
+          content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } } },
+        };
       }
       op['x-examples'] = decl.examples.map((e) => ({ name: e.name, summary: e.summary, request: e.request, response: e.response }));
       for (const e of decl.examples) {
         const target = op.responses?.[String(e.response.status)]?.content?.['application/json'];
-        if (target && e.response.body !== undefined) target.examples = { ...(target.examples ?? {}), [e.name]: { summary: e.summary, value: e.response.body } };
+        if (target && e.response.body !== undefined)
+          target.examples = { ...(target.examples ?? {}), [e.name]: { summary: e.summary, value: e.response.body } };
       }
       op['x-effect'] = decl.effect;
       if (decl.access !== 'public' && decl.access !== 'authenticated') op['x-required-scope'] = decl.access;

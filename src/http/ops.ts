@@ -10,11 +10,18 @@ const ReadyResponse = Type.Object({
 });
 
 /** Liveness, readiness and Prometheus metrics: infrastructure routes outside the API (not in the OpenAPI document; see the README). */
-export function opsRoutes(deps: { checks: Record<string, ReadinessCheck>; metrics: Metrics; isShuttingDown: () => boolean }): FastifyPluginAsyncTypebox {
+export function opsRoutes(deps: {
+  checks: Record<string, ReadinessCheck>;
+  metrics: Metrics;
+  isShuttingDown: () => boolean;
+}): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.get(
       '/healthz',
-      { config: { access: 'public' }, schema: { hide: true, tags: ['Operations'], summary: 'Liveness', security: [], response: { 200: HealthResponse } } },
+      {
+        config: { access: 'public' },
+        schema: { hide: true, tags: ['Operations'], summary: 'Liveness', security: [], response: { 200: HealthResponse } },
+      },
       async () => ({ status: 'ok' }),
     );
 
@@ -22,7 +29,13 @@ export function opsRoutes(deps: { checks: Record<string, ReadinessCheck>; metric
       '/readyz',
       {
         config: { access: 'public' },
-        schema: { hide: true, tags: ['Operations'], summary: 'Readiness: the control plane and the graph answer', security: [], response: { 200: ReadyResponse, 503: ReadyResponse } },
+        schema: {
+          hide: true,
+          tags: ['Operations'],
+          summary: 'Readiness: the control plane and the graph answer',
+          security: [],
+          response: { 200: ReadyResponse, 503: ReadyResponse },
+        },
       },
       async (_request, reply) => {
         const checks: Record<string, { ok: boolean; error?: string }> = {};

@@ -83,7 +83,12 @@ function route(app: FastifyInstance, op: Operation, deps: RestDeps): void {
     },
     // An optional body (Type.Optional at the root) may be absent altogether: validate it as `{}`.
     ...(op.input.body && IsOptional(op.input.body)
-      ? { preValidation: (request: FastifyRequest, _reply: FastifyReply, done: () => void) => { if (request.body === undefined) request.body = {}; done(); } }
+      ? {
+          preValidation: (request: FastifyRequest, _reply: FastifyReply, done: () => void) => {
+            if (request.body === undefined) request.body = {};
+            done();
+          },
+        }
       : {}),
     handler: (request, reply) => handle(op, request, reply, deps),
   });
@@ -104,13 +109,17 @@ async function handle(op: Operation, request: FastifyRequest, reply: FastifyRepl
   };
   const key = request.headers['idempotency-key'];
   const outcome = await runOnce(op as Operation, ctx, input as never, {
-    service: deps.idempotency, key: typeof key === 'string' ? key : undefined, body: request.body,
+    service: deps.idempotency,
+    key: typeof key === 'string' ? key : undefined,
+    body: request.body,
   });
   if (outcome.replayed !== undefined) reply.header('idempotent-replayed', String(outcome.replayed));
   reply.status(outcome.statusCode);
   if (isFileBody(outcome.body)) {
     const f = outcome.body;
-    reply.header('content-type', f.contentType).header('content-length', String(f.bytes))
+    reply
+      .header('content-type', f.contentType)
+      .header('content-length', String(f.bytes))
       .header('content-disposition', `attachment; filename="${f.fileName}"`);
     return reply.send(fs.createReadStream(f.path));
   }

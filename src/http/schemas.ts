@@ -44,8 +44,10 @@ export function errorResponseSchemas(byStatus: Map<number, string[]>): Record<nu
   const out: Record<number, TSchema> = {};
   for (const status of [...byStatus.keys()].sort()) {
     const codes = [...new Set(byStatus.get(status))];
-    out[status] = Type.Unsafe({ $ref: 'ErrorEnvelope#', description: `${STATUS_TEXT[status] ?? 'Error'}: ${codes.map((c) => `\`${c}\``).join(', ')}` });
+    out[status] = Type.Unsafe({
+      $ref: 'ErrorEnvelope#',
+      description: `${STATUS_TEXT[status] ?? 'Error'}: ${codes.map((c) => `\`${c}\``).join(', ')}`,
+    });
   }
   return out;
 }
-

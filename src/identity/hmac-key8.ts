@@ -33,14 +33,20 @@ function generateCompress(): Compress {
   for (let i = 0; i < 64; i++) {
     if (i >= 16) {
       // W[i] = W[i-16] + s0(W[i-15]) + W[i-7] + s1(W[i-2]), kept in a ring of 16 locals.
-      lines.push(`x=${w(i - 15)};y=${w(i - 2)};${w(i)}=(${w(i)}+(${rotr('x', 7)}^${rotr('x', 18)}^(x>>>3))+${w(i - 7)}`
-        + `+(${rotr('y', 17)}^${rotr('y', 19)}^(y>>>10)))|0;`);
+      lines.push(
+        `x=${w(i - 15)};y=${w(i - 2)};${w(i)}=(${w(i)}+(${rotr('x', 7)}^${rotr('x', 18)}^(x>>>3))+${w(i - 7)}` +
+          `+(${rotr('y', 17)}^${rotr('y', 19)}^(y>>>10)))|0;`,
+      );
     }
-    lines.push(`t1=(h+(${rotr('e', 6)}^${rotr('e', 11)}^${rotr('e', 25)})+((e&f)^(~e&g))+${K[i]! | 0}+${w(i)})|0;`
-      + `t2=((${rotr('a', 2)}^${rotr('a', 13)}^${rotr('a', 22)})+((a&b)^(a&c)^(b&c)))|0;`
-      + 'h=g;g=f;f=e;e=(d+t1)|0;d=c;c=b;b=a;a=(t1+t2)|0;');
+    lines.push(
+      `t1=(h+(${rotr('e', 6)}^${rotr('e', 11)}^${rotr('e', 25)})+((e&f)^(~e&g))+${K[i]! | 0}+${w(i)})|0;` +
+        `t2=((${rotr('a', 2)}^${rotr('a', 13)}^${rotr('a', 22)})+((a&b)^(a&c)^(b&c)))|0;` +
+        'h=g;g=f;f=e;e=(d+t1)|0;d=c;c=b;b=a;a=(t1+t2)|0;',
+    );
   }
-  lines.push('o[0]=(s[0]+a)|0;o[1]=(s[1]+b)|0;o[2]=(s[2]+c)|0;o[3]=(s[3]+d)|0;o[4]=(s[4]+e)|0;o[5]=(s[5]+f)|0;o[6]=(s[6]+g)|0;o[7]=(s[7]+h)|0;');
+  lines.push(
+    'o[0]=(s[0]+a)|0;o[1]=(s[1]+b)|0;o[2]=(s[2]+c)|0;o[3]=(s[3]+d)|0;o[4]=(s[4]+e)|0;o[5]=(s[5]+f)|0;o[6]=(s[6]+g)|0;o[7]=(s[7]+h)|0;',
+  );
   const params = Array.from({ length: 16 }, (_, i) => `w${i}`);
   // eslint-disable-next-line @typescript-eslint/no-implied-eval -- generated once from the constants above, no input.
   return new Function('s', 'o', ...params, lines.join('\n')) as Compress;
@@ -75,8 +81,26 @@ export function hmacKey8(key: Buffer): { tag(hi: number, lo: number, out: Int32A
   return {
     tag(hi, lo, out) {
       compress(inner, digest, hi | 0, lo | 0, END, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 72 * 8);
-      compress(outer, full, digest[0]!, digest[1]!, digest[2]!, digest[3]!, digest[4]!, digest[5]!, digest[6]!, digest[7]!,
-        END, 0, 0, 0, 0, 0, 0, 96 * 8);
+      compress(
+        outer,
+        full,
+        digest[0]!,
+        digest[1]!,
+        digest[2]!,
+        digest[3]!,
+        digest[4]!,
+        digest[5]!,
+        digest[6]!,
+        digest[7]!,
+        END,
+        0,
+        0,
+        0,
+        0,
+        0,
+        0,
+        96 * 8,
+      );
       out[0] = full[0]!;
       out[1] = full[1]!;
     },

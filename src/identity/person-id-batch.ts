@@ -95,7 +95,12 @@ export function graphPersonIdPrefix(orgClientCode: string): string {
 }
 
 /** `level`: the match level issuing the ids (person-id.ts; default I). */
-export function graphPersonIdBatchEncoder(o: { orgId: string; orgClientCode: string; secret: string | Buffer; level?: IssuingLevel }): PersonIdBatchEncoder {
+export function graphPersonIdBatchEncoder(o: {
+  orgId: string;
+  orgClientCode: string;
+  secret: string | Buffer;
+  level?: IssuingLevel;
+}): PersonIdBatchEncoder {
   const prefix = graphPersonIdPrefix(o.orgClientCode);
   const { encKey, macKey } = graphPersonIdKeys(o);
   const core = graphPersonIdHashes(encKey, macKey);

@@ -143,7 +143,10 @@ export interface GraphIdOptions {
  * The two per-organization keys of tier 01 ids (see the header): for encoders that batch many ids
  * (src/identity/person-id-batch.ts) and must produce exactly what `graphPersonIdEncoder` does.
  */
-export function graphPersonIdKeys({ orgId, secret, level = 'I' }: { orgId: string; secret: string | Buffer; level?: IssuingLevel }): { encKey: Buffer; macKey: Buffer } {
+export function graphPersonIdKeys({ orgId, secret, level = 'I' }: { orgId: string; secret: string | Buffer; level?: IssuingLevel }): {
+  encKey: Buffer;
+  macKey: Buffer;
+} {
   return { encKey: orgKey(secret, 'enc', orgId), macKey: orgKey(secret, macPurpose(level), orgId) };
 }
 
@@ -156,7 +159,12 @@ export function encodeGraphPersonId({ orgId, orgClientCode, personKey, secret, l
  * ECB without padding encrypts each 16-byte block on its own, so feeding blocks one after another
  * through one cipher gives exactly the per-id result.
  */
-export function graphPersonIdEncoder({ orgId, orgClientCode, secret, level = 'I' }: Omit<GraphIdOptions, 'personKey'>): (personKey: PersonKey) => string {
+export function graphPersonIdEncoder({
+  orgId,
+  orgClientCode,
+  secret,
+  level = 'I',
+}: Omit<GraphIdOptions, 'personKey'>): (personKey: PersonKey) => string {
   assertClientCode(orgClientCode);
   const macKey = orgKey(secret, macPurpose(level), orgId);
   const cipher = createCipheriv('aes-256-ecb', orgKey(secret, 'enc', orgId), null).setAutoPadding(false);
@@ -183,7 +191,10 @@ export function decodeGraphPersonId(id: unknown, options: DecodeOptions): bigint
  * The graph person key of a tier 01 id issued to this org and the match level that issued it; null for
  * anything else (foreign, tampered, malformed, tier 02-05). Never throws.
  */
-export function decodeIssuedPersonId(id: unknown, { orgId, secret, orgClientCode }: DecodeOptions): { personKey: bigint; level: IssuingLevel } | null {
+export function decodeIssuedPersonId(
+  id: unknown,
+  { orgId, secret, orgClientCode }: DecodeOptions,
+): { personKey: bigint; level: IssuingLevel } | null {
   const parsed = parsePersonId(id);
   if (!parsed || parsed.tier !== '01') return null;
   if (orgClientCode !== undefined && parsed.clientCode !== orgClientCode) return null;
@@ -193,7 +204,10 @@ export function decodeIssuedPersonId(id: unknown, { orgId, secret, orgClientCode
   const plain = Buffer.concat([decipher.update(block), decipher.final()]);
   const key = plain.subarray(0, 8);
   for (const level of ISSUING_LEVELS) {
-    const expected = createHmac('sha256', orgKey(secret, macPurpose(level), orgId)).update(key).digest().subarray(0, 8);
+    const expected = createHmac('sha256', orgKey(secret, macPurpose(level), orgId))
+      .update(key)
+      .digest()
+      .subarray(0, 8);
     if (timingSafeEqual(expected, plain.subarray(8))) return { personKey: key.readBigUInt64BE(), level };
   }
   return null;
@@ -231,6 +245,8 @@ export function deriveContinuityId({ orgId, orgClientCode, secret, record }: Con
   assertClientCode(orgClientCode);
   const s = continuitySignal(record);
   if (!s) return null;
-  const mac = createHmac('sha256', orgKey(secret, 'continuity', orgId)).update(`${s.tier}|${s.signal}`).digest();
+  const mac = createHmac('sha256', orgKey(secret, 'continuity', orgId))
+    .update(`${s.tier}|${s.signal}`)
+    .digest();
   return `${orgClientCode}_${s.tier}_${base32(mac.subarray(0, 20))}`;
 }

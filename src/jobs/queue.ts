@@ -12,7 +12,10 @@ export type JobHandler<T> = (jobs: Job<T>[]) => Promise<unknown>;
  */
 export interface JobQueue {
   boss: PgBoss;
-  ensureQueue(name: string, options?: { retryLimit?: number; retryDelay?: number; retryBackoff?: boolean; expireInSeconds?: number }): Promise<void>;
+  ensureQueue(
+    name: string,
+    options?: { retryLimit?: number; retryDelay?: number; retryBackoff?: boolean; expireInSeconds?: number },
+  ): Promise<void>;
   send<T extends object>(name: string, data: T, options?: SendOptions, trx?: Kysely<any>): Promise<string | null>;
   work<T>(name: string, options: WorkOptions, handler: JobHandler<T>): Promise<string>;
   /**
@@ -85,7 +88,8 @@ export function createJobQueue(database: Database, options: { schema?: string; s
       const existing = await boss.getQueue(name);
       if (!existing) await boss.createQueue(name, { notify: true, heartbeatSeconds: settings.heartbeatSeconds, ...queueOptions });
       // Queues made before heartbeats (or under another setting) get the current one.
-      else if (existing.heartbeatSeconds !== settings.heartbeatSeconds) await boss.updateQueue(name, { heartbeatSeconds: settings.heartbeatSeconds });
+      else if (existing.heartbeatSeconds !== settings.heartbeatSeconds)
+        await boss.updateQueue(name, { heartbeatSeconds: settings.heartbeatSeconds });
       await warmQueueCache(name);
       known.add(name);
     },

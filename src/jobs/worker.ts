@@ -28,14 +28,18 @@ export async function startJobs(queue: JobQueue, definitions: JobDefinition[], o
   for (const def of definitions) await queue.ensureQueue(def.name, def.queue);
   if (options.work) {
     for (const def of definitions) {
-      await queue.work<any>(def.name, { batchSize: 1, pollingIntervalSeconds: 2, notifyPollingIntervalSeconds: 2, ...def.work }, async (jobs) => {
-        const results = await Promise.allSettled(
-          jobs.map((job) => def.handle(job.data, { id: job.id, retryCount: (job as { retryCount?: number }).retryCount ?? 0 })),
-        );
-        const failures = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected').map((r) => r.reason);
-        if (failures.length === 1) throw failures[0];
-        if (failures.length > 1) throw new AggregateError(failures, `${failures.length} of ${jobs.length} jobs failed`);
-      });
+      await queue.work<any>(
+        def.name,
+        { batchSize: 1, pollingIntervalSeconds: 2, notifyPollingIntervalSeconds: 2, ...def.work },
+        async (jobs) => {
+          const results = await Promise.allSettled(
+            jobs.map((job) => def.handle(job.data, { id: job.id, retryCount: (job as { retryCount?: number }).retryCount ?? 0 })),
+          );
+          const failures = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected').map((r) => r.reason);
+          if (failures.length === 1) throw failures[0];
+          if (failures.length > 1) throw new AggregateError(failures, `${failures.length} of ${jobs.length} jobs failed`);
+        },
+      );
     }
   }
   return { stop: () => queue.stop() };

@@ -44,7 +44,9 @@ export function cachedDerivedKey(secret: (name: string) => Promise<string>, name
   return () => {
     if (!key) {
       key = secret(name).then((s) => derivedKey(s, info));
-      key.catch(() => { key = null; });
+      key.catch(() => {
+        key = null;
+      });
     }
     return key;
   };

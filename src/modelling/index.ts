@@ -32,5 +32,10 @@ export type { HoldoutMetrics, DecileLift } from './metrics/holdout.ts';
 export type { FeatureImportance, Importances } from './metrics/importance.ts';
 export type { CandidateReport } from './train/select.ts';
 export {
-  parseSeedDescription, type SeedDescriptionParse, type SeedFilter, type SeedFilterOp, type SeedFilterValue, type UnderstoodPhrase,
+  parseSeedDescription,
+  type SeedDescriptionParse,
+  type SeedFilter,
+  type SeedFilterOp,
+  type SeedFilterValue,
+  type UnderstoodPhrase,
 } from './seed-description/parse.ts';

@@ -130,7 +130,11 @@ export async function runModel(wh: ModelWarehouse, input: ModelRunInput, o: RunO
   const timings: Partial<Record<ModelStage, number>> = {};
   let clock = performance.now();
   const stage = (s: ModelStage) => input.onProgress?.(s);
-  const done = (s: ModelStage) => { const now = performance.now(); timings[s] = Math.round(now - clock); clock = now; };
+  const done = (s: ModelStage) => {
+    const now = performance.now();
+    timings[s] = Math.round(now - clock);
+    clock = now;
+  };
   try {
     stage('labels');
     await materializeLabels(wh, labels, input.labelled);
@@ -164,7 +168,13 @@ export async function runModel(wh: ModelWarehouse, input: ModelRunInput, o: RunO
     done('score');
 
     stage('segment');
-    const segment = await writeSegment(wh, { scores, exclude: o.excludeLabelled ? labels : null, targetSize, seed, membersPath: input.membersPath });
+    const segment = await writeSegment(wh, {
+      scores,
+      exclude: o.excludeLabelled ? labels : null,
+      targetSize,
+      seed,
+      membersPath: input.membersPath,
+    });
     if (input.scoresPath) await writeAllScores(wh, scores, input.scoresPath);
     done('segment');
 
@@ -175,17 +185,28 @@ export async function runModel(wh: ModelWarehouse, input: ModelRunInput, o: RunO
     input.onProgress?.('done');
 
     const metrics: ModelRunMetrics = {
-      purpose: o.purpose, model_type: modelType, model_name: input.modelName ?? null,
-      selected_model_type: selected.modelType, candidates: selected.candidates,
+      purpose: o.purpose,
+      model_type: modelType,
+      model_name: input.modelName ?? null,
+      selected_model_type: selected.modelType,
+      candidates: selected.candidates,
       validation_auc: Number.isFinite(selected.validationAuc) ? selected.validationAuc : null,
-      holdout, ...why,
+      holdout,
+      ...why,
       training: { sample_persons: train.n, sample_labelled: trainPos, features: features.length, excluded_columns: excluded, seed },
-      privacy_floor: floor, graph_persons: counts.graph, labelled_persons: counts.labelled,
-      target_size: targetSize, record_count: segment.recordCount, score_threshold: segment.scoreThreshold,
+      privacy_floor: floor,
+      graph_persons: counts.graph,
+      labelled_persons: counts.labelled,
+      target_size: targetSize,
+      record_count: segment.recordCount,
+      score_threshold: segment.scoreThreshold,
     };
     return {
       model: { format: 1, model_type: modelType, selected_model_type: selected.modelType, features, model: selected.model },
-      metrics, membersPath: segment.membersPath, scoresPath: input.scoresPath ?? null, timings_ms: timings,
+      metrics,
+      membersPath: segment.membersPath,
+      scoresPath: input.scoresPath ?? null,
+      timings_ms: timings,
     };
   } finally {
     for (const t of [labels, scores]) await wh.query(`DROP TABLE IF EXISTS ${t}`).catch(() => {});

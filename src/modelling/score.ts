@@ -45,7 +45,8 @@ export async function writeSegment(wh: ModelWarehouse, o: SegmentWrite): Promise
   const select = `SELECT person_key, score, row_number() OVER (ORDER BY score DESC, tie) AS rank FROM (${top}) ORDER BY rank`;
   await writeParquet(wh, select, o.membersPath);
   const [row] = await wh.query<{ n: number; cut: number | null }>(
-    `SELECT count(*) AS n, min(score) AS cut FROM read_parquet(${sqlString(o.membersPath)})`);
+    `SELECT count(*) AS n, min(score) AS cut FROM read_parquet(${sqlString(o.membersPath)})`,
+  );
   return { membersPath: o.membersPath, recordCount: Number(row?.n ?? 0), scoreThreshold: row?.cut ?? null };
 }
 

@@ -37,11 +37,16 @@ export function createUrlSigner(deps: {
     verify(method: string, path: string, query: { expires?: string; signature?: string }, now: Date): void {
       const expires = Number(query.expires);
       const signature = query.signature;
-      const signed = !!signature && Number.isSafeInteger(expires) && deps.secrets.some((s) => safeEqual(sign(s, method, path, expires), signature));
+      const signed =
+        !!signature && Number.isSafeInteger(expires) && deps.secrets.some((s) => safeEqual(sign(s, method, path, expires), signature));
       if (!signed || expires * 1000 > now.getTime() + deps.maxLifetimeSeconds * 1000) {
-        throw new DomainError('UPLOAD_URL_INVALID', 'The signed URL is not valid for this object (tampered, truncated or used with another method).', {
-          nextStep: 'Use the upload_url exactly as returned; get fresh URLs by refreshing the segment (POST /v1/segments/{id}/refresh).',
-        });
+        throw new DomainError(
+          'UPLOAD_URL_INVALID',
+          'The signed URL is not valid for this object (tampered, truncated or used with another method).',
+          {
+            nextStep: 'Use the upload_url exactly as returned; get fresh URLs by refreshing the segment (POST /v1/segments/{id}/refresh).',
+          },
+        );
       }
       if (expires * 1000 <= now.getTime()) {
         throw new DomainError('UPLOAD_URL_EXPIRED', 'The signed URL has expired.', {

@@ -29,7 +29,9 @@ export class ObjectStore {
     fs.mkdirSync(path.dirname(file), { recursive: true });
     const tmp = `${file}.${randomBase62(8)}.part`;
     let bytes = 0;
-    body.on('data', (c: Buffer) => { bytes += c.length; });
+    body.on('data', (c: Buffer) => {
+      bytes += c.length;
+    });
     try {
       await pipeline(body, fs.createWriteStream(tmp));
       fs.renameSync(tmp, file);

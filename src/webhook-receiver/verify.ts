@@ -13,7 +13,8 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 
 export const SIGNATURE_TOLERANCE_SECONDS = 300;
 
-export type VerifyResult = { ok: true; timestamp: number } | { ok: false; reason: 'missing_header' | 'bad_timestamp' | 'stale_timestamp' | 'bad_signature' };
+export type VerifyResult =
+  { ok: true; timestamp: number } | { ok: false; reason: 'missing_header' | 'bad_timestamp' | 'stale_timestamp' | 'bad_signature' };
 
 export interface VerifyInput {
   /** The signing secret shown once when the organization URL or the subscription was created. */

@@ -27,20 +27,29 @@ beforeAll(async () => {
   memberToken = await org.token(['discovery', 'creator'], member);
 }, 120_000);
 
-const withBearer = (token: string): typeof fetch => (input, init) => {
-  const headers = new Headers(init?.headers);
-  headers.set('authorization', `Bearer ${token}`);
-  return fetch(input, { ...init, headers });
-};
-const client = (token: string) => new ClientFactory(ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
-  transports: [new JsonRpcTransportFactory({ fetchImpl: withBearer(token) })],
-  cardResolver: new DefaultAgentCardResolver({ fetchImpl: withBearer(token) }),
-})).createFromUrl(server.resources.a2a);
+const withBearer =
+  (token: string): typeof fetch =>
+  (input, init) => {
+    const headers = new Headers(init?.headers);
+    headers.set('authorization', `Bearer ${token}`);
+    return fetch(input, { ...init, headers });
+  };
+const client = (token: string) =>
+  new ClientFactory(
+    ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
+      transports: [new JsonRpcTransportFactory({ fetchImpl: withBearer(token) })],
+      cardResolver: new DefaultAgentCardResolver({ fetchImpl: withBearer(token) }),
+    }),
+  ).createFromUrl(server.resources.a2a);
 const legacy = (token: string) => new LegacyJsonRpcTransport({ endpoint: `${server.resources.a2a}/a2a`, fetchImpl: withBearer(token) });
 
 const dataPart = (value: object) => ({ content: { $case: 'data', value } });
 const message = (value: object) => ({ message: { messageId: `m-${Math.random()}`, role: Role.ROLE_USER, parts: [dataPart(value)] } });
-const collect = async <T>(gen: AsyncGenerator<T>) => { const out: T[] = []; for await (const e of gen) out.push(e); return out; };
+const collect = async <T>(gen: AsyncGenerator<T>) => {
+  const out: T[] = [];
+  for await (const e of gen) out.push(e);
+  return out;
+};
 type SdkTask = { id: string; contextId: string; status: { state: number }; artifacts: unknown[] };
 
 /** The message an SDK call was refused with, the task id written as <id> (so a real and a made-up id compare). */
@@ -62,8 +71,17 @@ async function rawError(token: string, version: '1.0' | '0.3', method: string, i
   });
   const text = await res.text();
   // Streaming methods answer an error as JSON or as one SSE event.
-  const body = JSON.parse(text.startsWith('data: ') ? text.slice(6) : text) as { result?: unknown; error?: { code: number; message: string; data?: { code?: string } } };
-  return { status: res.status, result: body.result, code: body.error?.code, data_code: body.error?.data?.code, message: body.error?.message.replaceAll(id, '<id>') };
+  const body = JSON.parse(text.startsWith('data: ') ? text.slice(6) : text) as {
+    result?: unknown;
+    error?: { code: number; message: string; data?: { code?: string } };
+  };
+  return {
+    status: res.status,
+    result: body.result,
+    code: body.error?.code,
+    data_code: body.error?.data?.code,
+    message: body.error?.message.replaceAll(id, '<id>'),
+  };
 }
 
 /**
@@ -81,13 +99,19 @@ async function expectAnsweredAsMissing(id: string, version: '1.0' | '0.3', calls
   }
 }
 
-describe('A2A tasks are the user\'s who started them, not the organization\'s', () => {
-  it('A2A 1.0: another member cannot get, list, cancel or subscribe to the owner\'s tasks; each answer is the one for a missing task', async () => {
+describe("A2A tasks are the user's who started them, not the organization's", () => {
+  it("A2A 1.0: another member cannot get, list, cancel or subscribe to the owner's tasks; each answer is the one for a missing task", async () => {
     const owner = await client(ownerToken);
     // A private segment (its name and filters in the artifact) and a file match (its live upload_url in the artifact).
-    const secret = await owner.sendMessage({ ...message({ tool: 'create_segment', arguments: { name: 'owner private segment', filters: CA, visibility: 'private' } }), metadata: { skill: 'segments' } } as never) as SdkTask;
+    const secret = (await owner.sendMessage({
+      ...message({ tool: 'create_segment', arguments: { name: 'owner private segment', filters: CA, visibility: 'private' } }),
+      metadata: { skill: 'segments' },
+    } as never)) as SdkTask;
     expect(secret.status.state).toBe(TaskState.TASK_STATE_COMPLETED);
-    const upload = await owner.sendMessage({ ...message({ tool: 'start_file_match', arguments: { name: 'owner upload' } }), metadata: { skill: 'matching' } } as never) as SdkTask;
+    const upload = (await owner.sendMessage({
+      ...message({ tool: 'start_file_match', arguments: { name: 'owner upload' } }),
+      metadata: { skill: 'matching' },
+    } as never)) as SdkTask;
     expect(upload.status.state).toBe(TaskState.TASK_STATE_WORKING);
 
     const other = await client(memberToken);
@@ -108,16 +132,21 @@ describe('A2A tasks are the user\'s who started them, not the organization\'s', 
     expect((await other.listTasks({ pageSize: 100, pageToken: ownerPage.nextPageToken } as never)).tasks).toEqual([]);
 
     // Nothing changed: the owner still reads both, the file match still working; the member's own task is the member's.
-    expect((await owner.getTask({ id: upload.id } as never) as SdkTask).status.state).toBe(TaskState.TASK_STATE_WORKING);
+    expect(((await owner.getTask({ id: upload.id } as never)) as SdkTask).status.state).toBe(TaskState.TASK_STATE_WORKING);
     expect((await owner.listTasks({ pageSize: 100 } as never)).tasks.map((t) => t.id).sort()).toEqual([secret.id, upload.id].sort());
-    const own = await other.sendMessage(message({ tool: 'count_persons', arguments: { filters: CA } }) as never) as SdkTask;
+    const own = (await other.sendMessage(message({ tool: 'count_persons', arguments: { filters: CA } }) as never)) as SdkTask;
     expect((await other.listTasks({ pageSize: 100 } as never)).tasks.map((t) => t.id)).toEqual([own.id]);
-    expect(await refusal(() => owner.getTask({ id: own.id } as never), own.id)).toBe(await refusal(() => owner.getTask({ id: MISSING } as never), MISSING));
+    expect(await refusal(() => owner.getTask({ id: own.id } as never), own.id)).toBe(
+      await refusal(() => owner.getTask({ id: MISSING } as never), MISSING),
+    );
   });
 
   it('A2A 0.3: tasks/get, tasks/cancel and tasks/resubscribe answer another member as for a missing task; push configuration is refused alike', async () => {
     const owner = legacy(ownerToken);
-    const upload = await owner.sendMessage({ ...message({ tool: 'start_file_match', arguments: { name: 'owner upload 0.3' } }), metadata: { skill: 'matching' } } as never) as SdkTask;
+    const upload = (await owner.sendMessage({
+      ...message({ tool: 'start_file_match', arguments: { name: 'owner upload 0.3' } }),
+      metadata: { skill: 'matching' },
+    } as never)) as SdkTask;
     expect(upload.status.state).toBe(TaskState.TASK_STATE_WORKING);
     const other = legacy(memberToken);
     await expectAnsweredAsMissing(upload.id, '0.3', {
@@ -125,13 +154,23 @@ describe('A2A tasks are the user\'s who started them, not the organization\'s', 
       'tasks/cancel': (id) => other.cancelTask({ id } as never),
       'tasks/resubscribe': (id) => collect(other.resubscribeTask({ id } as never)),
     });
-    for (const method of ['tasks/pushNotificationConfig/set', 'tasks/pushNotificationConfig/get', 'tasks/pushNotificationConfig/list', 'tasks/pushNotificationConfig/delete']) {
+    for (const method of [
+      'tasks/pushNotificationConfig/set',
+      'tasks/pushNotificationConfig/get',
+      'tasks/pushNotificationConfig/list',
+      'tasks/pushNotificationConfig/delete',
+    ]) {
       expect(await rawError(memberToken, '0.3', method, upload.id), method).toEqual(await rawError(memberToken, '0.3', method, MISSING));
     }
-    for (const method of ['CreateTaskPushNotificationConfig', 'GetTaskPushNotificationConfig', 'ListTaskPushNotificationConfigs', 'DeleteTaskPushNotificationConfig']) {
+    for (const method of [
+      'CreateTaskPushNotificationConfig',
+      'GetTaskPushNotificationConfig',
+      'ListTaskPushNotificationConfigs',
+      'DeleteTaskPushNotificationConfig',
+    ]) {
       expect(await rawError(memberToken, '1.0', method, upload.id), method).toEqual(await rawError(memberToken, '1.0', method, MISSING));
     }
     // The member's cancel did not touch it.
-    expect((await owner.getTask({ id: upload.id } as never) as SdkTask).status.state).toBe(TaskState.TASK_STATE_WORKING);
+    expect(((await owner.getTask({ id: upload.id } as never)) as SdkTask).status.state).toBe(TaskState.TASK_STATE_WORKING);
   });
 });

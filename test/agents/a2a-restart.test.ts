@@ -28,14 +28,22 @@ const endpoint = (t: TestApp) => `${new URL(t.config.oauth.resources.a2a).pathna
 let seq = 0;
 async function rpc(t: TestApp, token: string, method: string, params: object) {
   const res = await t.app.inject({
-    method: 'POST', url: endpoint(t), headers: { ...bearer(token), 'a2a-version': '1.0', 'content-type': 'application/json' },
+    method: 'POST',
+    url: endpoint(t),
+    headers: { ...bearer(token), 'a2a-version': '1.0', 'content-type': 'application/json' },
     payload: { jsonrpc: '2.0', id: ++seq, method, params },
   });
   return res.headers['content-type']?.toString().startsWith('text/event-stream')
-    ? res.body.split('\n\n').filter((b) => b.startsWith('data: ')).map((b) => JSON.parse(b.slice(6)))
+    ? res.body
+        .split('\n\n')
+        .filter((b) => b.startsWith('data: '))
+        .map((b) => JSON.parse(b.slice(6)))
     : res.json();
 }
-const message = (data: object, metadata: object = {}) => ({ message: { messageId: `m-${++seq}`, role: 'ROLE_USER', parts: [{ data }] }, metadata });
+const message = (data: object, metadata: object = {}) => ({
+  message: { messageId: `m-${++seq}`, role: 'ROLE_USER', parts: [{ data }] },
+  metadata,
+});
 
 beforeAll(async () => {
   dataDir = (await testGraph()).dataDir;
@@ -56,12 +64,22 @@ afterAll(async () => {
 describe('A2A tasks across a restart', () => {
   it('a task following a delivery, closed with its app mid-work, completes when read from a new app on the same stores', async () => {
     const token = await org.token(['discovery', 'creator']);
-    const seg = await first.app.inject({ method: 'POST', url: '/v1/segments', headers: bearer(token), payload: { name: 'restart', filters: CA, create_audience: true } });
+    const seg = await first.app.inject({
+      method: 'POST',
+      url: '/v1/segments',
+      headers: bearer(token),
+      payload: { name: 'restart', filters: CA, create_audience: true },
+    });
     expect(seg.statusCode).toBe(201);
     const audienceId = seg.json().audience_id as string;
 
     // No worker runs: the delivery stays processing and the task follows it.
-    const sent = await rpc(first, token, 'SendMessage', message({ tool: 'create_delivery', arguments: { id: audienceId, confirm: true, output_format: 'csv' } }, { skill: 'deliveries' }));
+    const sent = await rpc(
+      first,
+      token,
+      'SendMessage',
+      message({ tool: 'create_delivery', arguments: { id: audienceId, confirm: true, output_format: 'csv' } }, { skill: 'deliveries' }),
+    );
     if (!sent.result) throw new Error(JSON.stringify(sent));
     const task = sent.result.task;
     expect(task.status.state).toBe('TASK_STATE_WORKING');
@@ -69,7 +87,13 @@ describe('A2A tasks across a restart', () => {
     const deliveryId = task.artifacts[0].parts[0].data.delivery_id as string;
 
     // A task whose operation was running when its process stopped: what open() leaves behind.
-    const orphan = await first.services.agentTasks.open({ orgId: org.orgId, userId: org.ownerId, skill: 'discovery', tool: 'count_persons', message: {} });
+    const orphan = await first.services.agentTasks.open({
+      orgId: org.orgId,
+      userId: org.ownerId,
+      skill: 'discovery',
+      tool: 'count_persons',
+      message: {},
+    });
     await first.app.close();
 
     const clock = new ManualClock(start);
@@ -87,33 +111,60 @@ describe('A2A tasks across a restart', () => {
     // The new process's worker runs the export; a subscription sees the task through to the end.
     const { queue } = await testStores();
     const def = second.services.deliveries.jobDefinitions()[0] as JobDefinition;
-    const workerId = await queue.work<any>(def.name, { batchSize: 1, pollingIntervalSeconds: 0.5, includeMetadata: true } as never, async (jobs) => {
-      for (const job of jobs) await def.handle(job.data, { id: job.id, retryCount: 0 });
-    });
+    const workerId = await queue.work<any>(
+      def.name,
+      { batchSize: 1, pollingIntervalSeconds: 0.5, includeMetadata: true } as never,
+      async (jobs) => {
+        for (const job of jobs) await def.handle(job.data, { id: job.id, retryCount: 0 });
+      },
+    );
     stopWorker = () => queue.boss.offWork(def.name, { id: workerId });
     const events = await rpc(second, again, 'SubscribeToTask', { id: task.id });
     expect(events[0].result.task.id).toBe(task.id);
     const last = events.at(-1).result;
     expect(last.statusUpdate.status.state).toBe('TASK_STATE_COMPLETED');
-    const progress = events.map((e: any) => e.result.artifactUpdate?.artifact).filter((a: any) => a?.artifactId === `${task.id}-progress`).at(-1);
+    const progress = events
+      .map((e: any) => e.result.artifactUpdate?.artifact)
+      .filter((a: any) => a?.artifactId === `${task.id}-progress`)
+      .at(-1);
     expect(progress.parts[0].data).toMatchObject({ delivery_id: deliveryId, status: 'completed', output_record_count: expect.any(Number) });
 
     let done: any;
-    await waitFor(async () => (done = (await rpc(second!, again, 'GetTask', { id: task.id })).result).status.state === 'TASK_STATE_COMPLETED', 30_000);
+    await waitFor(
+      async () => (done = (await rpc(second!, again, 'GetTask', { id: task.id })).result).status.state === 'TASK_STATE_COMPLETED',
+      30_000,
+    );
     expect(done.artifacts.map((a: { artifactId: string }) => a.artifactId)).toEqual([`${task.id}-result`, `${task.id}-progress`]);
-    const rest = await second.app.inject({ method: 'GET', url: `/v1/audiences/${audienceId}/deliveries/${deliveryId}`, headers: bearer(again) });
+    const rest = await second.app.inject({
+      method: 'GET',
+      url: `/v1/audiences/${audienceId}/deliveries/${deliveryId}`,
+      headers: bearer(again),
+    });
     expect(rest.json()).toMatchObject({ status: 'completed', output_record_count: done.artifacts[1].parts[0].data.output_record_count });
   }, 120_000);
 
   it('a task following a similarity segment, closed with its app before the workflow ran, completes in a new app whose worker builds it', async () => {
     const before = second!;
     const token = await org.token(['discovery', 'creator']);
-    const seed = await before.app.inject({ method: 'POST', url: '/v1/segments', headers: bearer(token), payload: { name: 'seed', filters: CA, create_audience: false } });
+    const seed = await before.app.inject({
+      method: 'POST',
+      url: '/v1/segments',
+      headers: bearer(token),
+      payload: { name: 'seed', filters: CA, create_audience: false },
+    });
     expect(seed.statusCode).toBe(201);
     const { queue } = await testStores();
     const def = before.services.modelSegments.jobDefinitions()[0] as JobDefinition;
     await queue.ensureQueue(def.name, def.queue);
-    const sent = await rpc(before, token, 'SendMessage', message({ tool: 'create_segment', arguments: { name: 'lookalikes', subtype: 'similarity', seed_segment_id: seed.json().segment_id } }, { skill: 'segments' }));
+    const sent = await rpc(
+      before,
+      token,
+      'SendMessage',
+      message(
+        { tool: 'create_segment', arguments: { name: 'lookalikes', subtype: 'similarity', seed_segment_id: seed.json().segment_id } },
+        { skill: 'segments' },
+      ),
+    );
     if (!sent.result) throw new Error(JSON.stringify(sent));
     const task = sent.result.task;
     expect(task.status.state).toBe('TASK_STATE_WORKING');
@@ -126,13 +177,20 @@ describe('A2A tasks across a restart', () => {
 
     third = await testApp({ clock: new ManualClock(start), config: { dataDir } });
     const built = third.services.modelSegments.jobDefinitions()[0] as JobDefinition;
-    const workerId = await queue.work<any>(built.name, { batchSize: 1, pollingIntervalSeconds: 0.5, includeMetadata: true } as never, async (jobs) => {
-      for (const job of jobs) await built.handle(job.data, { id: job.id, retryCount: 0 });
-    });
+    const workerId = await queue.work<any>(
+      built.name,
+      { batchSize: 1, pollingIntervalSeconds: 0.5, includeMetadata: true } as never,
+      async (jobs) => {
+        for (const job of jobs) await built.handle(job.data, { id: job.id, retryCount: 0 });
+      },
+    );
     stopModelWorker = () => queue.boss.offWork(built.name, { id: workerId });
     const reader = await org.token(['discovery']);
     let done: any;
-    await waitFor(async () => (done = (await rpc(third!, reader, 'GetTask', { id: task.id })).result).status.state !== 'TASK_STATE_WORKING', 90_000);
+    await waitFor(
+      async () => (done = (await rpc(third!, reader, 'GetTask', { id: task.id })).result).status.state !== 'TASK_STATE_WORKING',
+      90_000,
+    );
     expect(done.status.state).toBe('TASK_STATE_COMPLETED');
     expect(done.artifacts[1].parts[0].data).toMatchObject({ segment_id: segmentId, subtype: 'similarity', status: 'active' });
     const rest = await third.app.inject({ method: 'GET', url: `/v1/segments/${segmentId}`, headers: bearer(reader) });

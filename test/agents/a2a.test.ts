@@ -27,7 +27,13 @@ beforeAll(async () => {
 afterAll(() => undefined);
 
 let seq = 0;
-async function rpc(token: string | null, method: string, params: object, version: '1.0' | '0.3' | null = '1.0', headers: Record<string, string> = {}) {
+async function rpc(
+  token: string | null,
+  method: string,
+  params: object,
+  version: '1.0' | '0.3' | null = '1.0',
+  headers: Record<string, string> = {},
+) {
   const res = await fetch(endpoint, {
     method: 'POST',
     headers: {
@@ -38,14 +44,28 @@ async function rpc(token: string | null, method: string, params: object, version
     },
     body: JSON.stringify({ jsonrpc: '2.0', id: ++seq, method, params }),
   });
-  return { status: res.status, headers: res.headers, body: res.headers.get('content-type')?.startsWith('application/json') ? await json(res) : await res.text() };
+  return {
+    status: res.status,
+    headers: res.headers,
+    body: res.headers.get('content-type')?.startsWith('application/json') ? await json(res) : await res.text(),
+  };
 }
 
-const message = (data: object, extra: object = {}) => ({ message: { messageId: `m-${++seq}`, role: 'ROLE_USER', parts: [{ data }] }, ...extra });
-const message03 = (data: object, extra: object = {}) => ({ message: { kind: 'message', messageId: `m-${++seq}`, role: 'user', parts: [{ kind: 'data', data }] }, ...extra });
+const message = (data: object, extra: object = {}) => ({
+  message: { messageId: `m-${++seq}`, role: 'ROLE_USER', parts: [{ data }] },
+  ...extra,
+});
+const message03 = (data: object, extra: object = {}) => ({
+  message: { kind: 'message', messageId: `m-${++seq}`, role: 'user', parts: [{ kind: 'data', data }] },
+  ...extra,
+});
 
 /** SSE events of a streaming answer, each a JSON-RPC response. */
-const events = (text: string) => text.split('\n\n').filter((b) => b.startsWith('data: ')).map((b) => JSON.parse(b.slice(6)));
+const events = (text: string) =>
+  text
+    .split('\n\n')
+    .filter((b) => b.startsWith('data: '))
+    .map((b) => JSON.parse(b.slice(6)));
 
 describe('agent card', () => {
   it('lists skills derived from the declarations, with their scopes and the security schemes (1.0 and 0.3)', async () => {
@@ -57,12 +77,21 @@ describe('agent card', () => {
     ]);
     expect(v1.skills.map((s: { id: string }) => s.id)).toEqual(skills.map((s) => s.id));
     expect(v1.skills.map((s: { id: string }) => s.id)).toContain('discovery');
-    expect(v1.skills.find((s: { id: string }) => s.id === 'discovery').securityRequirements).toEqual([{ schemes: { oauth2: { list: ['discovery'] } } }]);
-    expect(v1.securitySchemes.oauth2.oauth2SecurityScheme.flows.deviceCode.deviceAuthorizationUrl).toBe(`${server.url}/v1/oauth/device_authorization`);
+    expect(v1.skills.find((s: { id: string }) => s.id === 'discovery').securityRequirements).toEqual([
+      { schemes: { oauth2: { list: ['discovery'] } } },
+    ]);
+    expect(v1.securitySchemes.oauth2.oauth2SecurityScheme.flows.deviceCode.deviceAuthorizationUrl).toBe(
+      `${server.url}/v1/oauth/device_authorization`,
+    );
     // No administration or purchase skill: nothing needing the account scope is offered.
     for (const skill of skills) expect(skill.scope).not.toBe('account');
     const v03 = await json(await fetch(`${server.resources.a2a}/.well-known/agent-card.json`));
-    expect(v03).toMatchObject({ protocolVersion: '0.3.0', url: endpoint, preferredTransport: 'JSONRPC', security: [{ oauth2: ['discovery'] }, { bearer: [] }] });
+    expect(v03).toMatchObject({
+      protocolVersion: '0.3.0',
+      url: endpoint,
+      preferredTransport: 'JSONRPC',
+      security: [{ oauth2: ['discovery'] }, { bearer: [] }],
+    });
     expect(v03.skills.map((s: { id: string }) => s.id)).toEqual(skills.map((s) => s.id));
   });
 });
@@ -74,10 +103,19 @@ describe('A2A 1.0 JSON-RPC', () => {
     expect(res.status).toBe(200);
     expect(res.headers.get('a2a-version')).toBe('1.0');
     const task = res.body.result.task;
-    expect(task).toMatchObject({ id: expect.stringMatching(/^task_/), contextId: expect.stringMatching(/^ctx_/), status: { state: 'TASK_STATE_COMPLETED' }, metadata: { skill: 'discovery', tool: 'count_persons' } });
-    const rest = await json(await fetch(`${server.url}/v1/discovery/count`, {
-      method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ filters: CA }),
-    }));
+    expect(task).toMatchObject({
+      id: expect.stringMatching(/^task_/),
+      contextId: expect.stringMatching(/^ctx_/),
+      status: { state: 'TASK_STATE_COMPLETED' },
+      metadata: { skill: 'discovery', tool: 'count_persons' },
+    });
+    const rest = await json(
+      await fetch(`${server.url}/v1/discovery/count`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ filters: CA }),
+      }),
+    );
     expect(task.artifacts[0].parts[0]).toMatchObject({ mediaType: 'application/json', data: { count: rest.count } });
     const got = await rpc(token, 'GetTask', { id: task.id });
     expect(got.body.result).toEqual(task);
@@ -100,7 +138,11 @@ describe('A2A 1.0 JSON-RPC', () => {
 
   it('a creator skill needs creator: a discovery token is refused with SCOPE_REQUIRED and nothing is created', async () => {
     const token = await org.token(['discovery']);
-    const res = await rpc(token, 'SendMessage', message({ tool: 'create_segment', arguments: { name: 'A2A no', filters: CA } }, { metadata: { skill: 'segments' } }));
+    const res = await rpc(
+      token,
+      'SendMessage',
+      message({ tool: 'create_segment', arguments: { name: 'A2A no', filters: CA } }, { metadata: { skill: 'segments' } }),
+    );
     expect(res.body.error).toMatchObject({ code: -32011, data: { code: 'SCOPE_REQUIRED', required_scope: 'creator', skill: 'segments' } });
     const list = await json(await fetch(`${server.url}/v1/segments?limit=100`, { headers: { authorization: `Bearer ${token}` } }));
     expect(list.segments.map((s: { name: string }) => s.name)).not.toContain('A2A no');
@@ -108,21 +150,35 @@ describe('A2A 1.0 JSON-RPC', () => {
 
   it('a creator token creates a segment through the segments skill', async () => {
     const token = await org.token(['discovery', 'creator']);
-    const res = await rpc(token, 'SendMessage', message({ tool: 'create_segment', arguments: { name: 'A2A CA', filters: CA } }, { metadata: { skill: 'segments' } }));
+    const res = await rpc(
+      token,
+      'SendMessage',
+      message({ tool: 'create_segment', arguments: { name: 'A2A CA', filters: CA } }, { metadata: { skill: 'segments' } }),
+    );
     const segment = res.body.result.task.artifacts[0].parts[0].data;
     expect(segment).toMatchObject({ segment_id: expect.stringMatching(/^seg_/), name: 'A2A CA' });
-    expect((await fetch(`${server.url}/v1/segments/${segment.segment_id}`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(200);
+    expect((await fetch(`${server.url}/v1/segments/${segment.segment_id}`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(
+      200,
+    );
   });
 
   it('domain errors are JSON-RPC errors with the mapped code and the section 7 envelope; the failed task is kept', async () => {
     const token = await org.token(['discovery']);
     const missing = await rpc(token, 'SendMessage', message({ tool: 'get_segment', arguments: { id: 'seg_doesnotexist' } }));
-    expect(missing.body.error).toMatchObject({ code: -32012, data: { code: 'SEGMENT_NOT_FOUND', next_step: expect.any(String), task_id: expect.stringMatching(/^task_/) } });
+    expect(missing.body.error).toMatchObject({
+      code: -32012,
+      data: { code: 'SEGMENT_NOT_FOUND', next_step: expect.any(String), task_id: expect.stringMatching(/^task_/) },
+    });
     const failed = await rpc(token, 'GetTask', { id: missing.body.error.data.task_id });
-    expect(failed.body.result.status).toMatchObject({ state: 'TASK_STATE_FAILED', message: { role: 'ROLE_AGENT', parts: [{ data: { code: 'SEGMENT_NOT_FOUND' } }] } });
+    expect(failed.body.result.status).toMatchObject({
+      state: 'TASK_STATE_FAILED',
+      message: { role: 'ROLE_AGENT', parts: [{ data: { code: 'SEGMENT_NOT_FOUND' } }] },
+    });
     const invalid = await rpc(token, 'SendMessage', message({ tool: 'count_persons', arguments: { filters: CA, bogus: 1 } }));
     expect(invalid.body.error).toMatchObject({ code: -32602, data: { code: 'INVALID_REQUEST', issues: [{ path: '$.bogus' }] } });
-    const noTool = await rpc(token, 'SendMessage', { message: { messageId: 'x', role: 'ROLE_USER', parts: [{ text: 'how many in CA?' }] } });
+    const noTool = await rpc(token, 'SendMessage', {
+      message: { messageId: 'x', role: 'ROLE_USER', parts: [{ text: 'how many in CA?' }] },
+    });
     expect(noTool.body.error.code).toBe(-32602);
     expect(noTool.body.error.message).toContain('count_persons');
     const unknownSkill = await rpc(token, 'SendMessage', message({ tool: 'count_persons' }, { metadata: { skill: 'credit-purchase' } }));
@@ -131,7 +187,11 @@ describe('A2A 1.0 JSON-RPC', () => {
 
   it('returnImmediately answers a working task; GetTask later sees it completed; a completed task cannot be canceled', async () => {
     const token = await org.token(['discovery']);
-    const res = await rpc(token, 'SendMessage', message({ tool: 'count_persons', arguments: { filters: CA } }, { configuration: { returnImmediately: true } }));
+    const res = await rpc(
+      token,
+      'SendMessage',
+      message({ tool: 'count_persons', arguments: { filters: CA } }, { configuration: { returnImmediately: true } }),
+    );
     const task = res.body.result.task;
     expect(task.status.state).toBe('TASK_STATE_WORKING');
     let state = task.status.state;
@@ -161,20 +221,33 @@ describe('A2A 1.0 JSON-RPC', () => {
 describe('A2A tasks following long work', () => {
   it('a task of a file match follows the matched segment: when its upload is reported failed, the task fails with TASK_WORK_FAILED and the reason', async () => {
     const token = await org.token(['discovery', 'creator']);
-    const sent = await rpc(token, 'SendMessage', message({ tool: 'start_file_match', arguments: { name: 'will fail' } }, { metadata: { skill: 'matching' } }));
+    const sent = await rpc(
+      token,
+      'SendMessage',
+      message({ tool: 'start_file_match', arguments: { name: 'will fail' } }, { metadata: { skill: 'matching' } }),
+    );
     const task = sent.body.result.task;
     expect(task.status.state).toBe('TASK_STATE_WORKING');
     const segmentId = task.artifacts[0].parts[0].data.segment_id;
     const working = await rpc(token, 'ListTasks', { status: 'TASK_STATE_WORKING', includeArtifacts: true });
     expect(working.body.result.tasks.map((t: { id: string }) => t.id)).toContain(task.id);
     const failed = await fetch(`${server.url}/v1/segments/${segmentId}/upload-failed`, {
-      method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ reason: 'source export failed' }),
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ reason: 'source export failed' }),
     });
     expect(failed.status).toBe(200);
     const got = (await rpc(token, 'GetTask', { id: task.id })).body.result;
     expect(got.status.state).toBe('TASK_STATE_FAILED');
-    expect(got.status.message.parts[0].data).toMatchObject({ code: 'TASK_WORK_FAILED', message: expect.stringContaining('start_file_match'), next_step: expect.any(String) });
-    expect(got.artifacts[1]).toMatchObject({ artifactId: `${task.id}-progress`, parts: [{ data: { segment_id: segmentId, matching_status: 'failed' } }] });
+    expect(got.status.message.parts[0].data).toMatchObject({
+      code: 'TASK_WORK_FAILED',
+      message: expect.stringContaining('start_file_match'),
+      next_step: expect.any(String),
+    });
+    expect(got.artifacts[1]).toMatchObject({
+      artifactId: `${task.id}-progress`,
+      parts: [{ data: { segment_id: segmentId, matching_status: 'failed' } }],
+    });
     // Ended: not cancelable, and stays failed on later reads.
     expect((await rpc(token, 'CancelTask', { id: task.id })).body.error).toMatchObject({ code: -32002 });
     expect((await rpc(token, 'GetTask', { id: task.id })).body.result.status.state).toBe('TASK_STATE_FAILED');
@@ -186,29 +259,49 @@ describe('A2A 0.3 JSON-RPC and versions', () => {
     const token = await org.token(['discovery']);
     const res = await rpc(token, 'message/send', message03({ tool: 'count_persons', arguments: { filters: CA } }), null);
     expect(res.headers.get('a2a-version')).toBe('0.3');
-    expect(res.body.result).toMatchObject({ kind: 'task', status: { state: 'completed' }, artifacts: [{ parts: [{ kind: 'data', data: { count: expect.any(Number) } }] }] });
+    expect(res.body.result).toMatchObject({
+      kind: 'task',
+      status: { state: 'completed' },
+      artifacts: [{ parts: [{ kind: 'data', data: { count: expect.any(Number) } }] }],
+    });
     const got = await rpc(token, 'tasks/get', { id: res.body.result.id }, '0.3');
     expect(got.body.result).toEqual(res.body.result);
-    const stream = events((await rpc(token, 'message/stream', message03({ tool: 'count_persons', arguments: { filters: CA } }), '0.3')).body);
+    const stream = events(
+      (await rpc(token, 'message/stream', message03({ tool: 'count_persons', arguments: { filters: CA } }), '0.3')).body,
+    );
     expect(stream.map((e) => e.result.kind)).toEqual(['task', 'artifact-update', 'status-update']);
     expect(stream[2].result).toMatchObject({ final: true, status: { state: 'completed' } });
   });
 
   it('methods of the other version, unknown versions and malformed requests are refused with their JSON-RPC codes', async () => {
     const token = await org.token(['discovery']);
-    expect((await rpc(token, 'SendMessage', message({ tool: 'count_persons', arguments: { filters: CA } }), null)).body.error).toMatchObject({ code: -32601 });
+    expect(
+      (await rpc(token, 'SendMessage', message({ tool: 'count_persons', arguments: { filters: CA } }), null)).body.error,
+    ).toMatchObject({ code: -32601 });
     expect((await rpc(token, 'message/send', message03({ tool: 'count_persons' }), '1.0')).body.error).toMatchObject({ code: -32601 });
     expect((await rpc(token, 'ListTasks', {}, '0.3')).body.error).toMatchObject({ code: -32601 });
     expect((await rpc(token, 'SendMessage', {}, '2.0' as never)).body.error).toMatchObject({ code: -32009 });
-    const bad = await fetch(endpoint, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ id: 1, method: 3 }) });
+    const bad = await fetch(endpoint, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ id: 1, method: 3 }),
+    });
     expect((await json(bad)).error).toMatchObject({ code: -32600 });
   });
 
   it('no bearer is 401 with the resource metadata; an Origin of another site is refused', async () => {
     const anon = await rpc(null, 'SendMessage', message({ tool: 'count_persons' }));
     expect(anon.status).toBe(401);
-    expect(anon.headers.get('www-authenticate')).toBe(`Bearer resource_metadata="${server.url}/.well-known/oauth-protected-resource/agent"`);
-    const evil = await rpc(await org.token(['discovery']), 'SendMessage', message({ tool: 'count_persons', arguments: { filters: CA } }), '1.0', { origin: 'http://evil.example' });
+    expect(anon.headers.get('www-authenticate')).toBe(
+      `Bearer resource_metadata="${server.url}/.well-known/oauth-protected-resource/agent"`,
+    );
+    const evil = await rpc(
+      await org.token(['discovery']),
+      'SendMessage',
+      message({ tool: 'count_persons', arguments: { filters: CA } }),
+      '1.0',
+      { origin: 'http://evil.example' },
+    );
     expect(evil.status).toBe(403);
   });
 });

@@ -21,12 +21,19 @@ beforeAll(async () => {
   server = await agentServer();
   const org = await createTestOrg(server);
   client = new Client({ name: 'disclosure-test', version: '1.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(server.resources.mcp), { requestInit: { headers: { authorization: `Bearer ${await org.token(['discovery', 'creator'])}` } } }));
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(server.resources.mcp), {
+      requestInit: { headers: { authorization: `Bearer ${await org.token(['discovery', 'creator'])}` } },
+    }),
+  );
   const g = await testGraph();
-  person = (await g.conn.runAndReadAll(`SELECT p.person_key, p.first_name, p.last_name, p.address_1, p.city, p.state, p.zip5, strftime(p.dob, '%Y-%m-%d') AS dobs,
+  person = (
+    await g.conn
+      .runAndReadAll(`SELECT p.person_key, p.first_name, p.last_name, p.address_1, p.city, p.state, p.zip5, strftime(p.dob, '%Y-%m-%d') AS dobs,
       (SELECT min(email) FROM graph.emails e WHERE e.person_key = p.person_key) AS email
     FROM graph.persons p WHERE p.age >= 25 AND p.address_2 IS NULL AND EXISTS (SELECT 1 FROM graph.emails e WHERE e.person_key = p.person_key)
-    ORDER BY p.person_key LIMIT 1`)).getRowObjectsJS()[0] as Row;
+    ORDER BY p.person_key LIMIT 1`)
+  ).getRowObjectsJS()[0] as Row;
 }, 240_000);
 afterAll(async () => client?.close().catch(() => {}));
 
@@ -39,7 +46,15 @@ const IDENTITY = ['enriched_first_name', 'middle_name', 'enriched_last_name', 'e
 
 describe('MCP match_records: no reverse lookup (decision 051)', () => {
   it('a made-up name at a real address and an email alone answer below I without identity or exact age; their ids refresh nothing', async () => {
-    const stranger = { row_id: 'a', first_name: 'Zebulon', last_name: 'Quxworthy', address_1: title(person.address_1), city: title(person.city), state: person.state, zip: person.zip5 };
+    const stranger = {
+      row_id: 'a',
+      first_name: 'Zebulon',
+      last_name: 'Quxworthy',
+      address_1: title(person.address_1),
+      city: title(person.city),
+      state: person.state,
+      zip: person.zip5,
+    };
     const [a, d] = await match({ records: [stranger, { row_id: 'd', email: person.email }], template_id: 'standard_iag' });
     expect(['A', 'S', 'H']).toContain(a!.match_level);
     expect(d!.match_level).toBe('D');

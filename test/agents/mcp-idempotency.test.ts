@@ -22,7 +22,9 @@ beforeAll(async () => {
   org = await createTestOrg(server);
   token = await org.token(['discovery', 'creator']);
   client = new Client({ name: 'idempotency-test', version: '1.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(server.resources.mcp), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(server.resources.mcp), { requestInit: { headers: { authorization: `Bearer ${token}` } } }),
+  );
 }, 120_000);
 afterAll(async () => client.close().catch(() => {}));
 
@@ -30,12 +32,23 @@ afterAll(async () => client.close().catch(() => {}));
 async function rawCall(name: string, args: object, headers: Record<string, string> = {}) {
   const res = await fetch(server.resources.mcp, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25', authorization: `Bearer ${token}`, ...headers },
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': '2025-11-25',
+      authorization: `Bearer ${token}`,
+      ...headers,
+    },
     body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args } }),
   });
   const text = await res.text();
   const payload = res.headers.get('content-type')?.startsWith('text/event-stream')
-    ? JSON.parse(text.split('\n').find((l) => l.startsWith('data: '))!.slice(6))
+    ? JSON.parse(
+        text
+          .split('\n')
+          .find((l) => l.startsWith('data: '))!
+          .slice(6),
+      )
     : JSON.parse(text);
   return payload.result as { structuredContent: Record<string, any>; isError?: boolean; _meta?: Record<string, unknown> };
 }
@@ -48,12 +61,22 @@ const segmentCount = async () => {
 describe('MCP Idempotency-Key', () => {
   it('the tools of idempotent declarations take idempotency_key; others do not', async () => {
     const tools = agentTools(server.services.operations);
-    const withKey = tools.filter((t) => 'idempotency_key' in (t.inputSchema.properties as object)).map((t) => t.name).sort();
-    expect(withKey).toEqual(tools.filter((t) => t.op.idempotency).map((t) => t.name).sort());
+    const withKey = tools
+      .filter((t) => 'idempotency_key' in (t.inputSchema.properties as object))
+      .map((t) => t.name)
+      .sort();
+    expect(withKey).toEqual(
+      tools
+        .filter((t) => t.op.idempotency)
+        .map((t) => t.name)
+        .sort(),
+    );
     expect(withKey).toEqual(expect.arrayContaining(['create_delivery', 'match_records', 'start_file_match']));
     const listed = (await client.listTools()).tools.find((t) => t.name === 'start_file_match')!;
     expect(listed.inputSchema.properties).toHaveProperty('idempotency_key');
-    expect((await client.listTools()).tools.find((t) => t.name === 'create_segment')!.inputSchema.properties).not.toHaveProperty('idempotency_key');
+    expect((await client.listTools()).tools.find((t) => t.name === 'create_segment')!.inputSchema.properties).not.toHaveProperty(
+      'idempotency_key',
+    );
   });
 
   it('a retried call with the same key (argument) replays the first answer and creates nothing more; other arguments conflict', async () => {
@@ -92,7 +115,9 @@ describe('MCP Idempotency-Key', () => {
     expect(again._meta).toMatchObject({ idempotent_replayed: true });
     expect(again.structuredContent.segment_id).toBe(first.structuredContent.segment_id);
     const rest = await fetch(`${server.url}/v1/match/file`, {
-      method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'idempotency-key': 'mcp-header-1' }, body: JSON.stringify({ name: 'header key' }),
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'idempotency-key': 'mcp-header-1' },
+      body: JSON.stringify({ name: 'header key' }),
     });
     expect(rest.status).toBe(201);
     expect(rest.headers.get('idempotent-replayed')).toBe('true');
@@ -103,9 +128,17 @@ describe('MCP Idempotency-Key', () => {
   it('a spend tool retried with its key charges once; the quote (no confirm) claims no key', async () => {
     const payer = await createTestOrg(server);
     const c = new Client({ name: 'idempotency-spend', version: '1.0.0' });
-    await c.connect(new StreamableHTTPClientTransport(new URL(server.resources.mcp), { requestInit: { headers: { authorization: `Bearer ${await payer.token(['discovery', 'creator'])}` } } }));
-    const ledger = async () => (await (await testStores()).database.db.selectFrom('usage_ledger').select('id').where('org_id', '=', payer.orgId).execute()).length;
-    const records = [{ row_id: 'a', email: 'nobody-at-all@example.com' }, { row_id: 'b', email: 'second@example.com' }];
+    await c.connect(
+      new StreamableHTTPClientTransport(new URL(server.resources.mcp), {
+        requestInit: { headers: { authorization: `Bearer ${await payer.token(['discovery', 'creator'])}` } },
+      }),
+    );
+    const ledger = async () =>
+      (await (await testStores()).database.db.selectFrom('usage_ledger').select('id').where('org_id', '=', payer.orgId).execute()).length;
+    const records = [
+      { row_id: 'a', email: 'nobody-at-all@example.com' },
+      { row_id: 'b', email: 'second@example.com' },
+    ];
     const quote = await c.callTool({ name: 'match_records', arguments: { records, idempotency_key: 'spend-1' } });
     expect(quote.structuredContent).toMatchObject({ confirmation_required: true });
     expect(quote._meta?.idempotent_replayed).toBeUndefined();

@@ -23,18 +23,31 @@ const clients: Client[] = [];
 
 async function connect(token: string, era: Era = 'auto'): Promise<Client> {
   const client = new Client({ name: 'test-agent', version: '1.0.0' }, { versionNegotiation: { mode: era } });
-  const transport = new StreamableHTTPClientTransport(new URL(server.resources.mcp), { requestInit: { headers: { authorization: `Bearer ${token}` } } });
+  const transport = new StreamableHTTPClientTransport(new URL(server.resources.mcp), {
+    requestInit: { headers: { authorization: `Bearer ${token}` } },
+  });
   await client.connect(transport);
   clients.push(client);
   return client;
 }
 
-const rpc = (body: object, headers: Record<string, string> = {}) => fetch(server.resources.mcp, {
-  method: 'POST',
-  headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25', ...headers },
-  body: JSON.stringify(body),
-});
-const CALL_COUNT = { jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'count_persons', arguments: { filters: [{ field: 'state', op: '=', value: 'CA' }] } } };
+const rpc = (body: object, headers: Record<string, string> = {}) =>
+  fetch(server.resources.mcp, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': '2025-11-25',
+      ...headers,
+    },
+    body: JSON.stringify(body),
+  });
+const CALL_COUNT = {
+  jsonrpc: '2.0',
+  id: 7,
+  method: 'tools/call',
+  params: { name: 'count_persons', arguments: { filters: [{ field: 'state', op: '=', value: 'CA' }] } },
+};
 
 beforeAll(async () => {
   server = await agentServer();
@@ -53,9 +66,18 @@ describe('MCP endpoint: tools from the declarations', () => {
       const expected = agentTools(server.services.operations);
       expect(tools.map((t) => t.name).sort()).toEqual(expected.map((t) => t.name).sort());
       const count = tools.find((t) => t.name === 'count_persons')!;
-      expect(count.inputSchema).toMatchObject({ type: 'object', properties: { filters: { description: expect.stringContaining('filter conditions') }, group_by: {} } });
+      expect(count.inputSchema).toMatchObject({
+        type: 'object',
+        properties: { filters: { description: expect.stringContaining('filter conditions') }, group_by: {} },
+      });
       // The schema is the declaration's body schema, property for property.
-      expect(count.inputSchema.properties).toEqual(JSON.parse(JSON.stringify((server.services.operations.find((o) => o.id === 'countPersons')!.input.body as { properties: object }).properties)));
+      expect(count.inputSchema.properties).toEqual(
+        JSON.parse(
+          JSON.stringify(
+            (server.services.operations.find((o) => o.id === 'countPersons')!.input.body as { properties: object }).properties,
+          ),
+        ),
+      );
       expect(count.annotations).toMatchObject({ readOnlyHint: true });
       const getSegment = tools.find((t) => t.name === 'get_segment')!;
       expect(getSegment.inputSchema).toMatchObject({ required: ['id'], properties: { id: { type: 'string' } } });
@@ -101,9 +123,13 @@ describe('MCP endpoint: tools from the declarations', () => {
     const filters = [{ field: 'state', op: '=', value: 'CA' }];
     const res = await client.callTool({ name: 'count_persons', arguments: { filters, group_by: 'gender' } });
     expect(res.isError ?? false).toBe(false);
-    const rest = await json(await fetch(`${server.url}/v1/discovery/count`, {
-      method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ filters, group_by: 'gender' }),
-    }));
+    const rest = await json(
+      await fetch(`${server.url}/v1/discovery/count`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ filters, group_by: 'gender' }),
+      }),
+    );
     const structured = res.structuredContent as Record<string, unknown>;
     expect(structured.count).toBe(rest.count);
     expect(structured.groups).toEqual(rest.groups);
@@ -112,46 +138,82 @@ describe('MCP endpoint: tools from the declarations', () => {
 
   it('create_segment creates a segment the organization reads over REST; another organization does not find it', async () => {
     const client = await connect(await org.token(['discovery', 'creator']));
-    const res = await client.callTool({ name: 'create_segment', arguments: { name: 'MCP CA', filters: [{ field: 'state', op: '=', value: 'CA' }] } });
+    const res = await client.callTool({
+      name: 'create_segment',
+      arguments: { name: 'MCP CA', filters: [{ field: 'state', op: '=', value: 'CA' }] },
+    });
     expect(res.isError ?? false, JSON.stringify(res.structuredContent)).toBe(false);
     const segment = res.structuredContent as { segment_id: string; name: string };
     expect(segment.segment_id).toMatch(/^seg_/);
-    const rest = await fetch(`${server.url}/v1/segments/${segment.segment_id}`, { headers: { authorization: `Bearer ${await org.token(['discovery'])}` } });
+    const rest = await fetch(`${server.url}/v1/segments/${segment.segment_id}`, {
+      headers: { authorization: `Bearer ${await org.token(['discovery'])}` },
+    });
     expect(rest.status).toBe(200);
     expect((await json(rest)).name).toBe('MCP CA');
 
     const outsider = await connect(await other.token(['discovery']));
     const miss = await outsider.callTool({ name: 'get_segment', arguments: { id: segment.segment_id } });
     expect(miss.isError).toBe(true);
-    expect(miss.structuredContent).toMatchObject({ code: 'SEGMENT_NOT_FOUND', message: expect.any(String), next_step: expect.any(String), request_id: expect.any(String) });
+    expect(miss.structuredContent).toMatchObject({
+      code: 'SEGMENT_NOT_FOUND',
+      message: expect.any(String),
+      next_step: expect.any(String),
+      request_id: expect.any(String),
+    });
   });
 
   it('bad arguments are a tool error with the section 7 envelope and its issues; nothing is created', async () => {
     const client = await connect(await org.token(['discovery', 'creator']));
-    const before = (await json(await fetch(`${server.url}/v1/segments?limit=100`, { headers: { authorization: `Bearer ${await org.token(['discovery'])}` } }))).segments.length;
+    const before = (
+      await json(
+        await fetch(`${server.url}/v1/segments?limit=100`, { headers: { authorization: `Bearer ${await org.token(['discovery'])}` } }),
+      )
+    ).segments.length;
     const bad = { name: 'x', filters: [{ field: 'state', op: '=', value: 'CA' }], extra: 1 };
     const res = await client.callTool({ name: 'create_segment', arguments: bad });
     expect(res.isError).toBe(true);
-    const rest = await json(await fetch(`${server.url}/v1/segments`, {
-      method: 'POST', headers: { authorization: `Bearer ${await org.token(['creator'])}`, 'content-type': 'application/json' }, body: JSON.stringify(bad),
-    }));
+    const rest = await json(
+      await fetch(`${server.url}/v1/segments`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${await org.token(['creator'])}`, 'content-type': 'application/json' },
+        body: JSON.stringify(bad),
+      }),
+    );
     const issue = { path: '$.extra', code: 'INVALID_VALUE', message: 'unknown property "extra"', suggestions: [] };
-    expect(res.structuredContent).toMatchObject({ code: 'INVALID_REQUEST', message: rest.message, next_step: rest.next_step, issues: [issue] });
+    expect(res.structuredContent).toMatchObject({
+      code: 'INVALID_REQUEST',
+      message: rest.message,
+      next_step: rest.next_step,
+      issues: [issue],
+    });
     expect(rest.issues).toEqual([issue]);
-    const after = (await json(await fetch(`${server.url}/v1/segments?limit=100`, { headers: { authorization: `Bearer ${await org.token(['discovery'])}` } }))).segments.length;
+    const after = (
+      await json(
+        await fetch(`${server.url}/v1/segments?limit=100`, { headers: { authorization: `Bearer ${await org.token(['discovery'])}` } }),
+      )
+    ).segments.length;
     expect(after).toBe(before);
   });
 
   it('a spend tool without confirm answers its cost and charges nothing; with confirm it runs', async () => {
     const client = await connect(await org.token(['discovery', 'creator']));
-    const records = [{ row_id: 'a', email: 'nobody-at-all@example.com' }, { row_id: 'b', email: 'second@example.com' }];
-    const ledger = async () => (await (await testStores()).database.db.selectFrom('usage_ledger').select('id').where('org_id', '=', org.orgId).execute()).length;
+    const records = [
+      { row_id: 'a', email: 'nobody-at-all@example.com' },
+      { row_id: 'b', email: 'second@example.com' },
+    ];
+    const ledger = async () =>
+      (await (await testStores()).database.db.selectFrom('usage_ledger').select('id').where('org_id', '=', org.orgId).execute()).length;
     const quote = await client.callTool({ name: 'match_records', arguments: { records } });
     expect(quote.isError ?? false).toBe(false);
     // enterprise tier: 1 cent per matched record (src/config/billing.ts), two records at most
     expect(quote.structuredContent).toEqual({
-      confirmation_required: true, tool: 'match_records', records: 2, unit_price_usd: 0.01, max_charge_usd: 0.02,
-      pricing: 'matched records x unit_price_usd; unmatched records are free', next_step: 'Call again with confirm: true to run it.',
+      confirmation_required: true,
+      tool: 'match_records',
+      records: 2,
+      unit_price_usd: 0.01,
+      max_charge_usd: 0.02,
+      pricing: 'matched records x unit_price_usd; unmatched records are free',
+      next_step: 'Call again with confirm: true to run it.',
     });
     expect(await ledger()).toBe(0);
     const ran = await client.callTool({ name: 'match_records', arguments: { records, confirm: true } });
@@ -175,14 +237,25 @@ describe('MCP endpoint: refusals', () => {
 
   it('a tools/call outside the token scopes: 403 insufficient_scope with the scope to step up to, and nothing created', async () => {
     const token = await org.token(['discovery']);
-    const res = await rpc({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'create_segment', arguments: { name: 'nope', filters: [{ field: 'state', op: '=', value: 'CA' }] } } },
-      { authorization: `Bearer ${token}` });
+    const res = await rpc(
+      {
+        jsonrpc: '2.0',
+        id: 3,
+        method: 'tools/call',
+        params: { name: 'create_segment', arguments: { name: 'nope', filters: [{ field: 'state', op: '=', value: 'CA' }] } },
+      },
+      { authorization: `Bearer ${token}` },
+    );
     expect(res.status).toBe(403);
     expect(res.headers.get('www-authenticate')).toContain('error="insufficient_scope"');
     expect(res.headers.get('www-authenticate')).toContain('scope="creator"');
     expect(res.headers.get('www-authenticate')).toContain(`resource_metadata="${server.url}/.well-known/oauth-protected-resource/mcp"`);
     const body = await res.json();
-    expect(body).toMatchObject({ jsonrpc: '2.0', id: 3, error: { code: -32011, data: { code: 'SCOPE_REQUIRED', required_scope: 'creator' } } });
+    expect(body).toMatchObject({
+      jsonrpc: '2.0',
+      id: 3,
+      error: { code: -32011, data: { code: 'SCOPE_REQUIRED', required_scope: 'creator' } },
+    });
   });
 
   it('an Origin of another site is refused before anything runs; the service origin is accepted', async () => {
@@ -199,7 +272,11 @@ describe('MCP endpoint: refusals', () => {
     const as = await discover(server);
     const client = await registerPublicClient(server);
     const api = await authorize(server, person, { client, scope: 'discovery', resource: server.resources.api });
-    const apiTokens = await oauth.processAuthorizationCodeResponse(as, client, await redeem(server, as, client, api, { resource: server.resources.api }));
+    const apiTokens = await oauth.processAuthorizationCodeResponse(
+      as,
+      client,
+      await redeem(server, as, client, api, { resource: server.resources.api }),
+    );
     const res = await rpc(CALL_COUNT, { authorization: `Bearer ${apiTokens.access_token}` });
     expect(res.status).toBe(401);
     expect(res.headers.get('www-authenticate')).toContain('error="invalid_token"');
@@ -222,6 +299,8 @@ describe('MCP endpoint: OAuth', () => {
     expect(res.isError ?? false).toBe(false);
     expect(typeof (res.structuredContent as { count: unknown }).count).toBe('number');
     // The same token is not a REST API token.
-    expect((await fetch(`${server.url}/v1/auth/session`, { headers: { authorization: `Bearer ${tokens.access_token}` } })).status).toBe(401);
+    expect((await fetch(`${server.url}/v1/auth/session`, { headers: { authorization: `Bearer ${tokens.access_token}` } })).status).toBe(
+      401,
+    );
   });
 });

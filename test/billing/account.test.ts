@@ -9,7 +9,9 @@ import { testStores } from '../helpers/stores.ts';
 import { range, setupBilling, START, type BillingOrg, type BillingTest } from './setup.ts';
 
 let b: BillingTest;
-beforeAll(async () => { b = await setupBilling(); }, 60_000);
+beforeAll(async () => {
+  b = await setupBilling();
+}, 60_000);
 afterAll(async () => b?.close());
 
 const ADDRESS = { name: 'Ada Buyer', line1: '1 Main St', city: 'Austin', state: 'TX', postal_code: '78701', country: 'US' };
@@ -20,7 +22,12 @@ async function portalUrl(org: BillingOrg): Promise<string> {
   return new URL(res.body.portal_url).pathname;
 }
 async function submitCard(path: string, card: string) {
-  return b.t.app.inject({ method: 'POST', url: path, headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: new URLSearchParams({ card_number: card, ...ADDRESS }).toString() });
+  return b.t.app.inject({
+    method: 'POST',
+    url: path,
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    payload: new URLSearchParams({ card_number: card, ...ADDRESS }).toString(),
+  });
 }
 async function addCard(org: BillingOrg, card: string) {
   const res = await submitCard(await portalUrl(org), card);
@@ -29,7 +36,16 @@ async function addCard(org: BillingOrg, card: string) {
 const put = (org: BillingOrg, body: object) => b.call('PUT', '/v1/account/auto-recharge', org.token, body);
 const spend = async (orgId: string, identities: number[], key: string) => {
   const { database } = await testStores();
-  return database.db.transaction().execute((trx) => b.t.services.billing.chargeDelivery(trx, { orgId, audienceSubtype: 'filter', destination: 'download', fields: [], identities, idempotencyKey: key }));
+  return database.db.transaction().execute((trx) =>
+    b.t.services.billing.chargeDelivery(trx, {
+      orgId,
+      audienceSubtype: 'filter',
+      destination: 'download',
+      fields: [],
+      identities,
+      idempotencyKey: key,
+    }),
+  );
 };
 
 describe('contract', () => {
@@ -38,15 +54,40 @@ describe('contract', () => {
     const contract = await b.call('GET', '/v1/account/contract', org.token);
     expect(contract.status).toBe(200);
     expect(contract.body).toMatchObject({
-      billing_mode: 'invoiced', parent_billed: false, current_period_start: START, next_billing_boundary_at: '2026-04-01T00:00:00.000Z', scheduled_change: null,
-      terms: { tier: 'pilot', cadence: 'monthly', commitment_term_months: 0, usage_discount_bps: 0, usage_rates: { match: { microbatch: 4, file: 2 }, audience_delivery: { filter: 8, matched: 6, similarity: 10, propensity: 10 } } },
+      billing_mode: 'invoiced',
+      parent_billed: false,
+      current_period_start: START,
+      next_billing_boundary_at: '2026-04-01T00:00:00.000Z',
+      scheduled_change: null,
+      terms: {
+        tier: 'pilot',
+        cadence: 'monthly',
+        commitment_term_months: 0,
+        usage_discount_bps: 0,
+        usage_rates: { match: { microbatch: 4, file: 2 }, audience_delivery: { filter: 8, matched: 6, similarity: 10, propensity: 10 } },
+      },
     });
     const body = { request_id: 'change-0001', tier: 'growth', cadence: 'annual' };
     const res = await b.call('POST', '/v1/account/contract/change', org.token, body);
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({
-      status: 'scheduled', effective_at: '2026-04-01T00:00:00.000Z',
-      scheduled_change: { kind: 'replacement', request_id: 'change-0001', status: 'scheduled', previous_contract_end_at: '2026-04-01T00:00:00.000Z', successor_contract_id: null, error_code: null, terms: { tier: 'growth', cadence: 'annual', commitment_term_months: 12, commitment_amount_cents: 2_400_000, usage_discount_bps: 500 } },
+      status: 'scheduled',
+      effective_at: '2026-04-01T00:00:00.000Z',
+      scheduled_change: {
+        kind: 'replacement',
+        request_id: 'change-0001',
+        status: 'scheduled',
+        previous_contract_end_at: '2026-04-01T00:00:00.000Z',
+        successor_contract_id: null,
+        error_code: null,
+        terms: {
+          tier: 'growth',
+          cadence: 'annual',
+          commitment_term_months: 12,
+          commitment_amount_cents: 2_400_000,
+          usage_discount_bps: 500,
+        },
+      },
     });
     expect((await b.call('POST', '/v1/account/contract/change', org.token, body)).body).toEqual(res.body);
     const conflict = await b.call('POST', '/v1/account/contract/change', org.token, { ...body, tier: 'scale' });
@@ -59,7 +100,12 @@ describe('contract', () => {
     expect(await b.t.services.billingModule.accounts.applyBoundaries()).toContainEqual({ org_id: org.orgId, tier: 'growth' });
     expect((await b.t.services.organizations.findOrganization(org.orgId))?.tier).toBe('growth');
     const after = await b.call('GET', '/v1/account/contract', await org.newToken());
-    expect(after.body).toMatchObject({ terms: { tier: 'growth', cadence: 'annual' }, current_period_start: '2026-04-01T00:00:00.000Z', next_billing_boundary_at: '2027-01-01T00:00:00.000Z', scheduled_change: null });
+    expect(after.body).toMatchObject({
+      terms: { tier: 'growth', cadence: 'annual' },
+      current_period_start: '2026-04-01T00:00:00.000Z',
+      next_billing_boundary_at: '2027-01-01T00:00:00.000Z',
+      scheduled_change: null,
+    });
     b.clock.set(START);
   });
 
@@ -72,14 +118,28 @@ describe('contract', () => {
     const childRes = await b.call('POST', '/v1/account/contract/change', child.token, { request_id: 'change-0003', tier: 'scale' });
     expect([childRes.status, childRes.body.error]).toEqual([403, 'PARENT_BILLED_ORGANIZATION']);
     const org = await b.org({ tier: 'pilot' });
-    for (const body of [{ request_id: 'short', tier: 'growth' }, { request_id: 'change-0004', tier: 'enterprise' }, { request_id: 'x'.repeat(161), tier: 'growth' }, { request_id: 'change-0005', tier: 'growth', extra: 1 }, { tier: 'growth' }]) {
+    for (const body of [
+      { request_id: 'short', tier: 'growth' },
+      { request_id: 'change-0004', tier: 'enterprise' },
+      { request_id: 'x'.repeat(161), tier: 'growth' },
+      { request_id: 'change-0005', tier: 'growth', extra: 1 },
+      { tier: 'growth' },
+    ]) {
       const res = await b.call('POST', '/v1/account/contract/change', org.token, body);
       expect(res.status, JSON.stringify(body)).toBe(400);
       expect(res.body).toMatchObject({ error: expect.any(String), message: expect.any(String), request_id: expect.any(String) });
     }
     expect((await b.call('GET', '/v1/account/contract', org.token)).body.scheduled_change).toBeNull();
     const discovery = await org.newToken(['discovery']);
-    for (const [method, url] of [['GET', '/v1/account/contract'], ['GET', '/v1/account/credits'], ['GET', '/v1/account/usage'], ['GET', '/v1/account/auto-recharge'], ['POST', '/v1/account/contract/change'], ['PUT', '/v1/account/auto-recharge'], ['POST', '/v1/account/payment-method/portal']] as const) {
+    for (const [method, url] of [
+      ['GET', '/v1/account/contract'],
+      ['GET', '/v1/account/credits'],
+      ['GET', '/v1/account/usage'],
+      ['GET', '/v1/account/auto-recharge'],
+      ['POST', '/v1/account/contract/change'],
+      ['PUT', '/v1/account/auto-recharge'],
+      ['POST', '/v1/account/payment-method/portal'],
+    ] as const) {
       const res = await b.call(method, url, discovery, method === 'GET' ? undefined : {});
       expect([res.status, res.body.error], url).toEqual([403, 'SCOPE_REQUIRED']);
     }
@@ -124,7 +184,12 @@ describe('auto-recharge', () => {
     const invoiced = await b.org();
     expect((await put(invoiced, settings)).body.error).toBe('PREPAID_BILLING_REQUIRED');
     const org = await b.org({ mode: 'prepaid' });
-    for (const bad of [{ ...settings, threshold_cents: 499 }, { ...settings, recharge_to_cents: 5_000_001 }, { ...settings, request_id: 'short' }, { ...settings, threshold_cents: 20000, recharge_to_cents: 20000 }]) {
+    for (const bad of [
+      { ...settings, threshold_cents: 499 },
+      { ...settings, recharge_to_cents: 5_000_001 },
+      { ...settings, request_id: 'short' },
+      { ...settings, threshold_cents: 20000, recharge_to_cents: 20000 },
+    ]) {
       const res = await put(org, bad);
       expect([res.status, res.body.error]).toEqual([400, 'INVALID_REQUEST']);
     }
@@ -134,7 +199,10 @@ describe('auto-recharge', () => {
     const noCard = await put(org, settings);
     expect([noCard.status, noCard.body.error]).toEqual([422, 'PAYMENT_METHOD_REQUIRED']);
     const get = await b.call('GET', '/v1/account/auto-recharge', org.token);
-    expect(get.body).toMatchObject({ auto_recharge: { configured: false, enabled: false, payment_status: 'none', pending_change: null }, action_url: null });
+    expect(get.body).toMatchObject({
+      auto_recharge: { configured: false, enabled: false, payment_status: 'none', pending_change: null },
+      action_url: null,
+    });
   });
 
   it('charges up to the target once per crossing and grants a paid commit after payment', async () => {
@@ -142,7 +210,16 @@ describe('auto-recharge', () => {
     await addCard(org, TEST_CARDS.success);
     const res = await put(org, settings);
     expect(res.status).toBe(200);
-    expect(res.body.auto_recharge).toMatchObject({ configured: true, enabled: true, threshold_cents: 5000, recharge_to_cents: 20000, configuration_request_id: 'recharge-0001', payment_status: 'paid', pending_change: null, last_error_code: null });
+    expect(res.body.auto_recharge).toMatchObject({
+      configured: true,
+      enabled: true,
+      threshold_cents: 5000,
+      recharge_to_cents: 20000,
+      configuration_request_id: 'recharge-0001',
+      payment_status: 'paid',
+      pending_change: null,
+      last_error_code: null,
+    });
     expect(res.body.auto_recharge.payment_provider_payment_intent_id).toMatch(/^pi_/);
     expect((await b.call('GET', '/v1/account/auto-recharge', org.token)).body).toEqual(res.body);
     expect((await put(org, settings)).body).toEqual(res.body);
@@ -166,7 +243,11 @@ describe('auto-recharge', () => {
     const org = await b.org({ mode: 'prepaid' });
     await addCard(org, TEST_CARDS.requiresAction);
     const res = await put(org, settings);
-    expect(res.body.auto_recharge).toMatchObject({ configured: false, payment_status: 'action_required', pending_change: { request_id: 'recharge-0001', status: 'provisioning', threshold_cents: 5000 } });
+    expect(res.body.auto_recharge).toMatchObject({
+      configured: false,
+      payment_status: 'action_required',
+      pending_change: { request_id: 'recharge-0001', status: 'provisioning', threshold_cents: 5000 },
+    });
     expect(res.body.action_url).toMatch(/\/authenticate\/pi_/);
     expect(await b.t.services.billingModule.recharge.check(org.orgId)).toBe('none');
     b.provider.authenticate(res.body.auto_recharge.payment_provider_payment_intent_id, true);
@@ -179,7 +260,12 @@ describe('auto-recharge', () => {
     const declined = await b.org({ mode: 'prepaid' });
     await addCard(declined, TEST_CARDS.declined);
     const failed = await put(declined, settings);
-    expect(failed.body.auto_recharge).toMatchObject({ configured: false, payment_status: 'failed', last_error_code: 'card_declined', pending_change: { status: 'failed', last_error_code: 'card_declined' } });
+    expect(failed.body.auto_recharge).toMatchObject({
+      configured: false,
+      payment_status: 'failed',
+      last_error_code: 'card_declined',
+      pending_change: { status: 'failed', last_error_code: 'card_declined' },
+    });
     expect(await b.t.services.billingModule.accounts.balanceCents(declined.orgId)).toBe(0);
 
     const outage = await b.org({ mode: 'prepaid' });

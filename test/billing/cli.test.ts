@@ -12,7 +12,9 @@ describe('ads billing (CLI)', () => {
   const env = { ...process.env, DATA_DIR: dataDir, GRAPH_PERSONS: '0' };
   const exec = (...args: string[]) =>
     new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
-      execFile(TSX, ['src/main.ts', ...args], { env }, (error, stdout, stderr) => resolve({ code: error ? (error.code as number) : 0, stdout, stderr }));
+      execFile(TSX, ['src/main.ts', ...args], { env }, (error, stdout, stderr) =>
+        resolve({ code: error ? (error.code as number) : 0, stdout, stderr }),
+      );
     });
   const ads = async (...args: string[]) => {
     const r = await exec(...args);
@@ -27,7 +29,20 @@ describe('ads billing (CLI)', () => {
 
     const paid = await ads('billing', 'grant', '--org', org.org_id, '--kind', 'paid_commit', '--amount', '125.50');
     expect(paid).toMatchObject({ kind: 'paid_commit', amount_cents: 12550, remaining_cents: 12550 });
-    await ads('billing', 'grant', '--org', org.org_id, '--kind', 'promotional_credit', '--amount', '10', '--priority', '1', '--name', 'Welcome');
+    await ads(
+      'billing',
+      'grant',
+      '--org',
+      org.org_id,
+      '--kind',
+      'promotional_credit',
+      '--amount',
+      '10',
+      '--priority',
+      '1',
+      '--name',
+      'Welcome',
+    );
 
     const shown = await ads('billing', 'show', '--org', org.org_id);
     expect(shown).toMatchObject({ org_id: org.org_id, billing_mode: 'prepaid', parent_org_id: null, balance: 135.5 });
@@ -36,7 +51,12 @@ describe('ads billing (CLI)', () => {
 
     expect(await ads('billing', 'ledger', '--org', org.org_id)).toEqual([]);
     expect(await ads('billing', 'reconcile', '--org', org.org_id)).toMatchObject({
-      org_id: org.org_id, granted_cents: 13550, remaining_cents: 13550, drawn_cents: 0, charged_cents: 0, problems: [],
+      org_id: org.org_id,
+      granted_cents: 13550,
+      remaining_cents: 13550,
+      drawn_cents: 0,
+      charged_cents: 0,
+      problems: [],
     });
   }, 600_000);
 

@@ -12,7 +12,12 @@ export interface BillingTest {
   t: TestApp;
   clock: ManualClock;
   provider: DevPaymentProvider;
-  call(method: string, url: string, token: string, body?: unknown): Promise<{ status: number; body: any; text: string; headers: Record<string, unknown> }>;
+  call(
+    method: string,
+    url: string,
+    token: string,
+    body?: unknown,
+  ): Promise<{ status: number; body: any; text: string; headers: Record<string, unknown> }>;
   org(options?: { tier?: Tier; mode?: 'prepaid' | 'invoiced'; parent?: string }): Promise<BillingOrg>;
   close(): Promise<void>;
 }
@@ -27,11 +32,22 @@ export async function setupBilling(): Promise<BillingTest> {
     config: { billing: { ...billingSettings({}), paymentProvider: { url: provider.url, secretKey: provider.secretKey } } },
   });
   return {
-    t, clock, provider,
+    t,
+    clock,
+    provider,
     async call(method, url, token, body) {
-      const res = await t.app.inject({ method: method as 'GET', url, headers: token ? bearer(token) : {}, ...(body === undefined ? {} : { payload: body as object }) });
+      const res = await t.app.inject({
+        method: method as 'GET',
+        url,
+        headers: token ? bearer(token) : {},
+        ...(body === undefined ? {} : { payload: body as object }),
+      });
       let parsed: any = null;
-      try { parsed = res.json(); } catch { parsed = null; }
+      try {
+        parsed = res.json();
+      } catch {
+        parsed = null;
+      }
       return { status: res.statusCode, body: parsed, text: res.body, headers: res.headers };
     },
     async org(options = {}) {

@@ -20,9 +20,13 @@ export interface DeliveryTest extends SegTest {
   /** Stops the export worker (accepted deliveries stay processing) and starts it again. */
   pauseWorker(): Promise<void>;
   resumeWorker(): Promise<void>;
-  ledger(): Promise<{ id: string; kind: string; quantity: number; unit_price_cents: number; amount_cents: number; status: string; created_at: Date }[]>;
+  ledger(): Promise<
+    { id: string; kind: string; quantity: number; unit_price_cents: number; amount_cents: number; status: string; created_at: Date }[]
+  >;
   /** Ledger rows written after `before` (a ledger() result), in kind order. */
-  ledgerAfter(before: { id: string }[]): Promise<{ id: string; kind: string; quantity: number; unit_price_cents: number; amount_cents: number; status: string }[]>;
+  ledgerAfter(
+    before: { id: string }[],
+  ): Promise<{ id: string; kind: string; quantity: number; unit_price_cents: number; amount_cents: number; status: string }[]>;
   close(): Promise<void>;
 }
 
@@ -31,15 +35,21 @@ export async function setupDeliveries(options: { dataDir?: string } = {}): Promi
   const { queue, database } = await testStores();
   const def = s.t.services.deliveries.jobDefinitions()[0] as JobDefinition;
   await queue.ensureQueue(def.name, def.queue);
-  const startWorker = () => queue.work<any>(def.name, { batchSize: 1, pollingIntervalSeconds: 0.5, includeMetadata: true } as never, async (jobs) => {
-    for (const job of jobs) await def.handle(job.data, { id: job.id, retryCount: (job as { retryCount?: number }).retryCount ?? 0 });
-  });
+  const startWorker = () =>
+    queue.work<any>(def.name, { batchSize: 1, pollingIntervalSeconds: 0.5, includeMetadata: true } as never, async (jobs) => {
+      for (const job of jobs) await def.handle(job.data, { id: job.id, retryCount: (job as { retryCount?: number }).retryCount ?? 0 });
+    });
   let workerId = await startWorker();
   const hooks = await startWebhookWorker(s.t);
   const receiver = await startReceiver();
-  const ledger = (): ReturnType<DeliveryTest['ledger']> => database.db.selectFrom('usage_ledger')
-    .select(['id', 'kind', 'quantity', 'unit_price_cents', 'amount_cents', 'status', 'created_at'])
-    .where('org_id', '=', s.org.orgId).orderBy('created_at').orderBy('kind').execute() as never;
+  const ledger = (): ReturnType<DeliveryTest['ledger']> =>
+    database.db
+      .selectFrom('usage_ledger')
+      .select(['id', 'kind', 'quantity', 'unit_price_cents', 'amount_cents', 'status', 'created_at'])
+      .where('org_id', '=', s.org.orgId)
+      .orderBy('created_at')
+      .orderBy('kind')
+      .execute() as never;
   return {
     ...s,
     receiver,
@@ -53,15 +63,23 @@ export async function setupDeliveries(options: { dataDir?: string } = {}): Promi
       await waitFor(async () => {
         last = (await s.call('GET', `/v1/audiences/${audienceId}/deliveries/${deliveryId}`)).body;
         return last.status !== 'processing';
-      }, 60_000).catch(() => { throw new Error(`delivery ${deliveryId} still processing: ${JSON.stringify(last)}`); });
+      }, 60_000).catch(() => {
+        throw new Error(`delivery ${deliveryId} still processing: ${JSON.stringify(last)}`);
+      });
       return last;
     },
     async download(url) {
       const res = await s.t.app.inject({ method: 'GET', url: url.replace(/^https?:\/\/[^/]+/, '') });
-      return { status: res.statusCode, raw: res.rawPayload, body: res.headers['content-type']?.toString().startsWith('application/json') ? res.json() : null };
+      return {
+        status: res.statusCode,
+        raw: res.rawPayload,
+        body: res.headers['content-type']?.toString().startsWith('application/json') ? res.json() : null,
+      };
     },
     pauseWorker: () => queue.boss.offWork(def.name, { id: workerId }),
-    async resumeWorker() { workerId = await startWorker(); },
+    async resumeWorker() {
+      workerId = await startWorker();
+    },
     ledger,
     async ledgerAfter(before) {
       const seen = new Set(before.map((r) => r.id));
@@ -69,8 +87,16 @@ export async function setupDeliveries(options: { dataDir?: string } = {}): Promi
     },
     async close() {
       // Leave no event deliveries behind for later test files of this worker (the receiver closes now).
-      await waitFor(async () => !(await database.db.selectFrom('webhook_deliveries').select('id')
-        .where('org_id', '=', s.org.orgId).where('status', '=', 'pending').executeTakeFirst()), 30_000).catch(() => undefined);
+      await waitFor(
+        async () =>
+          !(await database.db
+            .selectFrom('webhook_deliveries')
+            .select('id')
+            .where('org_id', '=', s.org.orgId)
+            .where('status', '=', 'pending')
+            .executeTakeFirst()),
+        30_000,
+      ).catch(() => undefined);
       await queue.boss.offWork(def.name, { id: workerId });
       await hooks.stop();
       await receiver.close();

@@ -20,7 +20,9 @@ beforeAll(async () => {
   caAudience = await d.audience([cond('state', '=', 'CA')]);
   caCount = (await d.g.keys(`state = 'CA'`)).size;
 }, 120_000);
-afterAll(async () => { await d?.close(); });
+afterAll(async () => {
+  await d?.close();
+});
 
 describe('audience deliveries to a download', () => {
   it('quotes per record (enterprise terms: 3 cents a member less 15%), records the quote on the audience, and changes nothing else', async () => {
@@ -33,13 +35,23 @@ describe('audience deliveries to a download', () => {
     expect(Math.abs(shown - caCount)).toBeLessThanOrEqual(30);
     const cents = enterpriseCents(3, shown);
     expect(res.body.cost_estimate).toEqual({
-      base_cost: cents / 100, match_cost: 0, field_cost: 0, destination_cost: 0, total_cost: cents / 100, unit_price: 0.0255, billing_count: shown,
+      base_cost: cents / 100,
+      match_cost: 0,
+      field_cost: 0,
+      destination_cost: 0,
+      total_cost: cents / 100,
+      unit_price: 0.0255,
+      billing_count: shown,
     });
     expect(res.body.max_cost_estimate).toEqual(res.body.cost_estimate);
     expect(res.body.license_pricing).toEqual({ status: 'live', evaluated_at: d.clock.now().toISOString(), already_licensed_count: 0 });
     expect(res.body.quote_id).toMatch(/^dq_[A-Za-z0-9]{20}$/);
     const { database } = await testStores();
-    const a = await database.db.selectFrom('audiences').select(['last_quote_id', 'last_quote_cost_cents']).where('id', '=', caAudience).executeTakeFirstOrThrow();
+    const a = await database.db
+      .selectFrom('audiences')
+      .select(['last_quote_id', 'last_quote_cost_cents'])
+      .where('id', '=', caAudience)
+      .executeTakeFirstOrThrow();
     expect(a).toEqual({ last_quote_id: res.body.quote_id, last_quote_cost_cents: cents });
     // Enterprise terms have no identity-field surcharge (paygo's is in deliveries/licenses).
     const pii = await d.call('POST', `/v1/audiences/${caAudience}/deliveries/quote`, { field_list: ['first_name', 'last_name', 'age'] });
@@ -52,9 +64,21 @@ describe('audience deliveries to a download', () => {
     const res = await d.deliver(caAudience, { quote_id: quote.quote_id, webhook_url: d.receiver.url });
     expect(res.status).toBe(202);
     expect(res.body).toMatchObject({
-      audience_id: caAudience, audience_version: 1, destination: 'download', status: 'processing', template_id: 'standard_enrichment', field_list: null,
-      output_format: 'csv', output_compression: 'none', estimated_cost: quote.cost_estimate.total_cost, cost: 0, already_delivered: false,
-      download_urls: null, output_bytes: null, completed_at: null, failure_reason: null,
+      audience_id: caAudience,
+      audience_version: 1,
+      destination: 'download',
+      status: 'processing',
+      template_id: 'standard_enrichment',
+      field_list: null,
+      output_format: 'csv',
+      output_compression: 'none',
+      estimated_cost: quote.cost_estimate.total_cost,
+      cost: 0,
+      already_delivered: false,
+      download_urls: null,
+      output_bytes: null,
+      completed_at: null,
+      failure_reason: null,
     });
     expect((await d.ledger()).map((r) => [r.kind, r.status, r.quantity])).toEqual([['audience_delivery.filter', 'reserved', caCount]]);
 
@@ -64,7 +88,9 @@ describe('audience deliveries to a download', () => {
     expect(done).toMatchObject({ status: 'completed', cost: charged / 100, output_record_count: caCount });
     expect(done.download_urls).toHaveLength(1);
     expect(done.download_urls[0]).toContain(`/v1/downloads/${d.org.orgId}/${res.body.delivery_id}/part-00000.csv?expires=`);
-    expect(await d.ledger()).toMatchObject([{ kind: 'audience_delivery.filter', status: 'settled', quantity: caCount, amount_cents: charged }]);
+    expect(await d.ledger()).toMatchObject([
+      { kind: 'audience_delivery.filter', status: 'settled', quantity: caCount, amount_cents: charged },
+    ]);
 
     const file = await d.download(done.download_urls[0]);
     expect(file.status).toBe(200);
@@ -79,8 +105,17 @@ describe('audience deliveries to a download', () => {
     await waitFor(() => d.receiver.received.some((x) => JSON.parse(x.rawBody).data?.delivery_id === res.body.delivery_id));
     const event = d.receiver.received.map((x) => JSON.parse(x.rawBody)).find((e) => e.data?.delivery_id === res.body.delivery_id);
     expect(event).toMatchObject({
-      type: 'delivery.completed', subject: { kind: 'delivery', id: res.body.delivery_id },
-      data: { status: 'completed', audience_id: caAudience, destination: 'download', output_record_count: caCount, output_bytes: file.raw.length, part_count: 1, cost: charged / 100 },
+      type: 'delivery.completed',
+      subject: { kind: 'delivery', id: res.body.delivery_id },
+      data: {
+        status: 'completed',
+        audience_id: caAudience,
+        destination: 'download',
+        output_record_count: caCount,
+        output_bytes: file.raw.length,
+        part_count: 1,
+        cost: charged / 100,
+      },
     });
 
     // Tampered URLs are refused; after 24 hours the URL expires; GET signs fresh ones.
@@ -113,14 +148,24 @@ describe('audience deliveries to a download', () => {
     const csvRows = parse((await d.download(csv.download_urls[0])).raw, { columns: true }) as Record<string, string>[];
     // Same content, so the other formats come from a second audience of the same members.
     const twin = await d.audience([cond('state', '=', 'CA')]);
-    const jl = await d.waitDone(twin, (await d.deliver(twin, { field_list: fields, output_format: 'jsonl', output_compression: 'gzip' })).body.delivery_id);
+    const jl = await d.waitDone(
+      twin,
+      (await d.deliver(twin, { field_list: fields, output_format: 'jsonl', output_compression: 'gzip' })).body.delivery_id,
+    );
     expect(jl.download_urls[0]).toMatch(/part-00000\.jsonl\.gz\?/);
-    const jsonRows = gunzipSync((await d.download(jl.download_urls[0])).raw).toString('utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const jsonRows = gunzipSync((await d.download(jl.download_urls[0])).raw)
+      .toString('utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(jsonRows).toHaveLength(csvRows.length);
     expect(jsonRows.map((r) => String(r.age ?? ''))).toEqual(csvRows.map((r) => r.age));
     expect(jsonRows.map((r) => (r.interests as string[]).join('|'))).toEqual(csvRows.map((r) => r.interests));
     const twin2 = await d.audience([cond('state', '=', 'CA')]);
-    const av = await d.waitDone(twin2, (await d.deliver(twin2, { field_list: fields, output_format: 'avro', output_compression: 'gzip' })).body.delivery_id);
+    const av = await d.waitDone(
+      twin2,
+      (await d.deliver(twin2, { field_list: fields, output_format: 'avro', output_compression: 'gzip' })).body.delivery_id,
+    );
     expect(av).toMatchObject({ output_compression: 'none', output_record_count: csvRows.length });
     const fs = await import('node:fs');
     const os = await import('node:os');
@@ -142,7 +187,7 @@ describe('audience deliveries to a download', () => {
     expect(a.body.delivery_id).toBe(b.body.delivery_id);
     const created = a.status === 202 ? a.body : b.body;
     await d.waitDone(aud, created.delivery_id);
-    const rows = (await d.ledgerAfter(before));
+    const rows = await d.ledgerAfter(before);
     const settled = rows.filter((r) => r.status === 'settled');
     expect(settled).toMatchObject([{ kind: 'audience_delivery.filter', quantity: n, amount_cents: enterpriseCents(3, n) }]);
     expect(rows.filter((r) => r.status !== 'settled').every((r) => r.status === 'released' && r.amount_cents === 0)).toBe(true);

@@ -34,11 +34,23 @@ describe('Avro row writer', () => {
     const type = avro.Type.forSchema(avroSchema(columns));
     const values = columns.map((_, c) => rows.map((r) => r[c]));
     const written = avroEncoder(columns).encode(values, 0, rows.length);
-    const expected = Buffer.concat(rows.map((r) => type.toBuffer(Object.fromEntries(columns.map((col, c) =>
-      [col.name, col.kind === 'array' ? (r[c] as ArrayValue).items : r[c]])))));
+    const expected = Buffer.concat(
+      rows.map((r) =>
+        type.toBuffer(Object.fromEntries(columns.map((col, c) => [col.name, col.kind === 'array' ? (r[c] as ArrayValue).items : r[c]]))),
+      ),
+    );
     expect(written.toString('hex')).toBe(expected.toString('hex'));
     // A slice of rows is those rows only.
-    expect(avroEncoder(columns).encode(values, 1, 3).toString('hex')).toBe(Buffer.concat(rows.slice(1, 3).map((r) => type.toBuffer(
-      Object.fromEntries(columns.map((col, c) => [col.name, col.kind === 'array' ? (r[c] as ArrayValue).items : r[c]]))))).toString('hex'));
+    expect(avroEncoder(columns).encode(values, 1, 3).toString('hex')).toBe(
+      Buffer.concat(
+        rows
+          .slice(1, 3)
+          .map((r) =>
+            type.toBuffer(
+              Object.fromEntries(columns.map((col, c) => [col.name, col.kind === 'array' ? (r[c] as ArrayValue).items : r[c]])),
+            ),
+          ),
+      ).toString('hex'),
+    );
   });
 });

@@ -14,7 +14,9 @@ let d: DeliveryTest;
 beforeAll(async () => {
   d = await setupDeliveries();
 }, 120_000);
-afterAll(async () => { await d?.close(); });
+afterAll(async () => {
+  await d?.close();
+});
 
 const STATES = ['CA', 'TX', 'NY', 'FL', 'PA', 'OH', 'IL', 'GA', 'NC', 'MI', 'NJ', 'VA', 'WA', 'AZ', 'MA'];
 
@@ -47,8 +49,12 @@ describe('delivery charges and downloads', () => {
     }
     // Every settled delivery charge in the ledger holds the same ceiling.
     const settled = (await d.ledger()).filter((r) => r.kind.startsWith('audience_delivery.') && r.status === 'settled');
-    const estimates = await Promise.all([...under, ...over].map(async (c) => (await d.call('GET', `/v1/audiences/${c.aud}/deliveries`)).body.deliveries[0]));
-    expect(settled.reduce((s, r) => s + r.amount_cents, 0)).toBeLessThanOrEqual(Math.round(estimates.reduce((s, x) => s + x.estimated_cost * 100, 0)));
+    const estimates = await Promise.all(
+      [...under, ...over].map(async (c) => (await d.call('GET', `/v1/audiences/${c.aud}/deliveries`)).body.deliveries[0]),
+    );
+    expect(settled.reduce((s, r) => s + r.amount_cents, 0)).toBeLessThanOrEqual(
+      Math.round(estimates.reduce((s, x) => s + x.estimated_cost * 100, 0)),
+    );
   }, 180_000);
 
   it('the same audience and fields in another output_format is a new delivery in that format, free; the same format again is already_delivered', async () => {

@@ -20,10 +20,15 @@ afterAll(async () => {
 });
 
 const sftp = (host: string) => ({
-  kind: 'sftp', name: 'drop', config: { host, port: 22, username: 'u', remote_dir: 'in' }, secrets: { password: 'p' },
+  kind: 'sftp',
+  name: 'drop',
+  config: { host, port: 22, username: 'u', remote_dir: 'in' },
+  secrets: { password: 'p' },
 });
 const s3 = (endpoint: string) => ({
-  kind: 's3', name: 'bucket', config: { endpoint, region: 'us-east-1', bucket: 'ads-bucket', force_path_style: true },
+  kind: 's3',
+  name: 'bucket',
+  config: { endpoint, region: 'us-east-1', bucket: 'ads-bucket', force_path_style: true },
   secrets: { access_key_id: 'AKIAEXAMPLE', secret_access_key: 'secret' },
 });
 
@@ -37,8 +42,28 @@ describe('delivery destinations under the outbound-target policy', () => {
     const org = await createTestOrg(strict);
     const token = await org.token(['account']);
     const bodies = [
-      ...['127.0.0.1', '::1', '[::1]', 'localhost', 'files.localhost', '169.254.169.254', '10.0.0.5', '172.16.3.4', '192.168.1.10', '2130706433', '0x7f.0.0.1', '::ffff:127.0.0.1'].map(sftp),
-      ...['http://127.0.0.1:9000', 'http://[::1]:9000', 'https://localhost', 'http://169.254.169.254/latest', 'https://10.1.2.3', 'http://[fd00:ec2::254]/'].map(s3),
+      ...[
+        '127.0.0.1',
+        '::1',
+        '[::1]',
+        'localhost',
+        'files.localhost',
+        '169.254.169.254',
+        '10.0.0.5',
+        '172.16.3.4',
+        '192.168.1.10',
+        '2130706433',
+        '0x7f.0.0.1',
+        '::ffff:127.0.0.1',
+      ].map(sftp),
+      ...[
+        'http://127.0.0.1:9000',
+        'http://[::1]:9000',
+        'https://localhost',
+        'http://169.254.169.254/latest',
+        'https://10.1.2.3',
+        'http://[fd00:ec2::254]/',
+      ].map(s3),
     ];
     for (const body of bodies) {
       const res = await post(strict, token, body);
@@ -52,7 +77,9 @@ describe('delivery destinations under the outbound-target policy', () => {
     // Public hosts are configured (names are judged again at connect time, where they resolve).
     expect((await post(strict, token, sftp('sftp.example.com'))).status).toBe(201);
     expect((await post(strict, token, s3('https://s3.example.com'))).status).toBe(201);
-    expect((await post(strict, token, { ...s3('https://s3.example.com'), config: { region: 'us-east-1', bucket: 'ads-bucket' } })).status).toBe(201);
+    expect(
+      (await post(strict, token, { ...s3('https://s3.example.com'), config: { region: 'us-east-1', bucket: 'ads-bucket' } })).status,
+    ).toBe(201);
   });
 
   it('with private targets allowed, loopback is configured but link-local and metadata hosts are still refused', async () => {

@@ -29,22 +29,38 @@ beforeAll(async () => {
   const dl = await d.waitDone(audience, (await d.deliver(audience, { field_list: ['age', 'state'] })).body.delivery_id);
   reference = (await d.download(dl.download_urls[0])).raw;
 }, 240_000);
-afterAll(async () => { await d?.close(); await sftp?.stop(); await s3?.stop(); });
+afterAll(async () => {
+  await d?.close();
+  await sftp?.stop();
+  await s3?.stop();
+});
 
 const sftpBody = (extra: Record<string, unknown> = {}) => ({
-  kind: 'sftp', name: 'Partner drop',
+  kind: 'sftp',
+  name: 'Partner drop',
   config: { host: sftp.host, port: sftp.port, username: sftp.username, remote_dir: sftp.root },
-  secrets: { password: sftp.password }, ...extra,
+  secrets: { password: sftp.password },
+  ...extra,
 });
 
 describe('destinations and deliveries to them', () => {
   it('configures an SFTP destination (secrets sealed, never returned), tests it, and delivers byte-exact files there', async () => {
     const created = await d.call('POST', '/v1/delivery-destinations', sftpBody());
     expect(created.status).toBe(201);
-    expect(created.body).toMatchObject({ kind: 'sftp', name: 'Partner drop', config: { host: sftp.host, port: sftp.port, username: sftp.username } });
+    expect(created.body).toMatchObject({
+      kind: 'sftp',
+      name: 'Partner drop',
+      config: { host: sftp.host, port: sftp.port, username: sftp.username },
+    });
     expect(JSON.stringify(created.body)).not.toContain(sftp.password);
     const { testStores } = await import('../helpers/stores.ts');
-    const stored = await (await testStores()).database.db.selectFrom('delivery_destinations').selectAll().where('id', '=', created.body.id).executeTakeFirstOrThrow();
+    const stored = await (
+      await testStores()
+    ).database.db
+      .selectFrom('delivery_destinations')
+      .selectAll()
+      .where('id', '=', created.body.id)
+      .executeTakeFirstOrThrow();
     expect(stored.secrets_sealed).toMatch(/^dsk1\./);
     expect(stored.secrets_sealed).not.toContain(sftp.password);
     expect((await d.call('POST', `/v1/delivery-destinations/${created.body.id}/test`)).body).toMatchObject({ ok: true });
@@ -64,7 +80,14 @@ describe('destinations and deliveries to them', () => {
     // The estimate is the quote's (the privacy layer's counts); the charge is exact.
     expect(res.body.estimated_cost).toBe(quote.cost_estimate.total_cost);
     const done = await d.waitDone(audience, res.body.delivery_id);
-    expect(done).toMatchObject({ status: 'completed', destination: 'sftp', destination_id: created.body.id, download_urls: null, output_record_count: count, cost: 0 });
+    expect(done).toMatchObject({
+      status: 'completed',
+      destination: 'sftp',
+      destination_id: created.body.id,
+      download_urls: null,
+      output_record_count: count,
+      cost: 0,
+    });
     const landed = fs.readFileSync(path.join(sftp.root, `${res.body.delivery_id}_part-00000.csv`));
     expect(landed.equals(reference)).toBe(true);
     expect((await d.ledgerAfter(before)).map((r) => [r.kind, r.status, r.quantity, r.amount_cents])).toEqual([
@@ -74,7 +97,9 @@ describe('destinations and deliveries to them', () => {
 
   it('delivers to S3 (s3rver): the object equals the download bytes', async () => {
     const created = await d.call('POST', '/v1/delivery-destinations', {
-      kind: 's3', name: 'Bucket', config: { endpoint: s3.endpoint, region: 'us-east-1', bucket: s3.bucket, force_path_style: true, prefix: 'ads/' },
+      kind: 's3',
+      name: 'Bucket',
+      config: { endpoint: s3.endpoint, region: 'us-east-1', bucket: s3.bucket, force_path_style: true, prefix: 'ads/' },
       secrets: { access_key_id: S3_ACCESS_KEY_ID, secret_access_key: S3_SECRET_ACCESS_KEY },
     });
     expect(created.status).toBe(201);
@@ -82,7 +107,12 @@ describe('destinations and deliveries to them', () => {
     const res = await d.deliver(audience, { field_list: ['age', 'state'], destination: 's3', destination_id: created.body.id });
     const done = await d.waitDone(audience, res.body.delivery_id);
     expect(done).toMatchObject({ status: 'completed', destination: 's3', cost: 0 });
-    const client = new S3Client({ endpoint: s3.endpoint, region: 'us-east-1', forcePathStyle: true, credentials: { accessKeyId: S3_ACCESS_KEY_ID, secretAccessKey: S3_SECRET_ACCESS_KEY } });
+    const client = new S3Client({
+      endpoint: s3.endpoint,
+      region: 'us-east-1',
+      forcePathStyle: true,
+      credentials: { accessKeyId: S3_ACCESS_KEY_ID, secretAccessKey: S3_SECRET_ACCESS_KEY },
+    });
     const obj = await client.send(new GetObjectCommand({ Bucket: s3.bucket, Key: `ads/${res.body.delivery_id}/part-00000.csv` }));
     expect(Buffer.from(await obj.Body!.transformToByteArray()).equals(reference)).toBe(true);
     client.destroy();
@@ -100,12 +130,15 @@ describe('destinations and deliveries to them', () => {
     const done = await d.waitDone(audience, res.body.delivery_id);
     expect(done).toMatchObject({ status: 'failed', cost: 0, download_urls: null, completed_at: null });
     expect(done.failure_reason).toMatch(/auth|denied|password|credential/i);
-    const rows = (await d.ledgerAfter(before));
+    const rows = await d.ledgerAfter(before);
     expect(rows.length).toBeGreaterThan(0);
     expect(rows.every((r) => r.status === 'released' && r.amount_cents === 0)).toBe(true);
     await waitFor(() => d.receiver.received.some((x) => JSON.parse(x.rawBody).data?.delivery_id === res.body.delivery_id));
     const event = d.receiver.received.map((x) => JSON.parse(x.rawBody)).find((e) => e.data?.delivery_id === res.body.delivery_id);
-    expect(event).toMatchObject({ type: 'delivery.failed', data: { status: 'failed', error_code: 'DESTINATION_AUTH_FAILED', cost: 0, destination: 'sftp' } });
+    expect(event).toMatchObject({
+      type: 'delivery.failed',
+      data: { status: 'failed', error_code: 'DESTINATION_AUTH_FAILED', cost: 0, destination: 'sftp' },
+    });
     // A failed delivery is not "already delivered": the same request is a new delivery.
     const again = await d.deliver(audience, { field_list: ['age'], destination: 'sftp', destination_id: bad.id });
     expect(again.status).toBe(202);
@@ -117,7 +150,9 @@ describe('destinations and deliveries to them', () => {
     const res = await d.call('POST', '/v1/delivery-destinations', { kind: 'sftp', name: 'x', config: { port: 0 }, secrets: {} });
     expect(res.status).toBe(400);
     expect(res.body.error).toBe('INVALID_DESTINATION_CONFIG');
-    expect(res.body.issues.map((i: any) => i.message)).toEqual(expect.arrayContaining(['config.host is required', 'config.username is required']));
+    expect(res.body.issues.map((i: any) => i.message)).toEqual(
+      expect.arrayContaining(['config.host is required', 'config.username is required']),
+    );
     const made = (await d.call('POST', '/v1/delivery-destinations', sftpBody())).body;
     expect((await d.call('DELETE', `/v1/delivery-destinations/${made.id}`)).status).toBe(200);
     expect((await d.call('GET', `/v1/delivery-destinations/${made.id}`)).body.error).toBe('DESTINATION_NOT_FOUND');

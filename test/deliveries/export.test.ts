@@ -16,8 +16,13 @@ let keys: bigint[];
 let truth: Map<bigint, Record<string, unknown>>;
 
 const request = (o: Partial<ExportRequest> & { format: ExportFormat }): ExportRequest => ({
-  warehouse: wh, members: { sql: MEMBERS, params: [40] }, fields: catalogFields(STANDARD_ENRICHMENT), personIds,
-  compression: 'none', outputDir: tempDir(o.format), ...o,
+  warehouse: wh,
+  members: { sql: MEMBERS, params: [40] },
+  fields: catalogFields(STANDARD_ENRICHMENT),
+  personIds,
+  compression: 'none',
+  outputDir: tempDir(o.format),
+  ...o,
 });
 
 beforeAll(async () => {
@@ -73,8 +78,12 @@ describe('export engine', () => {
     expect(decoded.codec).toBe('deflate');
     const types = Object.fromEntries((decoded.schema as { fields: { name: string; type: unknown }[] }).fields.map((f) => [f.name, f.type]));
     expect(types).toMatchObject({
-      iag_person_id: ['null', 'string'], age: ['null', 'int'], homeowner: ['null', 'boolean'], gender: ['null', 'string'],
-      moved_in: ['null', { type: 'int', logicalType: 'date' }], interests: { type: 'array', items: 'string' },
+      iag_person_id: ['null', 'string'],
+      age: ['null', 'int'],
+      homeowner: ['null', 'boolean'],
+      gender: ['null', 'string'],
+      moved_in: ['null', { type: 'int', logicalType: 'date' }],
+      interests: { type: 'array', items: 'string' },
     });
     expect(decoded.records).toHaveLength(keys.length);
     decoded.records.forEach((rec, i) => {
@@ -172,7 +181,9 @@ describe('export engine', () => {
 
   it('refuses invalid requests with a typed error', async () => {
     await expect(exportRows(request({ format: 'csv', partRows: 0 }))).rejects.toBeInstanceOf(ExportRequestError);
-    await expect(exportRows(request({ format: 'csv', fields: catalogFields(['age', 'age']) }))).rejects.toThrow('output column "age" appears twice');
+    await expect(exportRows(request({ format: 'csv', fields: catalogFields(['age', 'age']) }))).rejects.toThrow(
+      'output column "age" appears twice',
+    );
     await expect(exportRows(request({ format: 'xml' as ExportFormat }))).rejects.toMatchObject({ code: 'INVALID_EXPORT_REQUEST' });
   });
 });

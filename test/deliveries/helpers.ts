@@ -24,7 +24,13 @@ export function catalogFields(names: readonly string[]): ExportField[] {
   return names.map((n) => {
     const f = CATALOG_FIELDS.find((c) => c.name === n);
     if (!f) throw new Error(`no catalog field ${n}`);
-    return { name: f.name, type: f.type, pii: f.pii, storage: f.storage, ...(f.type === 'STRING' && f.enum_values ? { enumValues: f.enum_values } : {}) };
+    return {
+      name: f.name,
+      type: f.type,
+      pii: f.pii,
+      storage: f.storage,
+      ...(f.type === 'STRING' && f.enum_values ? { enumValues: f.enum_values } : {}),
+    };
   });
 }
 
@@ -35,14 +41,19 @@ export const tempDir = (name: string) => fs.mkdtempSync(path.join(os.tmpdir(), `
 export const readCsv = (file: string): Record<string, string>[] => parse(fs.readFileSync(file), { columns: true });
 
 export const readJsonLines = (file: string): Record<string, unknown>[] =>
-  fs.readFileSync(file, 'utf8').split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as Record<string, unknown>);
+  fs
+    .readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((l) => l !== '')
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
 
 export function readAvro(file: string): Promise<{ schema: avro.Schema; codec: string; records: Record<string, unknown>[] }> {
   return new Promise((resolve, reject) => {
     const records: Record<string, unknown>[] = [];
     let schema: avro.Schema = 'null';
     let codec = '';
-    avro.createFileDecoder(file)
+    avro
+      .createFileDecoder(file)
       // The schema as written in the file header (avsc's parsed type drops logicalType attributes).
       .on('metadata', (_type: avro.Type, c: string, header: { meta: Record<string, Buffer> }) => {
         schema = JSON.parse(header.meta['avro.schema']!.toString()) as avro.Schema;

@@ -55,7 +55,8 @@ async function audience(filters: unknown[]): Promise<string> {
   expect(res.status, JSON.stringify(res.body)).toBe(201);
   return res.body.audience_id as string;
 }
-const quote = async (aud: string, body: Record<string, unknown> = {}) => (await d.call('POST', `/v1/audiences/${aud}/deliveries/quote`, body, tok)).body;
+const quote = async (aud: string, body: Record<string, unknown> = {}) =>
+  (await d.call('POST', `/v1/audiences/${aud}/deliveries/quote`, body, tok)).body;
 async function deliver(aud: string, body: Record<string, unknown> = {}) {
   const res = await d.call('POST', `/v1/audiences/${aud}/deliveries`, body, tok);
   expect(res.status, JSON.stringify(res.body)).toBe(202);
@@ -69,8 +70,14 @@ async function deliver(aud: string, body: Record<string, unknown> = {}) {
 }
 async function settled() {
   const { database } = await testStores();
-  return database.db.selectFrom('usage_ledger').select(['id', 'kind', 'quantity', 'amount_cents', 'covered_cents', 'details'])
-    .where('org_id', '=', paygo.orgId).where('status', '=', 'settled').orderBy('created_at').orderBy('id').execute();
+  return database.db
+    .selectFrom('usage_ledger')
+    .select(['id', 'kind', 'quantity', 'amount_cents', 'covered_cents', 'details'])
+    .where('org_id', '=', paygo.orgId)
+    .where('status', '=', 'settled')
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
 }
 const shownCount = async (aud: string) => (await d.call('GET', `/v1/audiences/${aud}`, undefined, tok)).body.record_count as number;
 
@@ -81,7 +88,13 @@ describe('deliveries priced by licenses', () => {
     const shownCa = await shownCount(caAud);
     // 10 cents a member + 1 cent for the one identity field; nothing licensed yet.
     expect(first.cost_estimate).toEqual({
-      base_cost: shownCa * 10 / 100, match_cost: 0, field_cost: shownCa / 100, destination_cost: 0, total_cost: shownCa * 11 / 100, unit_price: 0.11, billing_count: shownCa,
+      base_cost: (shownCa * 10) / 100,
+      match_cost: 0,
+      field_cost: shownCa / 100,
+      destination_cost: 0,
+      total_cost: (shownCa * 11) / 100,
+      unit_price: 0.11,
+      billing_count: shownCa,
     });
     expect(first.max_cost_estimate).toEqual(first.cost_estimate);
     expect(first.license_pricing).toEqual({ status: 'live', evaluated_at: d.clock.now().toISOString(), already_licensed_count: 0 });
@@ -100,8 +113,12 @@ describe('deliveries priced by licenses', () => {
     const licensed = q.license_pricing.already_licensed_count as number;
     expect(licensed).toBeGreaterThan(0);
     expect(Math.abs(licensed - ca.size)).toBeLessThanOrEqual(30);
-    expect(q.max_cost_estimate).toMatchObject({ billing_count: shownBoth, total_cost: shownBoth * 11 / 100 });
-    expect(q.cost_estimate).toMatchObject({ billing_count: shownBoth - licensed, total_cost: (shownBoth - licensed) * 11 / 100, unit_price: 0.11 });
+    expect(q.max_cost_estimate).toMatchObject({ billing_count: shownBoth, total_cost: (shownBoth * 11) / 100 });
+    expect(q.cost_estimate).toMatchObject({
+      billing_count: shownBoth - licensed,
+      total_cost: ((shownBoth - licensed) * 11) / 100,
+      unit_price: 0.11,
+    });
 
     const before = (await settled()).length;
     const b = await deliver(both, { field_list: ['age', 'first_name'], quote_id: q.quote_id });
@@ -114,7 +131,11 @@ describe('deliveries priced by licenses', () => {
     const rows = (await settled()).slice(before);
     expect(rows).toHaveLength(1);
     expect(rows[0]).toMatchObject({ kind: 'audience_delivery.filter', quantity: tx.size, amount_cents: bCents, covered_cents: bCents });
-    expect(JSON.parse(rows[0]!.details!)).toMatchObject({ identity_count: ca.size + tx.size, billable_count: tx.size, already_licensed_count: ca.size });
+    expect(JSON.parse(rows[0]!.details!)).toMatchObject({
+      identity_count: ca.size + tx.size,
+      billable_count: tx.size,
+      already_licensed_count: ca.size,
+    });
   });
 
   it('a refresh of licensed identities is free: other fields, and after a new major data release', async () => {
@@ -137,7 +158,10 @@ describe('deliveries priced by licenses', () => {
     const current = readCurrentRelease(dataDir)!;
     const file = `graph-2.0-licenses-test.duckdb`;
     fs.copyFileSync(releaseFilePath(dataDir, current), releaseFilePath(dataDir, { file }));
-    fs.writeFileSync(`${pointerPath(dataDir)}.tmp`, JSON.stringify({ ...current, major: 2, minor: 0, file, as_of: new Date().toISOString() }));
+    fs.writeFileSync(
+      `${pointerPath(dataDir)}.tmp`,
+      JSON.stringify({ ...current, major: 2, minor: 0, file, as_of: new Date().toISOString() }),
+    );
     fs.renameSync(`${pointerPath(dataDir)}.tmp`, pointerPath(dataDir));
     await d.t.services.warehouse.refresh();
     await d.resumeWorker();
@@ -160,7 +184,9 @@ describe('deliveries priced by licenses', () => {
     const charged = rows.reduce((s, r) => s + r.amount_cents, 0);
     expect(charged).toBe(chargedCents);
     const credits = (await d.call('GET', '/v1/account/credits', undefined, await paygo.token(['account']))).body;
-    expect(credits.balances).toMatchObject([{ kind: 'paid_commit', remaining_cents: GRANT_CENTS - charged, access_schedule: [{ amount_cents: GRANT_CENTS }] }]);
+    expect(credits.balances).toMatchObject([
+      { kind: 'paid_commit', remaining_cents: GRANT_CENTS - charged, access_schedule: [{ amount_cents: GRANT_CENTS }] },
+    ]);
     const rec = await d.t.services.billingModule.accounts.reconcile(paygo.orgId);
     expect(rec).toMatchObject({ problems: [], charged_cents: charged, covered_cents: charged, invoiced_cents: 0, drawn_cents: charged });
   });
@@ -170,7 +196,8 @@ describe('deliveries priced by licenses', () => {
     const t2 = await tight.token();
     const { accounts } = d.t.services.billingModule;
     await accounts.setup(tight.orgId, { mode: 'prepaid' });
-    const make = async (filters: unknown[]) => (await d.call('POST', '/v1/segments', { name: 'seg', filters, create_audience: true }, t2)).body.audience_id as string;
+    const make = async (filters: unknown[]) =>
+      (await d.call('POST', '/v1/segments', { name: 'seg', filters, create_audience: true }, t2)).body.audience_id as string;
     const caAud = await make([cond('state', '=', 'CA')]);
     // Exactly what the first delivery is charged: every member, up to the estimate shown.
     const firstCents = Math.min(ca.size, (await d.call('GET', `/v1/audiences/${caAud}`, undefined, t2)).body.record_count as number) * 10;
@@ -196,9 +223,13 @@ describe('deliveries priced by licenses', () => {
   });
 
   it('above the live lookup limit a quote reuses a recent evaluation (cached), else shows none (unavailable)', async () => {
-    const small = await testApp({ clock: d.clock, config: { dataDir, billing: { ...d.t.config.billing, licenseLookupMaxIdentities: 10 } } });
+    const small = await testApp({
+      clock: d.clock,
+      config: { dataDir, billing: { ...d.t.config.billing, licenseLookupMaxIdentities: 10 } },
+    });
     try {
-      const call = async (url: string, body: object) => (await small.app.inject({ method: 'POST', url, headers: { authorization: `Bearer ${tok}` }, payload: body })).json();
+      const call = async (url: string, body: object) =>
+        (await small.app.inject({ method: 'POST', url, headers: { authorization: `Bearer ${tok}` }, payload: body })).json();
       const both = await audience([cond('state', 'IN', ['CA', 'TX'])]);
       const live = await quote(both, {});
       expect(live.license_pricing.status).toBe('live');

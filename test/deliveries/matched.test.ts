@@ -16,31 +16,58 @@ let extra: bigint[];
 
 beforeAll(async () => {
   wh = await exportWarehouse();
-  const persons = (await wh.query<{ person_key: number; age: number }>('SELECT person_key, age FROM graph.persons ORDER BY person_key LIMIT 60'))
-    .map((p) => ({ key: BigInt(p.person_key), old: p.age >= 40 }));
+  const persons = (
+    await wh.query<{ person_key: number; age: number }>('SELECT person_key, age FROM graph.persons ORDER BY person_key LIMIT 60')
+  ).map((p) => ({ key: BigInt(p.person_key), old: p.age >= 40 }));
   // Matched rows (old and young persons, one person twice) interleaved with unmatched rows.
   input = [];
   persons.slice(0, 40).forEach((p, i) => {
     input.push({ row_id: `r${input.length}`, person_key: p.key, email: `p${i}@example.com`, cid: null });
-    if (i % 5 === 0) input.push({ row_id: `r${input.length}`, person_key: null, email: `stranger${i}@example.com`, cid: i % 10 === 0 ? `MT_02_${'A'.repeat(32)}` : null });
+    if (i % 5 === 0)
+      input.push({
+        row_id: `r${input.length}`,
+        person_key: null,
+        email: `stranger${i}@example.com`,
+        cid: i % 10 === 0 ? `MT_02_${'A'.repeat(32)}` : null,
+      });
   });
   input.push({ row_id: 'dup', person_key: persons[0]!.key, email: 'again@example.com', cid: null });
-  members = new Set(persons.slice(0, 40).filter((p) => p.old).map((p) => p.key));
-  extra = persons.slice(50).filter((p) => p.old).map((p) => p.key).slice(0, 3);
+  members = new Set(
+    persons
+      .slice(0, 40)
+      .filter((p) => p.old)
+      .map((p) => p.key),
+  );
+  extra = persons
+    .slice(50)
+    .filter((p) => p.old)
+    .map((p) => p.key)
+    .slice(0, 3);
   rowsFile = path.join(tempDir('matched-src'), 'rows.parquet');
-  const values = input.map((r) => `(${[`'${r.row_id}'`, r.person_key ?? 'NULL', `'${r.email}'`, r.cid ? `'${r.cid}'` : 'NULL'].join(', ')})`).join(', ');
+  const values = input
+    .map((r) => `(${[`'${r.row_id}'`, r.person_key ?? 'NULL', `'${r.email}'`, r.cid ? `'${r.cid}'` : 'NULL'].join(', ')})`)
+    .join(', ');
   await wh.query(`COPY (SELECT * FROM (VALUES ${values}) t(row_id, person_key, email, continuity_id)) TO '${rowsFile}' (FORMAT parquet)`);
 }, 120_000);
 
 /** Members: the file's matched persons aged 40+ (the matched segment after a filter), plus `extra`. */
 const request = (over: Partial<ExportRequest> & { includeUnmatched: boolean; withExtra?: boolean }): ExportRequest => ({
-  warehouse: wh, personIds, format: 'csv', compression: 'none', outputDir: tempDir('matched'),
+  warehouse: wh,
+  personIds,
+  format: 'csv',
+  compression: 'none',
+  outputDir: tempDir('matched'),
   fields: catalogFields(['age', 'gender']),
   members: {
     sql: `SELECT p.person_key FROM graph.persons p WHERE p.age >= 40 AND (p.person_key IN (SELECT person_key FROM read_parquet('${rowsFile}'))
       OR p.person_key IN (${over.withExtra && extra.length ? extra.join(', ') : 'NULL'}))`,
   },
-  matched: { path: rowsFile, includeUnmatched: over.includeUnmatched, echo: [{ column: 'email', name: 'input_email' }], unmatchedIdColumn: 'continuity_id' },
+  matched: {
+    path: rowsFile,
+    includeUnmatched: over.includeUnmatched,
+    echo: [{ column: 'email', name: 'input_email' }],
+    unmatchedIdColumn: 'continuity_id',
+  },
   ...over,
 });
 

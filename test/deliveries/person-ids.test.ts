@@ -2,7 +2,12 @@ import { createHmac, randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { hmacKey8 } from '../../src/identity/hmac-key8.ts';
 import { hmacKey8Simd, SIMD_BATCH } from '../../src/identity/hmac-key8-simd.ts';
-import { graphPersonIdBatchEncoder, graphPersonIdHashes, graphPersonIdPrefix, personIdsFromHashes } from '../../src/identity/person-id-batch.ts';
+import {
+  graphPersonIdBatchEncoder,
+  graphPersonIdHashes,
+  graphPersonIdPrefix,
+  personIdsFromHashes,
+} from '../../src/identity/person-id-batch.ts';
 import { graphPersonIdEncoder, graphPersonIdKeys } from '../../src/identity/person-id.ts';
 
 const org = { orgId: 'org_fixed', orgClientCode: 'ACME', secret: 'test-secret' };
@@ -11,7 +16,11 @@ describe('batched tier 01 ids', () => {
   it('equal fixed expected ids and the per-row encoder, including 64-bit edge keys', () => {
     const keys = BigInt64Array.from([1n, 12345n, 2n ** 63n - 1n, 0n, 4294967295n, 4294967296n, 10_000_000n]);
     const ids = graphPersonIdBatchEncoder(org).encode(keys, keys.length);
-    expect(ids.slice(0, 3)).toEqual(['ACME_01_33RYSMT6EU2L4IVNFEI7ACQCPU', 'ACME_01_2PZWFL26OVUFVFHKDGP5OBR2HI', 'ACME_01_LCDRYUROYKF563F35FFDRMQBAM']);
+    expect(ids.slice(0, 3)).toEqual([
+      'ACME_01_33RYSMT6EU2L4IVNFEI7ACQCPU',
+      'ACME_01_2PZWFL26OVUFVFHKDGP5OBR2HI',
+      'ACME_01_LCDRYUROYKF563F35FFDRMQBAM',
+    ]);
     const perRow = graphPersonIdEncoder(org);
     expect(ids).toEqual([...keys].map((k) => perRow(k)));
   });
@@ -26,13 +35,16 @@ describe('batched tier 01 ids', () => {
     }
   });
 
-  it('hashes (the id worker\'s part) plus the prefix give the same fixed ids', () => {
+  it("hashes (the id worker's part) plus the prefix give the same fixed ids", () => {
     const keys = BigInt64Array.from([1n, 12345n, 2n ** 63n - 1n]);
     const { encKey, macKey } = graphPersonIdKeys(org);
     const text = graphPersonIdHashes(encKey, macKey).hashes(keys, keys.length);
     expect(text.toString('latin1')).toBe('33RYSMT6EU2L4IVNFEI7ACQCPU2PZWFL26OVUFVFHKDGP5OBR2HILCDRYUROYKF563F35FFDRMQBAM');
-    expect(personIdsFromHashes(graphPersonIdPrefix('ACME'), text, 3, (i) => i !== 1))
-      .toEqual(['ACME_01_33RYSMT6EU2L4IVNFEI7ACQCPU', null, 'ACME_01_LCDRYUROYKF563F35FFDRMQBAM']);
+    expect(personIdsFromHashes(graphPersonIdPrefix('ACME'), text, 3, (i) => i !== 1)).toEqual([
+      'ACME_01_33RYSMT6EU2L4IVNFEI7ACQCPU',
+      null,
+      'ACME_01_LCDRYUROYKF563F35FFDRMQBAM',
+    ]);
     expect(() => graphPersonIdPrefix('acme')).toThrow();
   });
 
@@ -79,4 +91,3 @@ describe('batched tier 01 ids', () => {
     expect(simd.slice(0, 26)).toBe(graphPersonIdEncoder(org)(1n).slice('ACME_01_'.length));
   });
 });
-

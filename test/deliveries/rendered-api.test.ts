@@ -24,7 +24,9 @@ beforeAll(async () => {
   }
   d = await setupDeliveries({ dataDir });
 }, 180_000);
-afterAll(async () => { await d?.close(); });
+afterAll(async () => {
+  await d?.close();
+});
 
 /** A fresh audience of every person (a new audience each time: an identical one would be a free re-delivery). */
 const everyone = () => d.audience([cond('age', '>=', 0)]);
@@ -41,7 +43,18 @@ describe('rendered rows in deliveries', () => {
   it('the warm-up renders standard_enrichment in csv and avro beside the release; deliveries then copy them, byte for byte as before', async () => {
     const before = { csv: await deliveredBytes(), avro: await deliveredBytes({ output_format: 'avro' }) };
     const built = await d.t.services.deliveries.warmRenderedRows();
-    expect(built.map((b) => [path.basename(b.path).replace(/^.*\.rows-v1-/, '').replace(/-[0-9a-f]{16}\.bin$/, ''), b.built])).toEqual([['csv', true], ['avro', true]]);
+    expect(
+      built.map((b) => [
+        path
+          .basename(b.path)
+          .replace(/^.*\.rows-v1-/, '')
+          .replace(/-[0-9a-f]{16}\.bin$/, ''),
+        b.built,
+      ]),
+    ).toEqual([
+      ['csv', true],
+      ['avro', true],
+    ]);
     for (const b of built) expect(path.dirname(b.path)).toBe(path.join(dataDir, 'warehouse', 'releases'));
     expect((await d.t.services.deliveries.warmRenderedRows()).map((b) => b.built)).toEqual([false, false]);
 

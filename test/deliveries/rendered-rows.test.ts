@@ -9,8 +9,13 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
-  buildRenderedRows, exportRows, ExportFailedError, isCurrentRenderedRows, renderedRowsFileOf,
-  type ExportFormat, type ExportRequest,
+  buildRenderedRows,
+  exportRows,
+  ExportFailedError,
+  isCurrentRenderedRows,
+  renderedRowsFileOf,
+  type ExportFormat,
+  type ExportRequest,
 } from '../../src/export-engine/index.ts';
 import { fieldColumn } from '../../src/export-engine/columns.ts';
 import { openRenderedRows } from '../../src/export-engine/rendered/file.ts';
@@ -29,10 +34,19 @@ const files = new Map<string, string>();
 
 const sha = (file: string) => createHash('sha256').update(fs.readFileSync(file)).digest('hex');
 const request = (format: ExportFormat, o: Partial<ExportRequest> = {}): ExportRequest => ({
-  warehouse: wh, members: ADULTS, fields, personIds, format, compression: 'none', outputDir: tempDir(`rendered-${format}`), partRows: 1000, ...o,
+  warehouse: wh,
+  members: ADULTS,
+  fields,
+  personIds,
+  format,
+  compression: 'none',
+  outputDir: tempDir(`rendered-${format}`),
+  partRows: 1000,
+  ...o,
 });
 const lookup = (key: string) => [...files.values()].find((p) => p.includes(key)) ?? null;
-const digests = (r: Awaited<ReturnType<typeof exportRows>>) => r.parts.map((p) => ({ name: p.name, rows: p.rows, bytes: p.bytes, sha: sha(p.path) }));
+const digests = (r: Awaited<ReturnType<typeof exportRows>>) =>
+  r.parts.map((p) => ({ name: p.name, rows: p.rows, bytes: p.bytes, sha: sha(p.path) }));
 
 beforeAll(async () => {
   wh = await exportWarehouse();
@@ -45,7 +59,7 @@ beforeAll(async () => {
 }, 120_000);
 
 describe('rendered rows', () => {
-  it('are a sidecar of the release per format family, complete, with the graph\'s dense keys; a second build is a no-op', async () => {
+  it("are a sidecar of the release per format family, complete, with the graph's dense keys; a second build is a no-op", async () => {
     const persons = Number((await wh.query<{ n: bigint }>('SELECT count(*) AS n FROM graph.persons'))[0]!.n);
     for (const [format, file] of files) {
       expect(path.dirname(file)).toBe(path.dirname(releaseFile));
@@ -69,7 +83,13 @@ describe('rendered rows', () => {
     const members = Number((await wh.query<{ n: bigint }>(`SELECT count(*) AS n FROM (${ADULTS.sql})`))[0]!.n);
     // More than one 2,048-row unit, and parts that split units.
     expect(members).toBeGreaterThan(2048);
-    for (const [format, compression] of [['csv', 'none'], ['csv', 'gzip'], ['json', 'none'], ['jsonl', 'gzip'], ['avro', 'none']] as const) {
+    for (const [format, compression] of [
+      ['csv', 'none'],
+      ['csv', 'gzip'],
+      ['json', 'none'],
+      ['jsonl', 'gzip'],
+      ['avro', 'none'],
+    ] as const) {
       const engine = await exportRows(request(format, { compression }));
       const rendered = await exportRows(request(format, { compression, renderedRows: lookup }));
       expect(rendered.output_record_count).toBe(members);
@@ -105,14 +125,23 @@ describe('rendered rows', () => {
     }
     // A matched audience (row_id first, the customer's order) never uses rendered rows: the lookup is not even asked.
     let asked = 0;
-    const counting = (key: string) => { asked++; return lookup(key); };
+    const counting = (key: string) => {
+      asked++;
+      return lookup(key);
+    };
     await exportRows(request('csv', { renderedRows: counting }));
     expect(asked).toBe(1);
     const source = path.join(dir, 'rows.parquet');
-    await wh.query(`COPY (SELECT 'r' || person_key AS row_id, person_key FROM graph.persons WHERE age >= 70) TO '${source}' (FORMAT parquet)`);
-    const matched = await exportRows(request('csv', {
-      members: { sql: 'SELECT person_key FROM graph.persons WHERE age >= 70' }, matched: { path: source, includeUnmatched: false }, renderedRows: counting,
-    }));
+    await wh.query(
+      `COPY (SELECT 'r' || person_key AS row_id, person_key FROM graph.persons WHERE age >= 70) TO '${source}' (FORMAT parquet)`,
+    );
+    const matched = await exportRows(
+      request('csv', {
+        members: { sql: 'SELECT person_key FROM graph.persons WHERE age >= 70' },
+        matched: { path: source, includeUnmatched: false },
+        renderedRows: counting,
+      }),
+    );
     expect(asked).toBe(1);
     expect(matched.columns[0]).toBe('row_id');
   });
@@ -120,7 +149,13 @@ describe('rendered rows', () => {
   it('a file without a dense key run is searched by key; a member it lacks fails the export', async () => {
     // Rendered from the persons under 60 only: keys with gaps, so the file carries its key section.
     const subset = '(SELECT * FROM graph.persons WHERE age < 60)';
-    const partial = await buildRenderedRows({ warehouse: wh, releaseFile: path.join(tempDir('rendered-subset'), 'graph-1.0-x.duckdb'), fields, format: 'csv', personsTable: subset });
+    const partial = await buildRenderedRows({
+      warehouse: wh,
+      releaseFile: path.join(tempDir('rendered-subset'), 'graph-1.0-x.duckdb'),
+      fields,
+      format: 'csv',
+      personsTable: subset,
+    });
     const { key } = renderedRowsFileOf(releaseFile, fields, 'csv');
     const reader = openRenderedRows(partial.path, key)!;
     expect(reader.denseFrom).toBeNull();
@@ -129,17 +164,20 @@ describe('rendered rows', () => {
     const engine = await exportRows(request('csv', { members: young }));
     const rendered = await exportRows(request('csv', { members: young, renderedRows: () => partial.path }));
     expect(digests(rendered)).toEqual(digests(engine));
-    await expect(exportRows(request('csv', { members: ADULTS, renderedRows: () => partial.path })))
-      .rejects.toThrow(ExportFailedError);
-    await expect(exportRows(request('csv', { members: ADULTS, renderedRows: () => partial.path })))
-      .rejects.toThrow(/is not a person of the release's rendered rows/);
+    await expect(exportRows(request('csv', { members: ADULTS, renderedRows: () => partial.path }))).rejects.toThrow(ExportFailedError);
+    await expect(exportRows(request('csv', { members: ADULTS, renderedRows: () => partial.path }))).rejects.toThrow(
+      /is not a person of the release's rendered rows/,
+    );
   });
 
   it('an empty audience gives the same header-only part; repeated members count once', async () => {
     const none = { sql: 'SELECT person_key FROM graph.persons WHERE FALSE' };
-    expect(digests(await exportRows(request('avro', { members: none, renderedRows: lookup }))))
-      .toEqual(digests(await exportRows(request('avro', { members: none }))));
-    const twice = { sql: 'SELECT person_key FROM graph.persons WHERE age >= 80 UNION ALL SELECT person_key FROM graph.persons WHERE age >= 70' };
+    expect(digests(await exportRows(request('avro', { members: none, renderedRows: lookup })))).toEqual(
+      digests(await exportRows(request('avro', { members: none }))),
+    );
+    const twice = {
+      sql: 'SELECT person_key FROM graph.persons WHERE age >= 80 UNION ALL SELECT person_key FROM graph.persons WHERE age >= 70',
+    };
     const rendered = await exportRows(request('csv', { members: twice, renderedRows: lookup }));
     expect(digests(rendered)).toEqual(digests(await exportRows(request('csv', { members: twice }))));
   });
@@ -150,6 +188,11 @@ describe('rendered rows', () => {
     expect(renderedRowsKey('jsonl', age)).toBe(renderedRowsKey('json', age));
     expect(renderedRowsKey('avro', age)).toMatch(/^avro-[0-9a-f]{16}$/);
     expect(renderedRowsKey('avro', age).slice(5)).not.toBe(renderedRowsKey('csv', age).slice(4));
-    expect(renderedRowsKey('csv', catalogFields(['age', 'gender']).map((f) => fieldColumn(f)))).not.toBe(renderedRowsKey('csv', age));
+    expect(
+      renderedRowsKey(
+        'csv',
+        catalogFields(['age', 'gender']).map((f) => fieldColumn(f)),
+      ),
+    ).not.toBe(renderedRowsKey('csv', age));
   });
 });

@@ -17,7 +17,9 @@ beforeAll(async () => {
   aud = await d.audience([cond('state', '=', 'CA')]);
   delivered = (await d.waitDone(aud, (await d.deliver(aud, { field_list: ['age'] })).body.delivery_id)).delivery_id;
 }, 120_000);
-afterAll(async () => { await d?.close(); });
+afterAll(async () => {
+  await d?.close();
+});
 
 /** Everything a refused request must leave as it was. */
 async function snapshot() {
@@ -28,11 +30,22 @@ describe('delivery rules', () => {
   it("another organization's audience, delivery and destination are 404", async () => {
     const other = await createTestOrg(d.t);
     const tok = await other.token();
-    const dest = (await d.call('POST', '/v1/delivery-destinations', { kind: 'sftp', name: 'x', config: { host: 'sftp.example.com', username: 'u' }, secrets: { password: 'p' } })).body;
+    const dest = (
+      await d.call('POST', '/v1/delivery-destinations', {
+        kind: 'sftp',
+        name: 'x',
+        config: { host: 'sftp.example.com', username: 'u' },
+        secrets: { password: 'p' },
+      })
+    ).body;
     const cases: [string, string, unknown?][] = [
-      ['GET', `/v1/audiences/${aud}/deliveries`], ['GET', `/v1/audiences/${aud}/deliveries/${delivered}`],
-      ['POST', `/v1/audiences/${aud}/deliveries`, {}], ['POST', `/v1/audiences/${aud}/deliveries/quote`, {}],
-      ['GET', `/v1/delivery-destinations/${dest.id}`], ['POST', `/v1/delivery-destinations/${dest.id}/test`], ['DELETE', `/v1/delivery-destinations/${dest.id}`],
+      ['GET', `/v1/audiences/${aud}/deliveries`],
+      ['GET', `/v1/audiences/${aud}/deliveries/${delivered}`],
+      ['POST', `/v1/audiences/${aud}/deliveries`, {}],
+      ['POST', `/v1/audiences/${aud}/deliveries/quote`, {}],
+      ['GET', `/v1/delivery-destinations/${dest.id}`],
+      ['POST', `/v1/delivery-destinations/${dest.id}/test`],
+      ['DELETE', `/v1/delivery-destinations/${dest.id}`],
     ];
     for (const [method, url, body] of cases) {
       const res = await d.call(method, url, body, tok);
@@ -41,7 +54,12 @@ describe('delivery rules', () => {
     }
     // Their own audience cannot name our destination either.
     const s2 = await d.call('POST', '/v1/segments', { name: 'o', filters: [cond('state', '=', 'CA')] }, tok);
-    const res = await d.call('POST', `/v1/audiences/${s2.body.audience_id}/deliveries`, { destination: 'sftp', destination_id: dest.id }, tok);
+    const res = await d.call(
+      'POST',
+      `/v1/audiences/${s2.body.audience_id}/deliveries`,
+      { destination: 'sftp', destination_id: dest.id },
+      tok,
+    );
     expect(res.body.error).toBe('DESTINATION_NOT_FOUND');
     // And a delivery id of ours under another audience of ours is not found.
     const aud2 = await d.audience([cond('state', '=', 'TX')]);
@@ -53,8 +71,10 @@ describe('delivery rules', () => {
     const creator = await d.org.token(['discovery', 'creator']);
     const before = await snapshot();
     for (const [method, url, tok] of [
-      ['POST', `/v1/audiences/${aud}/deliveries`, discovery], ['POST', `/v1/audiences/${aud}/deliveries/quote`, discovery],
-      ['POST', '/v1/delivery-destinations', creator], ['GET', '/v1/delivery-destinations', creator],
+      ['POST', `/v1/audiences/${aud}/deliveries`, discovery],
+      ['POST', `/v1/audiences/${aud}/deliveries/quote`, discovery],
+      ['POST', '/v1/delivery-destinations', creator],
+      ['GET', '/v1/delivery-destinations', creator],
     ] as const) {
       const res = await d.call(method, url, method === 'POST' ? {} : undefined, tok);
       expect([url, res.status, res.body.error]).toEqual([url, 403, 'SCOPE_REQUIRED']);
@@ -95,7 +115,14 @@ describe('delivery rules', () => {
     const q = (await d.call('POST', `/v1/audiences/${aud}/deliveries/quote`, { field_list: ['age', 'state'] })).body;
     const mismatch = await d.deliver(aud, { field_list: ['state'], quote_id: q.quote_id });
     expect([mismatch.status, mismatch.body.error]).toEqual([409, 'QUOTE_MISMATCH']);
-    const s3Dest = (await d.call('POST', '/v1/delivery-destinations', { kind: 's3', name: 'b', config: { region: 'us-east-1', bucket: 'exports' }, secrets: { access_key_id: 'a', secret_access_key: 'b' } })).body;
+    const s3Dest = (
+      await d.call('POST', '/v1/delivery-destinations', {
+        kind: 's3',
+        name: 'b',
+        config: { region: 'us-east-1', bucket: 'exports' },
+        secrets: { access_key_id: 'a', secret_access_key: 'b' },
+      })
+    ).body;
     const kind = await d.deliver(aud, { destination: 'sftp', destination_id: s3Dest.id });
     expect([kind.status, kind.body.error]).toEqual([400, 'DESTINATION_KIND_MISMATCH']);
     expect((await d.call('GET', `/v1/audiences/${aud}/deliveries/dlv_nope`)).body.error).toBe('DELIVERY_NOT_FOUND');
@@ -105,9 +132,13 @@ describe('delivery rules', () => {
   it('Idempotency-Key replays the same delivery and refuses a different body under the same key', async () => {
     const a = await d.audience([cond('state', '=', 'FL')]);
     const tok = await d.org.token();
-    const send = (body: object) => d.t.app.inject({
-      method: 'POST', url: `/v1/audiences/${a}/deliveries`, headers: { ...bearer(tok), 'idempotency-key': 'dlv-key-1' }, payload: body,
-    });
+    const send = (body: object) =>
+      d.t.app.inject({
+        method: 'POST',
+        url: `/v1/audiences/${a}/deliveries`,
+        headers: { ...bearer(tok), 'idempotency-key': 'dlv-key-1' },
+        payload: body,
+      });
     const first = await send({ field_list: ['age'] });
     expect(first.statusCode).toBe(202);
     const replay = await send({ field_list: ['age'] });
@@ -123,7 +154,11 @@ describe('delivery rules', () => {
   it('409 AUDIENCE_PENDING while a member segment builds, also through POST /v1/match/{match_id}/deliveries', async () => {
     const fm = await d.call('POST', '/v1/match/file', { name: 'crm' });
     expect(fm.status).toBe(201);
-    for (const url of [`/v1/audiences/${fm.body.audience_id}/deliveries`, `/v1/match/${fm.body.match_id}/deliveries`, `/v1/audiences/${fm.body.audience_id}/deliveries/quote`]) {
+    for (const url of [
+      `/v1/audiences/${fm.body.audience_id}/deliveries`,
+      `/v1/match/${fm.body.match_id}/deliveries`,
+      `/v1/audiences/${fm.body.audience_id}/deliveries/quote`,
+    ]) {
       const res = await d.call('POST', url, {});
       expect([url, res.status, res.body.error]).toEqual([url, 409, 'AUDIENCE_PENDING']);
     }
@@ -156,8 +191,11 @@ describe('delivery rules', () => {
     const res = await d.call('POST', `/v1/audiences/${audience}/deliveries`, {}, tok);
     expect(res.status).toBe(402);
     expect(res.body).toMatchObject({
-      error: 'BILLING_INSUFFICIENT_BALANCE', required_amount: quote.cost_estimate.total_cost, available_balance: 0.1,
-      amount_needed: Math.round(quote.cost_estimate.total_cost * 100 - 10) / 100, request_id: expect.any(String),
+      error: 'BILLING_INSUFFICIENT_BALANCE',
+      required_amount: quote.cost_estimate.total_cost,
+      available_balance: 0.1,
+      amount_needed: Math.round(quote.cost_estimate.total_cost * 100 - 10) / 100,
+      request_id: expect.any(String),
     });
     expect((await d.call('GET', `/v1/audiences/${audience}/deliveries`, undefined, tok)).body.deliveries).toEqual([]);
     expect(await d.t.services.billing.ledger(poor.orgId)).toEqual([]);

@@ -21,7 +21,10 @@ export const refuseAll: LookupFunction = (hostname, _options, callback) => {
 /** A TCP server that only counts connections (to prove none was opened). */
 export async function connectionCounter(): Promise<{ port: number; count: () => number; close: () => Promise<void> }> {
   let n = 0;
-  const server = net.createServer((s) => { n++; s.destroy(); });
+  const server = net.createServer((s) => {
+    n++;
+    s.destroy();
+  });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
     port: (server.address() as net.AddressInfo).port,

@@ -2,7 +2,12 @@ import fs from 'node:fs';
 import { GetObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  DestinationAuthError, DestinationBlockedError, DestinationConfigError, DestinationWriteError, MULTIPART_PART_BYTES, s3Destination,
+  DestinationAuthError,
+  DestinationBlockedError,
+  DestinationConfigError,
+  DestinationWriteError,
+  MULTIPART_PART_BYTES,
+  s3Destination,
 } from '../../src/destinations/index.ts';
 import { S3_ACCESS_KEY_ID, S3_SECRET_ACCESS_KEY, startS3Server, type S3Server } from '../helpers/s3-server.ts';
 import { connectionCounter, lookedUp, loopbackOnly, makeParts, refuseAll } from './helpers.ts';
@@ -12,12 +17,21 @@ let reader: S3Client;
 const net = { lookup: loopbackOnly, timeoutMs: 10_000 };
 const secrets = () => s3Destination.checkSecrets({ access_key_id: S3_ACCESS_KEY_ID, secret_access_key: S3_SECRET_ACCESS_KEY });
 const config = (extra: Record<string, unknown> = {}) =>
-  s3Destination.checkConfig({ endpoint: server.endpoint, region: 'us-east-1', bucket: server.bucket, force_path_style: true, prefix: 'exports/', ...extra });
+  s3Destination.checkConfig({
+    endpoint: server.endpoint,
+    region: 'us-east-1',
+    bucket: server.bucket,
+    force_path_style: true,
+    prefix: 'exports/',
+    ...extra,
+  });
 
 beforeAll(async () => {
   server = await startS3Server();
   reader = new S3Client({
-    endpoint: server.endpoint, region: 'us-east-1', forcePathStyle: true,
+    endpoint: server.endpoint,
+    region: 'us-east-1',
+    forcePathStyle: true,
     credentials: { accessKeyId: S3_ACCESS_KEY_ID, secretAccessKey: S3_SECRET_ACCESS_KEY },
   });
 });
@@ -48,14 +62,21 @@ describe('s3 destination (s3rver on loopback)', () => {
     const denied = s3Destination.upload(makeParts(10).parts.slice(0, 1), { orgId: 'o', deliveryId: 'd' }, config(), badKey, net);
     await expect(denied).rejects.toBeInstanceOf(DestinationAuthError);
     await expect(s3Destination.testConnection(config(), badKey, net)).rejects.toMatchObject({ code: 'DESTINATION_AUTH_FAILED' });
-    await expect(s3Destination.testConnection(config({ bucket: 'no-such-bucket' }), secrets(), net)).rejects.toBeInstanceOf(DestinationWriteError);
+    await expect(s3Destination.testConnection(config({ bucket: 'no-such-bucket' }), secrets(), net)).rejects.toBeInstanceOf(
+      DestinationWriteError,
+    );
   });
 
   it('never opens a connection to an endpoint the lookup refuses', async () => {
     const counter = await connectionCounter();
     try {
       lookedUp.length = 0;
-      const c = s3Destination.checkConfig({ endpoint: `http://127.0.0.1:${counter.port}`, region: 'us-east-1', bucket: 'b-1', force_path_style: true });
+      const c = s3Destination.checkConfig({
+        endpoint: `http://127.0.0.1:${counter.port}`,
+        region: 'us-east-1',
+        bucket: 'b-1',
+        force_path_style: true,
+      });
       const attempt = s3Destination.testConnection(c, secrets(), { lookup: refuseAll });
       await expect(attempt).rejects.toBeInstanceOf(DestinationBlockedError);
       expect(lookedUp.length).toBeGreaterThan(0);
@@ -73,7 +94,9 @@ describe('s3 destination (s3rver on loopback)', () => {
     } catch (e) {
       expect(e).toBeInstanceOf(DestinationConfigError);
       expect((e as DestinationConfigError).issues).toEqual([
-        'config.endpoint must be an http(s) URL', 'config.region has an invalid value', 'config.bucket has an invalid value',
+        'config.endpoint must be an http(s) URL',
+        'config.region has an invalid value',
+        'config.bucket has an invalid value',
         'object_key_template may only hold letters, digits, . _ - and / between non-empty segments',
       ]);
     }

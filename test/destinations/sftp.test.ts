@@ -2,7 +2,12 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  DestinationAuthError, DestinationBlockedError, DestinationConfigError, DestinationUnreachableError, DestinationWriteError, sftpDestination,
+  DestinationAuthError,
+  DestinationBlockedError,
+  DestinationConfigError,
+  DestinationUnreachableError,
+  DestinationWriteError,
+  sftpDestination,
 } from '../../src/destinations/index.ts';
 import { startSftpServer, type SftpServer } from '../helpers/sftp-server.ts';
 import { connectionCounter, lookedUp, loopbackOnly, makeParts, refuseAll } from './helpers.ts';
@@ -11,8 +16,12 @@ let server: SftpServer;
 const net = { lookup: loopbackOnly, timeoutMs: 10_000 };
 const target = { orgId: 'org_1', deliveryId: 'dlv_abc' };
 
-beforeAll(async () => { server = await startSftpServer(); }, 240_000);
-afterAll(async () => { await server?.stop(); });
+beforeAll(async () => {
+  server = await startSftpServer();
+}, 240_000);
+afterAll(async () => {
+  await server?.stop();
+});
 
 const config = (extra: Record<string, unknown> = {}) =>
   sftpDestination.checkConfig({ host: server.host, port: server.port, username: server.username, remote_dir: server.root, ...extra });
@@ -69,8 +78,11 @@ describe('sftp destination (OpenSSH on loopback)', () => {
       sftpDestination.checkConfig({ port: 0, user: 'x', file_name_template: '../{delivery_id}' });
     } catch (e) {
       expect((e as DestinationConfigError).issues).toEqual([
-        'config.user is not a known setting', 'config.host is required', 'config.port must be an integer from 1 to 65535',
-        'config.username is required', 'file_name_template must contain {part}',
+        'config.user is not a known setting',
+        'config.host is required',
+        'config.port must be an integer from 1 to 65535',
+        'config.username is required',
+        'file_name_template must contain {part}',
         'file_name_template may only hold letters, digits, . _ -',
       ]);
     }

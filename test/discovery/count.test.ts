@@ -58,15 +58,32 @@ describe('POST /v1/discovery/count (spec 4.2)', () => {
     ['BETWEEN', [{ field: 'age', op: 'BETWEEN', value: [30, 40] }], (r) => r.age !== null && Number(r.age) >= 30 && Number(r.age) <= 40],
     ['LIKE', [{ field: 'city', op: 'LIKE', value: 'SAN%' }], (r) => s(r.city)?.startsWith('SAN') === true],
     ['ARRAY_CONTAINS', [{ field: 'interests', op: 'ARRAY_CONTAINS', value: 'golf' }], (r) => hasInterest(r, 'golf')],
-    ['ARRAY_CONTAINS_ANY', [{ field: 'interests', op: 'ARRAY_CONTAINS_ANY', value: ['golf', 'fishing'] }], (r) => hasInterest(r, 'golf') || hasInterest(r, 'fishing')],
+    [
+      'ARRAY_CONTAINS_ANY',
+      [{ field: 'interests', op: 'ARRAY_CONTAINS_ANY', value: ['golf', 'fishing'] }],
+      (r) => hasInterest(r, 'golf') || hasInterest(r, 'fishing'),
+    ],
     ['IS NULL', [{ field: 'education', op: 'IS NULL' }], (r) => r.education === null],
     ['IS NOT NULL', [{ field: 'education', op: 'IS NOT NULL' }], (r) => r.education !== null],
-    ['case_insensitive IN', [{ field: 'city', op: 'IN', value: ['los angeles', 'Houston'], text_comparison: 'case_insensitive' }],
-      (r) => ['LOS ANGELES', 'HOUSTON'].includes(s(r.city)?.toUpperCase() ?? '')],
-    ['trim + case_insensitive =', [{ field: 'state', op: '=', value: '  ca ', text_comparison: 'case_insensitive', trim_whitespace: true }], (r) => r.state === 'CA'],
+    [
+      'case_insensitive IN',
+      [{ field: 'city', op: 'IN', value: ['los angeles', 'Houston'], text_comparison: 'case_insensitive' }],
+      (r) => ['LOS ANGELES', 'HOUSTON'].includes(s(r.city)?.toUpperCase() ?? ''),
+    ],
+    [
+      'trim + case_insensitive =',
+      [{ field: 'state', op: '=', value: '  ca ', text_comparison: 'case_insensitive', trim_whitespace: true }],
+      (r) => r.state === 'CA',
+    ],
     ['alias zip -> zip5 LIKE', [{ field: 'zip', op: 'LIKE', value: '9%' }], (r) => s(r.zip5)?.startsWith('9') === true],
-    ['AND of two', [{ field: 'state', op: 'IN', value: ['CA', 'TX'] }, { field: 'age', op: 'BETWEEN', value: [25, 54] }],
-      (r) => ['CA', 'TX'].includes(s(r.state)!) && Number(r.age) >= 25 && Number(r.age) <= 54],
+    [
+      'AND of two',
+      [
+        { field: 'state', op: 'IN', value: ['CA', 'TX'] },
+        { field: 'age', op: 'BETWEEN', value: [25, 54] },
+      ],
+      (r) => ['CA', 'TX'].includes(s(r.state)!) && Number(r.age) >= 25 && Number(r.age) <= 54,
+    ],
   ];
 
   // Counts are shown through the privacy layer: the independent true count plus the noise of its member set.
@@ -80,16 +97,33 @@ describe('POST /v1/discovery/count (spec 4.2)', () => {
 
   it('filter_groups: AND binds tighter than OR', async () => {
     const filter_groups = [
-      { id: 'g1', combinator: 'AND', filters: [{ field: 'state', op: '=', value: 'CA' }, { field: 'age', op: '>=', value: 50 }] },
+      {
+        id: 'g1',
+        combinator: 'AND',
+        filters: [
+          { field: 'state', op: '=', value: 'CA' },
+          { field: 'age', op: '>=', value: 50 },
+        ],
+      },
       { id: 'g2', combinator: 'OR', filters: [{ field: 'state', op: '=', value: 'TX' }] },
     ];
     const res = await count({ filter_groups });
     expect(res.statusCode, res.body).toBe(200);
-    expect(res.json().count).toBe(await shownSet({ filter_groups }, keysWhere((r) => (r.state === 'CA' && Number(r.age) >= 50) || r.state === 'TX')));
+    expect(res.json().count).toBe(
+      await shownSet(
+        { filter_groups },
+        keysWhere((r) => (r.state === 'CA' && Number(r.age) >= 50) || r.state === 'TX'),
+      ),
+    );
   });
 
   it('400 INVALID_FILTER with issues and suggestions, before any warehouse work', async () => {
-    const res = await count({ filters: [{ field: 'stat', op: '=', value: 'CA' }, { field: 'age', op: 'LIKE', value: '3%' }] });
+    const res = await count({
+      filters: [
+        { field: 'stat', op: '=', value: 'CA' },
+        { field: 'age', op: 'LIKE', value: '3%' },
+      ],
+    });
     expect(res.statusCode).toBe(400);
     const body = res.json();
     expect(body.error).toBe('INVALID_FILTER');
@@ -122,8 +156,17 @@ describe('POST /v1/discovery/count (spec 4.2)', () => {
     const adults = rows.filter((r) => Number(r.age) >= 18);
     const byState = new Map<string | null, number>();
     for (const r of adults) byState.set(s(r.state), (byState.get(s(r.state)) ?? 0) + 1);
-    expect(body.count).toBe(await shownSet({ filters }, adults.map((r) => r.person_key)));
-    const expected = await shownSetGroups({ filters }, 'state', bucketKeys(adults, (r) => s(r.state)));
+    expect(body.count).toBe(
+      await shownSet(
+        { filters },
+        adults.map((r) => r.person_key),
+      ),
+    );
+    const expected = await shownSetGroups(
+      { filters },
+      'state',
+      bucketKeys(adults, (r) => s(r.state)),
+    );
     expect(body.groups).toEqual(expected.groups);
     expect(body.suppressed_groups).toBe(expected.suppressed_groups);
     expect(body.suppressed_groups).toBeGreaterThan(0);
@@ -137,7 +180,11 @@ describe('POST /v1/discovery/count (spec 4.2)', () => {
   });
 
   it('group_by refuses PII, lists and unknown fields', async () => {
-    for (const [field, code] of [['first_name', 'FIELD_NOT_GROUPABLE'], ['interests', 'FIELD_NOT_GROUPABLE'], ['stat', 'UNKNOWN_FILTER_FIELD']]) {
+    for (const [field, code] of [
+      ['first_name', 'FIELD_NOT_GROUPABLE'],
+      ['interests', 'FIELD_NOT_GROUPABLE'],
+      ['stat', 'UNKNOWN_FILTER_FIELD'],
+    ]) {
       const res = await count({ filters: [{ field: 'state', op: '=', value: 'CA' }], group_by: field });
       expect(res.statusCode, field).toBe(400);
       expect(res.json().error).toBe('INVALID_GROUP_BY');
@@ -151,11 +198,23 @@ describe('POST /v1/discovery/count (spec 4.2)', () => {
     expect(res.statusCode, res.body).toBe(200);
     const { count: total, breakdowns } = res.json();
     const matching = rows.filter((r) => ['CA', 'TX', 'NY', 'FL'].includes(s(r.state)!));
-    expect(total).toBe(await shownSet({ filters }, matching.map((r) => r.person_key)));
+    expect(total).toBe(
+      await shownSet(
+        { filters },
+        matching.map((r) => r.person_key),
+      ),
+    );
     expect(Object.keys(breakdowns).sort()).toEqual(['age_band', 'gender', 'income_band', 'state']);
-    expect(breakdowns.gender).toEqual(await shownSetGroups({ filters }, 'gender', bucketKeys(matching, (r) => s(r.gender))));
+    expect(breakdowns.gender).toEqual(
+      await shownSetGroups(
+        { filters },
+        'gender',
+        bucketKeys(matching, (r) => s(r.gender)),
+      ),
+    );
     expect(breakdowns.state.groups.map((g: { group_value: string }) => g.group_value).sort()).toEqual(['CA', 'FL', 'NY', 'TX']);
-    for (const b of Object.values(breakdowns) as { groups: { count: number }[] }[]) for (const g of b.groups) expect(g.count).toBeGreaterThanOrEqual(50);
+    for (const b of Object.values(breakdowns) as { groups: { count: number }[] }[])
+      for (const g of b.groups) expect(g.count).toBeGreaterThanOrEqual(50);
   });
 
   it('computes every breakdown bucket exactly, NULL buckets included, and suppresses the small ones', async () => {
@@ -165,32 +224,58 @@ describe('POST /v1/discovery/count (spec 4.2)', () => {
       return a < 18 ? 'under_18' : a < 25 ? '18_24' : a < 35 ? '25_34' : a < 45 ? '35_44' : a < 55 ? '45_54' : a < 65 ? '55_64' : '65_plus';
     };
     const dims: Record<string, (r: PersonRow) => string | null> = {
-      gender: (r) => s(r.gender), age_band: (r) => band(r.age), income_band: (r) => s(r.income_band),
+      gender: (r) => s(r.gender),
+      age_band: (r) => band(r.age),
+      income_band: (r) => s(r.income_band),
     };
     const filters = [{ field: 'age', op: '>=', value: 21 }];
     const res = await count({ filters });
     expect(res.statusCode, res.body).toBe(200);
     const { count: total, breakdowns } = res.json();
     const matching = rows.filter((r) => r.age !== null && Number(r.age) >= 21);
-    expect(total).toBe(await shownSet({ filters }, matching.map((r) => r.person_key)));
+    expect(total).toBe(
+      await shownSet(
+        { filters },
+        matching.map((r) => r.person_key),
+      ),
+    );
     for (const [name, of] of Object.entries(dims)) {
       const truth = new Map<string | null, number>();
       for (const r of matching) truth.set(of(r), (truth.get(of(r)) ?? 0) + 1);
       const got = breakdowns[name] as { groups: { group_value: string | null; count: number }[]; suppressed_groups: number };
       expect(got, name).toEqual(await shownSetGroups({ filters }, name, bucketKeys(matching, of)));
       // A NULL bucket is a bucket like any other.
-      if (truth.has(null) && truth.get(null)! >= 50) expect(got.groups.some((g) => g.group_value === null), name).toBe(true);
+      if (truth.has(null) && truth.get(null)! >= 50)
+        expect(
+          got.groups.some((g) => g.group_value === null),
+          name,
+        ).toBe(true);
       // Below the threshold band every bucket is suppressed, at or above the floor every one is shown.
       for (const [v, n] of truth) {
-        if (n < 42) expect(got.groups.some((g) => g.group_value === v), `${name} ${v}`).toBe(false);
-        if (n >= 50) expect(got.groups.some((g) => g.group_value === v), `${name} ${v}`).toBe(true);
+        if (n < 42)
+          expect(
+            got.groups.some((g) => g.group_value === v),
+            `${name} ${v}`,
+          ).toBe(false);
+        if (n >= 50)
+          expect(
+            got.groups.some((g) => g.group_value === v),
+            `${name} ${v}`,
+          ).toBe(true);
       }
     }
     // State: the ten largest states and `other` for the rest (protected as one bucket).
     const byState = new Map<string | null, number>();
     for (const r of matching) byState.set(s(r.state), (byState.get(s(r.state)) ?? 0) + 1);
     const state = breakdowns.state as { groups: { group_value: string | null; count: number }[] };
-    expect(state).toEqual(await shownSetGroups({ filters }, 'state', bucketKeys(matching, (r) => s(r.state)), 10));
+    expect(state).toEqual(
+      await shownSetGroups(
+        { filters },
+        'state',
+        bucketKeys(matching, (r) => s(r.state)),
+        10,
+      ),
+    );
     expect(state.groups.some((g) => g.group_value === 'other')).toBe(true);
     expect(state.groups.filter((g) => g.group_value !== 'other').length).toBeLessThanOrEqual(10);
   });
@@ -198,7 +283,10 @@ describe('POST /v1/discovery/count (spec 4.2)', () => {
   it('a lower-case state is a 400 naming the upper-case value (not an empty count below the floor)', async () => {
     const res = await count({ filters: [{ field: 'state', op: '=', value: 'ca' }] });
     expect(res.statusCode).toBe(400);
-    expect(res.json()).toMatchObject({ error: 'INVALID_FILTER', issues: [{ path: '$.filters[0].value', code: 'INVALID_FILTER_VALUE', suggestions: ['CA'] }] });
+    expect(res.json()).toMatchObject({
+      error: 'INVALID_FILTER',
+      issues: [{ path: '$.filters[0].value', code: 'INVALID_FILTER_VALUE', suggestions: ['CA'] }],
+    });
     const folded = await count({ filters: [{ field: 'state', op: '=', value: 'ca', text_comparison: 'case_insensitive' }] });
     expect(folded.statusCode).toBe(200);
   });

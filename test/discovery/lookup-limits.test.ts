@@ -30,7 +30,11 @@ describe('lookup, compute budget, no differencing refusals, scopes', () => {
 
   it('lookup returns masked rows of the requested non-PII fields only, with total_matched', async () => {
     const token = await (await createTestOrg(t)).token(['discovery']);
-    const res = await post('/v1/discovery/lookup', token, { filters: CA, fields: ['state', 'age', 'gender', 'zip', 'home_value'], limit: 5 });
+    const res = await post('/v1/discovery/lookup', token, {
+      filters: CA,
+      fields: ['state', 'age', 'gender', 'zip', 'home_value'],
+      limit: 5,
+    });
     expect(res.statusCode, res.body).toBe(200);
     const body = res.json();
     expect(body.rows).toHaveLength(5);
@@ -43,7 +47,11 @@ describe('lookup, compute budget, no differencing refusals, scopes', () => {
       if (row.home_value !== null) expect(row.home_value).toMatch(/^\d*00000-\d*99999$/);
     }
     // A list-valued field is returned decoded (a row only when its combination is k-anonymous).
-    const lists = await post('/v1/discovery/lookup', token, { filters: CA, fields: ['state', 'presence_of_children', 'interests'], limit: 5 });
+    const lists = await post('/v1/discovery/lookup', token, {
+      filters: CA,
+      fields: ['state', 'presence_of_children', 'interests'],
+      limit: 5,
+    });
     expect(lists.statusCode, lists.body).toBe(200);
     for (const row of lists.json().rows) expect(Array.isArray(row.interests)).toBe(true);
     expect(body.total_matched).toBeGreaterThan(50);

@@ -13,13 +13,27 @@ import type { MembershipQuery, SegmentMembership } from '../../src/graph/members
 import type { CatalogField } from '../../src/graph/field-types.ts';
 
 const field = (name: string, type: CatalogField['type']): CatalogField => ({
-  name, type, description: '', category: 'test', filterable: true, aliases: [], pii: false, tags: [], enrichment_price_cents: 0,
-  operators: ['=', '!=', '<', '>=', 'IN', 'IS NULL'], storage: { kind: 'column', column: name },
+  name,
+  type,
+  description: '',
+  category: 'test',
+  filterable: true,
+  aliases: [],
+  pii: false,
+  tags: [],
+  enrichment_price_cents: 0,
+  operators: ['=', '!=', '<', '>=', 'IN', 'IS NULL'],
+  storage: { kind: 'column', column: name },
 });
 const CATALOG = [field('state', 'STRING'), field('age', 'INTEGER')];
 const group = (filters: FilterGroup['filters']): FilterGroup[] => [{ id: 'g', combinator: 'AND', filters }];
-const filterSeg = (filters: FilterGroup['filters'], recordLimit: number | null = null, subsetSeed = 'v1'): SegmentMembership =>
-  ({ kind: 'filter', segmentId: 'seg', groups: group(filters), recordLimit, subsetSeed });
+const filterSeg = (filters: FilterGroup['filters'], recordLimit: number | null = null, subsetSeed = 'v1'): SegmentMembership => ({
+  kind: 'filter',
+  segmentId: 'seg',
+  groups: group(filters),
+  recordLimit,
+  subsetSeed,
+});
 
 describe('membershipSql', () => {
   let conn: DuckDBConnection;
@@ -44,8 +58,11 @@ describe('membershipSql', () => {
   const all = Array.from({ length: 1000 }, (_, i) => i);
   const state = (i: number) => ['CA', 'TX', 'NY', null][i % 4];
   const age = (i: number) => (i % 7 === 0 ? null : i % 90);
-  const comp = (include: SegmentMembership[], exclude: SegmentMembership[] = [], setLogic: 'union' | 'intersection' = 'union'): MembershipQuery =>
-    ({ kind: 'composition', composition: { include, exclude, setLogic } });
+  const comp = (
+    include: SegmentMembership[],
+    exclude: SegmentMembership[] = [],
+    setLogic: 'union' | 'intersection' = 'union',
+  ): MembershipQuery => ({ kind: 'composition', composition: { include, exclude, setLogic } });
 
   it('union, intersection, and exclusions that keep rows whose excluded column is NULL', async () => {
     const ca = filterSeg([{ field: 'state', op: '=', value: 'CA' }]);
@@ -95,7 +112,9 @@ describe('membershipSql', () => {
     // Not simply the first 40 keys.
     expect(a).not.toEqual(all.filter((i) => state(i) === 'TX').slice(0, 40));
     // The cap applies before set logic: union with another segment adds to the 40.
-    const union = await keys(comp([filterSeg([{ field: 'state', op: '=', value: 'TX' }], 40), filterSeg([{ field: 'state', op: '=', value: 'NY' }])]));
+    const union = await keys(
+      comp([filterSeg([{ field: 'state', op: '=', value: 'TX' }], 40), filterSeg([{ field: 'state', op: '=', value: 'NY' }])]),
+    );
     expect(union).toHaveLength(40 + 250);
   });
 
@@ -103,14 +122,18 @@ describe('membershipSql', () => {
     const matched: SegmentMembership = { kind: 'members', segmentId: 'm', subtype: 'matched', parquetPath: `${dir}/m.parquet` };
     const pending: SegmentMembership = { kind: 'members', segmentId: 'p', subtype: 'similarity', parquetPath: null };
     expect(await keys(comp([matched]))).toEqual(all.filter((i) => i % 5 === 0));
-    expect(await keys(comp([matched, filterSeg([{ field: 'state', op: '=', value: 'CA' }])], [], 'intersection')))
-      .toEqual(all.filter((i) => i % 5 === 0 && state(i) === 'CA'));
+    expect(await keys(comp([matched, filterSeg([{ field: 'state', op: '=', value: 'CA' }])], [], 'intersection'))).toEqual(
+      all.filter((i) => i % 5 === 0 && state(i) === 'CA'),
+    );
     expect(await keys(comp([pending]))).toEqual([]);
     const m = membershipSql(comp([matched, filterSeg([{ field: 'state', op: '=', value: 'NY' }])]), { catalog: CATALOG, paramOffset: 2 });
     expect(m.matchedWhere).not.toBeNull();
     expect(m.params.length).toBe(1);
     expect(m.where).toContain('$3');
-    const r = await conn.runAndReadAll(`SELECT count(*) n, count(*) FILTER (WHERE ${m.matchedWhere}) mm FROM graph.discovery_persons p WHERE $1 = $2 AND ${m.where}`, [1, 1, ...m.params] as never);
+    const r = await conn.runAndReadAll(
+      `SELECT count(*) n, count(*) FILTER (WHERE ${m.matchedWhere}) mm FROM graph.discovery_persons p WHERE $1 = $2 AND ${m.where}`,
+      [1, 1, ...m.params] as never,
+    );
     const [n, mm] = r.getRowsJS()[0]!.map(Number);
     expect(n).toBe(all.filter((i) => i % 5 === 0 || state(i) === 'NY').length);
     expect(mm).toBe(200);

@@ -14,7 +14,18 @@ import { openWarehouse, type Warehouse } from '../../src/graph/warehouse.ts';
 import { createPrivacyWithSecret } from '../../src/modules/privacy/index.ts';
 import { TEST_NOISE_SECRET } from '../helpers/privacy.ts';
 import {
-  ATTACKS, anyOf, attackContext, c, findTargets, runAttack, setEnv, wordingEnv, type AttackClass, type AttackContext, type AttackEnv, type Target,
+  ATTACKS,
+  anyOf,
+  attackContext,
+  c,
+  findTargets,
+  runAttack,
+  setEnv,
+  wordingEnv,
+  type AttackClass,
+  type AttackContext,
+  type AttackEnv,
+  type Target,
 } from '../helpers/privacy-attacks.ts';
 import { sharedGraph } from '../helpers/shared-graph.ts';
 import { GRAPH_PERSONS, readPersons, type PersonRow } from './graph.ts';
@@ -31,7 +42,13 @@ describe('issue #32 attack classes against the privacy layer by member set', () 
   const run = (sql: string, params: unknown[]) => w.query(sql, params);
 
   beforeAll(async () => {
-    const dataDir = await sharedGraph(join(tmpdir(), 'ads-privacy-attacks-graph'), { persons: GRAPH_PERSONS, seed: 11, releaseDate: '2026-01-01', threads: 1, memoryLimit: '512MB' });
+    const dataDir = await sharedGraph(join(tmpdir(), 'ads-privacy-attacks-graph'), {
+      persons: GRAPH_PERSONS,
+      seed: 11,
+      releaseDate: '2026-01-01',
+      threads: 1,
+      memoryLimit: '512MB',
+    });
     rows = await readPersons(dataDir);
     w = await openWarehouse({ dataDir, threads: 1, connections: 1, memoryLimit: '512MB' });
     ctx = attackContext(rows);
@@ -46,11 +63,15 @@ describe('issue #32 attack classes against the privacy layer by member set', () 
   const classes = Object.keys(ATTACKS) as AttackClass[];
   // Without low-effect detection every class shows a signal (the answers with and without the target differ
   // by one person plus the noise of two different sets); with it, none: the answers do not depend on the target.
-  it.each(classes)('%s: over 16 targets no answer depends on the target; no better than the most-common-value guess + 10 points', async (cls) => {
-    const r = await runAttack(env, ctx, targets, cls, cls === 'capped_segments' ? 1 : 2);
-    expect(r.signal, JSON.stringify(r)).toBe(0);
-    expect(r.success, JSON.stringify(r)).toBeLessThanOrEqual(r.baselineShare + 0.1);
-  }, 300_000);
+  it.each(classes)(
+    '%s: over 16 targets no answer depends on the target; no better than the most-common-value guess + 10 points',
+    async (cls) => {
+      const r = await runAttack(env, ctx, targets, cls, cls === 'capped_segments' ? 1 : 2);
+      expect(r.signal, JSON.stringify(r)).toBe(0);
+      expect(r.success, JSON.stringify(r)).toBeLessThanOrEqual(r.baselineShare + 0.1);
+    },
+    300_000,
+  );
 
   it('positive control: against the wording-seeded layer of decision 015 the same attacks win', async () => {
     // 600 requests per target (the issue measured 80-280 per attribute with a better-tuned recipe).
@@ -61,19 +82,34 @@ describe('issue #32 attack classes against the privacy layer by member set', () 
   it('rephrasings of one set answer one number: redundant OR branches, implied conditions, capped segments of every version', async () => {
     const p = [c('state', '=', ctx.states[0]!), c('age', '>=', 30)];
     const groups = (anyOf(p) as { kind: 'filters'; groups: FilterGroup[] }).groups;
-    const seg = (recordLimit: number | null, seed: string) => ({ kind: 'filter' as const, segmentId: `s${seed}`, groups, recordLimit, subsetSeed: seed });
+    const seg = (recordLimit: number | null, seed: string) => ({
+      kind: 'filter' as const,
+      segmentId: `s${seed}`,
+      groups,
+      recordLimit,
+      subsetSeed: seed,
+    });
     const answers = new Set<number | null>();
     answers.add(await env.ask(anyOf(p)));
     for (let k = 1; k <= 6; k++) answers.add(await env.ask(anyOf(p, [...p, c('age', '>=', 30 + k)])));
     answers.add(await env.ask(anyOf([...p, c('age', '>=', 0)])));
     answers.add(await env.ask(anyOf([...p, c('age', '>', 20)], [...p, c('gender', '=', 'F'), c('age', '<=', 120)])));
-    for (let k = 0; k < 4; k++) answers.add(await env.ask({ kind: 'composition', composition: { include: [seg(1_000_000, `v${k}`)], exclude: [], setLogic: 'union' } }));
+    for (let k = 0; k < 4; k++)
+      answers.add(
+        await env.ask({ kind: 'composition', composition: { include: [seg(1_000_000, `v${k}`)], exclude: [], setLogic: 'union' } }),
+      );
     expect([...answers]).toHaveLength(1);
   });
 
   it('one or two persons added by a branch or removed by a condition change nothing shown (total and buckets)', async () => {
     for (const t of targets.slice(0, 6)) {
-      const p = [c('state', '=', ctx.states.find((x) => x !== String(t.row.state))!)];
+      const p = [
+        c(
+          'state',
+          '=',
+          ctx.states.find((x) => x !== String(t.row.state))!,
+        ),
+      ];
       const me = [c('zip5', '=', t.zip), c('age', '=', t.age), c('gender', '=', t.gender)];
       expect(await env.ask(anyOf(p, me))).toBe(await env.ask(anyOf(p)));
       expect(await env.askGroups(anyOf(p, me))).toEqual(await env.askGroups(anyOf(p)));
@@ -96,7 +132,11 @@ describe('issue #32 attack classes against the privacy layer by member set', () 
   });
 
   it('the low-effect check costs one scan for a question without low-effect conditions', async () => {
-    const m = await privacy.measure(run, anyOf([c('state', '=', ctx.states[0]!), c('age', 'BETWEEN', [30, 59])], [c('state', '=', ctx.states[1]!)]), { catalog: CATALOG_FIELDS });
+    const m = await privacy.measure(
+      run,
+      anyOf([c('state', '=', ctx.states[0]!), c('age', 'BETWEEN', [30, 59])], [c('state', '=', ctx.states[1]!)]),
+      { catalog: CATALOG_FIELDS },
+    );
     expect(m.statements).toBe(1);
     expect(m.lowEffect).toBe(0);
   });

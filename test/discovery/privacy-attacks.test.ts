@@ -23,7 +23,12 @@ type Cond = ReturnType<typeof c>;
 const or = (...branches: Cond[][]) => branches.map((filters, i) => ({ id: `g${i}`, combinator: i === 0 ? 'AND' : 'OR', filters }));
 const DIMS = ['income_band', 'net_worth_band', 'marital_status'] as const;
 
-interface Target { row: PersonRow; zip: string; age: number; pad: string }
+interface Target {
+  row: PersonRow;
+  zip: string;
+  age: number;
+  pad: string;
+}
 
 describe('privacy attacks (issue 12) no longer recover an attribute', () => {
   let t: TestApp;
@@ -43,9 +48,17 @@ describe('privacy attacks (issue 12) no longer recover an attribute', () => {
     for (const r of rows) byState.set(s(r.state)!, (byState.get(s(r.state)!) ?? 0) + 1);
     const states = [...byState].sort((a, b) => b[1] - a[1]).map(([k]) => k);
     const zipAge = new Map<string, number>();
-    for (const r of rows) if (r.age !== null) zipAge.set(`${s(r.zip5)}|${Number(r.age)}`, (zipAge.get(`${s(r.zip5)}|${Number(r.age)}`) ?? 0) + 1);
+    for (const r of rows)
+      if (r.age !== null) zipAge.set(`${s(r.zip5)}|${Number(r.age)}`, (zipAge.get(`${s(r.zip5)}|${Number(r.age)}`) ?? 0) + 1);
     targets = rows
-      .filter((r) => r.age !== null && r.zip5 !== null && zipAge.get(`${s(r.zip5)}|${Number(r.age)}`) === 1 && DIMS.every((d) => r[d] !== null) && r.home_value !== null)
+      .filter(
+        (r) =>
+          r.age !== null &&
+          r.zip5 !== null &&
+          zipAge.get(`${s(r.zip5)}|${Number(r.age)}`) === 1 &&
+          DIMS.every((d) => r[d] !== null) &&
+          r.home_value !== null,
+      )
       .slice(0, 6)
       .map((row) => ({ row, zip: s(row.zip5)!, age: Number(row.age), pad: states.find((x) => x !== s(row.state))! }));
     expect(targets).toHaveLength(6);
@@ -62,7 +75,8 @@ describe('privacy attacks (issue 12) no longer recover an attribute', () => {
     expect(res.statusCode, res.body).toBe(200);
     return res.json();
   };
-  const groupsOf = (body: { groups: { group_value: unknown; count: number }[] }) => new Map(body.groups.map((g) => [s(g.group_value), g.count]));
+  const groupsOf = (body: { groups: { group_value: unknown; count: number }[] }) =>
+    new Map(body.groups.map((g) => [s(g.group_value), g.count]));
   const argmax = (d: Map<string | null, number>) => [...d].sort((a, b) => b[1] - a[1])[0]![0];
 
   it('padding: per-bucket group_by differences no longer isolate one person (18 attributes)', async () => {
@@ -70,8 +84,12 @@ describe('privacy attacks (issue 12) no longer recover an attribute', () => {
     let exactPattern = 0;
     for (const p of targets) {
       for (const dim of DIMS) {
-        const q1 = groupsOf(await count({ filter_groups: or([c('zip5', '=', p.zip), c('age', '>=', 0)], [c('state', '=', p.pad)]), group_by: dim }));
-        const q2 = groupsOf(await count({ filter_groups: or([c('zip5', '=', p.zip), c('age', '!=', p.age)], [c('state', '=', p.pad)]), group_by: dim }));
+        const q1 = groupsOf(
+          await count({ filter_groups: or([c('zip5', '=', p.zip), c('age', '>=', 0)], [c('state', '=', p.pad)]), group_by: dim }),
+        );
+        const q2 = groupsOf(
+          await count({ filter_groups: or([c('zip5', '=', p.zip), c('age', '!=', p.age)], [c('state', '=', p.pad)]), group_by: dim }),
+        );
         const diff = new Map([...new Set([...q1.keys(), ...q2.keys()])].map((k) => [k, (q1.get(k) ?? 0) - (q2.get(k) ?? 0)]));
         if (argmax(diff) === s(p.row[dim])) right += 1;
         if ([...diff].every(([k, d]) => d === (k === s(p.row[dim]) ? 1 : 0))) exactPattern += 1;
@@ -87,8 +105,11 @@ describe('privacy attacks (issue 12) no longer recover an attribute', () => {
     // same on every run and store (a fresh random secret made this a coin toss).
     const { database } = await testStores();
     const value = wrapValue(database.masterKeys[0]!, 'test-control-plane-noise', serverSecretAad(PRIVACY_NOISE_SECRET));
-    await database.db.insertInto('server_secrets').values({ name: PRIVACY_NOISE_SECRET, value })
-      .onConflict((oc) => oc.column('name').doUpdateSet({ value })).execute();
+    await database.db
+      .insertInto('server_secrets')
+      .values({ name: PRIVACY_NOISE_SECRET, value })
+      .onConflict((oc) => oc.column('name').doUpdateSet({ value }))
+      .execute();
     const dataDir = t.config.dataDir;
     const discovery = { ...t.config.discovery, privacyNoiseSecret: null };
     const a = await testApp({ config: { dataDir, discovery } });
@@ -102,7 +123,12 @@ describe('privacy attacks (issue 12) no longer recover an attribute', () => {
         const bands = [...new Set(rows.map((r) => s(r.income_band)).filter((x) => x !== null))] as string[];
         const diff = new Map<string | null, number>();
         for (const v of bands) {
-          const n = (await count({ filter_groups: or([c('state', '=', p.pad)], [c('zip5', '=', p.zip), c('age', '=', p.age), c('income_band', '=', v)]) }, a)).count as number;
+          const n = (
+            await count(
+              { filter_groups: or([c('state', '=', p.pad)], [c('zip5', '=', p.zip), c('age', '=', p.age), c('income_band', '=', v)]) },
+              a,
+            )
+          ).count as number;
           diff.set(v, n - base);
         }
         if (argmax(diff) === s(p.row.income_band)) right += 1;
@@ -120,7 +146,10 @@ describe('privacy attacks (issue 12) no longer recover an attribute', () => {
       const inState = (r: PersonRow) => s(r.state) === st;
       shapes.push([[c('state', '=', st)], inState]);
       shapes.push([[c('state', '=', st), c('gender', '=', 'F')], (r) => inState(r) && r.gender === 'F']);
-      shapes.push([[c('state', '=', st), c('age', 'BETWEEN', [30, 60])], (r) => inState(r) && r.age !== null && Number(r.age) >= 30 && Number(r.age) <= 60]);
+      shapes.push([
+        [c('state', '=', st), c('age', 'BETWEEN', [30, 60])],
+        (r) => inState(r) && r.age !== null && Number(r.age) >= 30 && Number(r.age) <= 60,
+      ]);
       shapes.push([[c('state', '=', st), c('homeowner', '=', true)], (r) => inState(r) && r.homeowner === true]);
       shapes.push([[c('state', '=', st), c('age', '>=', 40)], (r) => inState(r) && r.age !== null && Number(r.age) >= 40]);
     }
@@ -148,7 +177,9 @@ describe('privacy attacks (issue 12) no longer recover an attribute', () => {
       const equal: string[] = [];
       const diff = new Map<string | null, number>();
       for (const v of values) {
-        const res = await post(t, '/v1/discovery/count', { filter_groups: or([c('state', '=', p.pad)], [c('zip5', '=', p.zip), c('age', '=', p.age), c('marital_status', '=', v)]) });
+        const res = await post(t, '/v1/discovery/count', {
+          filter_groups: or([c('state', '=', p.pad)], [c('zip5', '=', p.zip), c('age', '=', p.age), c('marital_status', '=', v)]),
+        });
         // The old guard refused exactly the question that differed by one person: a refusal is itself an answer.
         expect(res.statusCode, res.body).toBe(200);
         const n = res.json().count as number;
@@ -183,7 +214,11 @@ describe('privacy attacks (issue 12) no longer recover an attribute', () => {
         segDiff.set(v, padded.record_count - base.record_count);
         const person = await segment({ filters: probe });
         expect(person.record_count).toBeNull();
-        const aud = await post(t, '/v1/audiences', { name: 'probe', segment_ids: [base.segment_id, person.segment_id], set_logic: 'union' });
+        const aud = await post(t, '/v1/audiences', {
+          name: 'probe',
+          segment_ids: [base.segment_id, person.segment_id],
+          set_logic: 'union',
+        });
         expect(aud.statusCode, aud.body).toBe(201);
         audDiff.set(v, aud.json().record_count - base.record_count);
       }
@@ -214,7 +249,10 @@ describe('privacy attacks (issue 12) no longer recover an attribute', () => {
         for (const r of rows) if (s(r.state) === st) truth.set(s(r[dim]), (truth.get(s(r[dim])) ?? 0) + 1);
         const shown = groupsOf(body);
         // Groups of fewer than minBucket persons are not reported at all (decision 052), suppressed or not.
-        const smallest = minBucket({ kind: 'filters', groups: [{ id: 'g', combinator: 'AND', filters: [{ field: 'state', op: '=', value: st }] }] });
+        const smallest = minBucket({
+          kind: 'filters',
+          groups: [{ id: 'g', combinator: 'AND', filters: [{ field: 'state', op: '=', value: st }] }],
+        });
         const hidden = [...truth].filter(([k, n]) => !shown.has(k) && n >= smallest);
         expect(hidden).toHaveLength(1);
         cases += 1;
@@ -234,22 +272,34 @@ describe('privacy attacks (issue 12) no longer recover an attribute', () => {
       { filters: [c('state', 'IN', [st, st]), c('age', '>', 29), c('age', '<', 60)] },
       { filters: [{ ...c('state', '=', st.toLowerCase()), ...ci }, c('age', '>', 29), c('age', '<=', 59), c('age', '<', 65)] },
       { filters: [c('state', 'IN', [st]), c('age', '>=', 30), c('age', '>=', 25), c('age', '<', 60), c('age', '<=', 70)] },
-      { filter_groups: [{ id: 'a', combinator: 'AND', filters: [c('age', 'BETWEEN', [30, 59])] }, { id: 'b', combinator: 'AND', filters: [{ ...c('state', 'IN', [st.toLowerCase()]), ...ci }, c('age', '>', 29)] }] },
+      {
+        filter_groups: [
+          { id: 'a', combinator: 'AND', filters: [c('age', 'BETWEEN', [30, 59])] },
+          { id: 'b', combinator: 'AND', filters: [{ ...c('state', 'IN', [st.toLowerCase()]), ...ci }, c('age', '>', 29)] },
+        ],
+      },
     ];
-    const truth = rows.filter((r) => s(r.state) === st && r.age !== null && Number(r.age) >= 30 && Number(r.age) <= 59).map((r) => r.person_key);
+    const truth = rows
+      .filter((r) => s(r.state) === st && r.age !== null && Number(r.age) >= 30 && Number(r.age) <= 59)
+      .map((r) => r.person_key);
     const answers = new Set<number>();
     for (const body of phrasings) answers.add((await count(body)).count);
     expect([...answers]).toEqual([await shownSet(phrasings[0] as never, truth)]);
     // A different set is a different question: a one-year shift is answered on its own.
-    const shifted = rows.filter((r) => s(r.state) === st && r.age !== null && Number(r.age) >= 31 && Number(r.age) <= 59).map((r) => r.person_key);
-    expect((await count({ filters: [c('state', '=', st), c('age', '>', 30), c('age', '<', 60)] })).count).toBe(await shownSet({ filters: [c('state', '=', st), c('age', 'BETWEEN', [31, 59])] }, shifted));
+    const shifted = rows
+      .filter((r) => s(r.state) === st && r.age !== null && Number(r.age) >= 31 && Number(r.age) <= 59)
+      .map((r) => r.person_key);
+    expect((await count({ filters: [c('state', '=', st), c('age', '>', 30), c('age', '<', 60)] })).count).toBe(
+      await shownSet({ filters: [c('state', '=', st), c('age', 'BETWEEN', [31, 59])] }, shifted),
+    );
   });
 
   it('lookup steering: one person ORed with a large state returns no row of that person', async () => {
     for (const p of targets.slice(0, 5)) {
       const res = await post(t, '/v1/discovery/lookup', {
         filter_groups: or([c('zip5', '=', p.zip), c('age', '=', p.age)], [c('state', '=', p.pad)]),
-        fields: ['state', 'zip5', 'age', 'home_value', 'income_band'], limit: 25,
+        fields: ['state', 'zip5', 'age', 'home_value', 'income_band'],
+        limit: 25,
       });
       expect(res.statusCode, res.body).toBe(200);
       const body = res.json();
@@ -262,7 +312,10 @@ describe('privacy attacks (issue 12) no longer recover an attribute', () => {
       }
       expect(JSON.stringify(body.rows)).not.toContain(`"home_value":${Number(p.row.home_value)}`);
       // The person's part alone is below the floor.
-      const alone = await post(t, '/v1/discovery/lookup', { filters: [c('zip5', '=', p.zip), c('age', '=', p.age)], fields: ['home_value'] });
+      const alone = await post(t, '/v1/discovery/lookup', {
+        filters: [c('zip5', '=', p.zip), c('age', '=', p.age)],
+        fields: ['home_value'],
+      });
       expect(alone.statusCode).toBe(422);
     }
   });

@@ -35,7 +35,12 @@ describe('data release and warehouse unavailability', () => {
     expect(res.statusCode).toBe(503);
     expect(res.json().next_step).toMatch(/retry/i);
     const token = await (await createTestOrg(empty)).token(['discovery']);
-    const count = await empty.app.inject({ method: 'POST', url: '/v1/discovery/count', headers: bearer(token), payload: { filters: [{ field: 'state', op: '=', value: 'CA' }] } });
+    const count = await empty.app.inject({
+      method: 'POST',
+      url: '/v1/discovery/count',
+      headers: bearer(token),
+      payload: { filters: [{ field: 'state', op: '=', value: 'CA' }] },
+    });
     expect(count.statusCode).toBe(503);
     expect(count.json().next_step).toBeTruthy();
     const catalog = await get(empty, '/v1/catalog/fields');
@@ -63,7 +68,12 @@ describe('data release and warehouse unavailability', () => {
     writeCurrentRelease(dataDir, gone);
     try {
       const token = await (await createTestOrg(t)).token(['discovery']);
-      const res = await t.app.inject({ method: 'POST', url: '/v1/discovery/count', headers: bearer(token), payload: { filters: [{ field: 'state', op: '=', value: 'CA' }] } });
+      const res = await t.app.inject({
+        method: 'POST',
+        url: '/v1/discovery/count',
+        headers: bearer(token),
+        payload: { filters: [{ field: 'state', op: '=', value: 'CA' }] },
+      });
       expect(res.statusCode).toBe(502);
       expect(res.json().error).toBe('BQ_TABLE_MISSING');
       expect(res.body).not.toMatch(/duckdb|IO Error|Catalog Error|graph-9\.9/i);
@@ -90,7 +100,12 @@ describe('data release and warehouse unavailability', () => {
       expect(catalog.statusCode).toBe(502);
       expect(catalog.json().error).toBe('FILTER_CATALOG_UNAVAILABLE');
       const token = await (await createTestOrg(t)).token(['discovery']);
-      const res = await t.app.inject({ method: 'POST', url: '/v1/discovery/count', headers: bearer(token), payload: { filters: [{ field: 'state', op: '=', value: 'CA' }] } });
+      const res = await t.app.inject({
+        method: 'POST',
+        url: '/v1/discovery/count',
+        headers: bearer(token),
+        payload: { filters: [{ field: 'state', op: '=', value: 'CA' }] },
+      });
       expect([res.statusCode, res.json().error]).toEqual([502, 'FILTER_CATALOG_UNAVAILABLE']);
       expect(res.body).not.toMatch(/duckdb|Catalog Error|discovery_persons/i);
     } finally {

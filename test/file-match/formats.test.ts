@@ -26,7 +26,13 @@ async function expectCompleted(created: any, rows = 25, matched = 20) {
   expect(done).toMatchObject({ matching_status: 'completed', status: 'active', input_record_count: rows, match_count: matched });
   expect(done.progress).toMatchObject({ rows_read: rows, rows_matched: matched });
   const seg = (await f.call('GET', `/v1/segments/${created.segment_id}`)).body;
-  expect(seg).toMatchObject({ status: 'active', subtype: 'matched', input_record_count: rows, match_count: matched, match_rate: Math.round((matched / rows) * 1e4) / 1e4 });
+  expect(seg).toMatchObject({
+    status: 'active',
+    subtype: 'matched',
+    input_record_count: rows,
+    match_count: matched,
+    match_rate: Math.round((matched / rows) * 1e4) / 1e4,
+  });
   expect(seg.record_count).toBe(matched);
   expect(seg.column_mappings).toMatchObject({ first_name: 'first_name', last_name: 'last_name' });
   if (created.audience_id) {
@@ -39,7 +45,14 @@ async function expectCompleted(created: any, rows = 25, matched = 20) {
 describe('file match through signed upload URLs', () => {
   it('creates with the defaults of 4.5 and resolves a raw CSV, emitting segment.ready', async () => {
     const c = await f.create({ webhook_url: receiver.url });
-    expect(c).toMatchObject({ status: 'pending', subtype: 'matched', file_format: 'csv', compression: 'none', shard_count: 1, match_id: c.segment_id });
+    expect(c).toMatchObject({
+      status: 'pending',
+      subtype: 'matched',
+      file_format: 'csv',
+      compression: 'none',
+      shard_count: 1,
+      match_id: c.segment_id,
+    });
     expect(c.name).toMatch(/^File Match \d{4}-\d{2}-\d{2}T/);
     expect(c.audience_id).toMatch(/^aud_/);
     expect(c.upload_url).toContain(`/v1/uploads/`);
@@ -57,7 +70,11 @@ describe('file match through signed upload URLs', () => {
     expect(byBand.body).toMatchObject({ error: 'AGGREGATION_FLOOR_NOT_MET', privacy_floor: 50 });
     // A matched segment intersected with a filter segment is graph-derived too: not shown below the floor,
     // in discovery and as an audience's record_count, while the list alone stays exact (20 below).
-    const adults = await f.call('POST', '/v1/segments', { name: 'any age', filters: [{ field: 'age', op: '>=', value: 0 }], create_audience: false });
+    const adults = await f.call('POST', '/v1/segments', {
+      name: 'any age',
+      filters: [{ field: 'age', op: '>=', value: 0 }],
+      create_audience: false,
+    });
     expect(adults.status, JSON.stringify(adults.body)).toBe(201);
     const both = { segment_ids: [c.segment_id, adults.body.segment_id], set_logic: 'intersection' };
     const crossed = await f.call('POST', '/v1/discovery/count', both);
@@ -70,7 +87,13 @@ describe('file match through signed upload URLs', () => {
     await waitFor(() => receiver.received.some((r) => JSON.parse(r.rawBody).subject.id === c.segment_id));
     const ev = JSON.parse(receiver.received.find((r) => JSON.parse(r.rawBody).subject.id === c.segment_id)!.rawBody);
     expect(ev.type).toBe('segment.ready');
-    expect(ev.data).toMatchObject({ status: 'completed', audience_id: c.audience_id, match_count: 20, record_count: 20, mapping_warnings: [] });
+    expect(ev.data).toMatchObject({
+      status: 'completed',
+      audience_id: c.audience_id,
+      match_count: 20,
+      record_count: 20,
+      mapping_warnings: [],
+    });
     // A second PUT after every shard arrived is refused.
     expect((await f.put(c.upload_url, toCsv(all()))).status).toBe(409);
   });

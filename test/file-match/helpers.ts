@@ -26,9 +26,13 @@ export async function setup(): Promise<FileTest> {
   const def = m.t.services.fileMatch.jobDefinitions()[0] as JobDefinition;
   await queue.ensureQueue(def.name, def.queue);
   // The job's own work options (its concurrency among them), polling faster than in production.
-  const workerId = await queue.work<any>(def.name, { ...def.work, batchSize: 1, pollingIntervalSeconds: 0.5, notifyPollingIntervalSeconds: 1, includeMetadata: true } as never, async (jobs) => {
-    for (const job of jobs) await def.handle(job.data, { id: job.id, retryCount: (job as { retryCount?: number }).retryCount ?? 0 });
-  });
+  const workerId = await queue.work<any>(
+    def.name,
+    { ...def.work, batchSize: 1, pollingIntervalSeconds: 0.5, notifyPollingIntervalSeconds: 1, includeMetadata: true } as never,
+    async (jobs) => {
+      for (const job of jobs) await def.handle(job.data, { id: job.id, retryCount: (job as { retryCount?: number }).retryCount ?? 0 });
+    },
+  );
   const ft: FileTest = {
     ...m,
     base,
@@ -49,7 +53,9 @@ export async function setup(): Promise<FileTest> {
       await waitFor(async () => {
         last = (await m.call('GET', `/v1/match/file/${id}`)).body;
         return statuses.includes(last.matching_status);
-      }, ms).catch(() => { throw new Error(`timed out waiting for ${statuses}; last ${JSON.stringify(last)}`); });
+      }, ms).catch(() => {
+        throw new Error(`timed out waiting for ${statuses}; last ${JSON.stringify(last)}`);
+      });
       return last;
     },
     async stopWorker() {
@@ -67,14 +73,27 @@ export interface People {
 /** n graph persons (clean name + email matches) and k invented rows that match nobody. */
 export async function people(m: MatchTest, n: number, k: number): Promise<People> {
   const good = (await pickPersons(m, n)).map((p, i) => ({
-    row_id: `g${i}`, email: p.email, first_name: title(p.first_name), last_name: title(p.last_name), zip: p.zip5,
+    row_id: `g${i}`,
+    email: p.email,
+    first_name: title(p.first_name),
+    last_name: title(p.last_name),
+    zip: p.zip5,
   }));
-  const nobody = Array.from({ length: k }, (_, i) => ({ row_id: `n${i}`, email: `zq.nobody.${i}.8841@examplemail.com`, first_name: 'Zyxw', last_name: `Qqqvnone${i}`, zip: '99999' }));
+  const nobody = Array.from({ length: k }, (_, i) => ({
+    row_id: `n${i}`,
+    email: `zq.nobody.${i}.8841@examplemail.com`,
+    first_name: 'Zyxw',
+    last_name: `Qqqvnone${i}`,
+    zip: '99999',
+  }));
   return { good, nobody };
 }
 
 export function toCsv(rows: Row[], columns = Object.keys(rows[0]!)): string {
-  const cell = (v: unknown) => { const s = v === null || v === undefined ? '' : String(v); return /[",\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s; };
+  const cell = (v: unknown) => {
+    const s = v === null || v === undefined ? '' : String(v);
+    return /[",\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+  };
   return `${columns.join(',')}\n${rows.map((r) => columns.map((c) => cell(r[c])).join(',')).join('\n')}\n`;
 }
 export const toJsonl = (rows: Row[]) => rows.map((r) => JSON.stringify(r)).join('\n') + '\n';
@@ -83,7 +102,9 @@ export const gz = (s: string | Buffer) => gzipSync(s);
 /** An Avro object container file (deflate) with an `emails` array column. */
 export async function toAvro(rows: Row[]): Promise<Buffer> {
   const type = avro.Type.forSchema({
-    type: 'record', name: 'Person', fields: [
+    type: 'record',
+    name: 'Person',
+    fields: [
       { name: 'row_id', type: 'string' },
       { name: 'first_name', type: ['null', 'string'], default: null },
       { name: 'last_name', type: ['null', 'string'], default: null },
@@ -94,8 +115,18 @@ export async function toAvro(rows: Row[]): Promise<Buffer> {
   const enc = new avro.streams.BlockEncoder(type, { codec: 'deflate' } as never);
   const chunks: Buffer[] = [];
   enc.on('data', (c: Buffer) => chunks.push(c));
-  const ended = new Promise<void>((resolve, reject) => { enc.on('end', () => resolve()); enc.on('error', reject); });
-  for (const r of rows) enc.write({ row_id: r.row_id, first_name: r.first_name ?? null, last_name: r.last_name ?? null, zip: r.zip ?? null, emails: r.email ? [r.email] : [] });
+  const ended = new Promise<void>((resolve, reject) => {
+    enc.on('end', () => resolve());
+    enc.on('error', reject);
+  });
+  for (const r of rows)
+    enc.write({
+      row_id: r.row_id,
+      first_name: r.first_name ?? null,
+      last_name: r.last_name ?? null,
+      zip: r.zip ?? null,
+      emails: r.email ? [r.email] : [],
+    });
   enc.end();
   await ended;
   return Buffer.concat(chunks);

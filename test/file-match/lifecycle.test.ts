@@ -34,7 +34,14 @@ describe('signed upload URLs', () => {
     const r = await f.put(cross, 'a,b\n');
     expect(r.status).toBe(403);
     expect(r.body.error).toBe('UPLOAD_URL_INVALID');
-    expect((await f.put(u0!.replace(/expires=\d+/, (m) => `expires=${Number(m.slice(8)) + 3600}`), 'x')).body.error).toBe('UPLOAD_URL_INVALID');
+    expect(
+      (
+        await f.put(
+          u0!.replace(/expires=\d+/, (m) => `expires=${Number(m.slice(8)) + 3600}`),
+          'x',
+        )
+      ).body.error,
+    ).toBe('UPLOAD_URL_INVALID');
     f.clock.advance(31 * 60_000);
     const expired = await f.put(u0!, 'a,b\n');
     expect(expired.status).toBe(403);
@@ -44,10 +51,14 @@ describe('signed upload URLs', () => {
 
   it('create errors: gzip+avro, unknown campaign (nothing created), shard_count bounds', async () => {
     const before = (await f.call('GET', '/v1/segments?limit=100')).body.count;
-    expect((await f.call('POST', '/v1/match/file', { file_format: 'avro', compression: 'gzip' })).body.error).toBe('UNSUPPORTED_INPUT_COMPRESSION');
+    expect((await f.call('POST', '/v1/match/file', { file_format: 'avro', compression: 'gzip' })).body.error).toBe(
+      'UNSUPPORTED_INPUT_COMPRESSION',
+    );
     expect((await f.call('POST', '/v1/match/file', { campaign_id: 'cmp_nope' })).body.error).toBe('INVALID_CAMPAIGN_ID');
     expect((await f.call('POST', '/v1/match/file', { shard_count: 51 })).status).toBe(400);
-    expect((await f.call('POST', '/v1/segments', { name: 'x', subtype: 'matched', file_format: 'avro', compression: 'gzip' })).body.error).toBe('UNSUPPORTED_INPUT_COMPRESSION');
+    expect(
+      (await f.call('POST', '/v1/segments', { name: 'x', subtype: 'matched', file_format: 'avro', compression: 'gzip' })).body.error,
+    ).toBe('UNSUPPORTED_INPUT_COMPRESSION');
     expect((await f.call('GET', '/v1/segments?limit=100')).body.count).toBe(before);
   });
 
@@ -69,7 +80,14 @@ describe('analysis and progress', () => {
     expect((await f.call('POST', `/v1/match/${c.segment_id}/analyze`)).body.error).toBe('FILE_NOT_YET_UPLOADED');
     const hex = 'a'.repeat(64);
     const rows = all().map((r) => ({ ...r, email_address: r.email, email: hex, mystery: hex, addresses: '[{"city":"X"}]' }));
-    expect((await f.put(c.upload_url, toCsv(rows, ['row_id', 'email', 'email_address', 'first_name', 'last_name', 'zip', 'mystery', 'addresses']))).status).toBe(200);
+    expect(
+      (
+        await f.put(
+          c.upload_url,
+          toCsv(rows, ['row_id', 'email', 'email_address', 'first_name', 'last_name', 'zip', 'mystery', 'addresses']),
+        )
+      ).status,
+    ).toBe(200);
     expect((await f.call('GET', `/v1/match/file/${c.segment_id}`)).body.matching_status).toBe('awaiting_mappings');
     const res = await f.call('POST', `/v1/match/${c.segment_id}/analyze`);
     expect(res.status).toBe(200);
@@ -80,7 +98,9 @@ describe('analysis and progress', () => {
     expect(res.body.analysis.unmapped_columns).toContain('mystery');
     expect(byCol.addresses.warning).toMatch(/address_1/);
     const st = (await f.call('GET', `/v1/match/file/${c.segment_id}`)).body;
-    expect(st.mapping_warnings).toEqual(expect.arrayContaining([expect.objectContaining({ column: 'addresses', source: 'nested_addresses' })]));
+    expect(st.mapping_warnings).toEqual(
+      expect.arrayContaining([expect.objectContaining({ column: 'addresses', source: 'nested_addresses' })]),
+    );
   });
 
   it('fails with segment.failed when no identity column is usable', async () => {
@@ -92,7 +112,10 @@ describe('analysis and progress', () => {
     expect((await f.call('GET', `/v1/audiences/${c.audience_id}`)).body.status).toBe('failed');
     await waitFor(() => receiver.received.some((r) => JSON.parse(r.rawBody).subject.id === c.segment_id));
     const ev = JSON.parse(receiver.received.find((r) => JSON.parse(r.rawBody).subject.id === c.segment_id)!.rawBody);
-    expect(ev).toMatchObject({ type: 'segment.failed', data: { status: 'failed', error_code: 'NO_USABLE_IDENTITY_COLUMN', audience_id: c.audience_id } });
+    expect(ev).toMatchObject({
+      type: 'segment.failed',
+      data: { status: 'failed', error_code: 'NO_USABLE_IDENTITY_COLUMN', audience_id: c.audience_id },
+    });
   });
 
   it('fails on duplicate row_id across shards and on a shard header mismatch', async () => {
@@ -152,7 +175,12 @@ describe('hitl, upload-failed, refresh, crash', () => {
       { payload: '', headers: { 'content-type': 'application/json' } },
       { payload: '{}', headers: { 'content-type': 'application/json' } },
     ]) {
-      const res = await f.t.app.inject({ method: 'POST', url: '/v1/match/file', headers: { authorization: `Bearer ${f.token}`, ...req.headers }, ...(req.payload === undefined ? {} : { payload: req.payload }) });
+      const res = await f.t.app.inject({
+        method: 'POST',
+        url: '/v1/match/file',
+        headers: { authorization: `Bearer ${f.token}`, ...req.headers },
+        ...(req.payload === undefined ? {} : { payload: req.payload }),
+      });
       expect(res.statusCode, JSON.stringify(req)).toBe(201);
       expect(res.json()).toMatchObject({ subtype: 'matched', status: 'pending', file_format: 'csv' });
       expect(res.json().upload_url).toMatch(/\/v1\/uploads\//);
@@ -186,7 +214,10 @@ describe('hitl, upload-failed, refresh, crash', () => {
     const c = await f.create();
     const r1 = await f.call('POST', `/v1/segments/${c.segment_id}/upload-failed`, { reason: 'client disk full' });
     expect(r1.body).toEqual({ ok: true, already_resolved: false });
-    expect((await f.call('GET', `/v1/segments/${c.segment_id}`)).body).toMatchObject({ status: 'failed', error_message: expect.stringContaining('client disk full') });
+    expect((await f.call('GET', `/v1/segments/${c.segment_id}`)).body).toMatchObject({
+      status: 'failed',
+      error_message: expect.stringContaining('client disk full'),
+    });
     expect((await f.call('GET', `/v1/audiences/${c.audience_id}`)).body.status).toBe('failed');
     expect((await f.call('POST', `/v1/segments/${c.segment_id}/upload-failed`, {})).body).toEqual({ ok: true, already_resolved: true });
     const filter = await f.call('POST', '/v1/segments', { name: 'flt', filters: [{ field: 'state', op: '=', value: 'CA' }] });
@@ -201,7 +232,15 @@ describe('hitl, upload-failed, refresh, crash', () => {
     await f.waitStatus(c.segment_id, ['completed']);
     const r = await f.call('POST', `/v1/segments/${c.segment_id}/refresh`, { shard_count: 2 });
     expect(r.status).toBe(200);
-    expect(r.body).toMatchObject({ status: 'pending', refreshed: true, input_record_count: null, match_count: null, column_mappings: null, mapping_confirmed: false, shard_count: 2 });
+    expect(r.body).toMatchObject({
+      status: 'pending',
+      refreshed: true,
+      input_record_count: null,
+      match_count: null,
+      column_mappings: null,
+      mapping_confirmed: false,
+      shard_count: 2,
+    });
     expect(r.body.upload_urls).toHaveLength(2);
     expect(new Date(r.body.upload_expires_at).getTime() - f.clock.now().getTime()).toBe(24 * 3600_000);
     // The old URL is for the previous upload version.
@@ -218,7 +257,9 @@ describe('hitl, upload-failed, refresh, crash', () => {
     expect((await f.call('GET', `/v1/audiences/${c.audience_id}`)).body.status).toBe('pending');
     expect((await f.call('POST', '/v1/match/file', { file_format: 'avro' })).status).toBe(201);
     const avroSeg = await f.create({ file_format: 'avro' });
-    expect((await f.call('POST', `/v1/segments/${avroSeg.segment_id}/refresh`, { compression: 'gzip' })).body.error).toBe('UNSUPPORTED_INPUT_COMPRESSION');
+    expect((await f.call('POST', `/v1/segments/${avroSeg.segment_id}/refresh`, { compression: 'gzip' })).body.error).toBe(
+      'UNSUPPORTED_INPUT_COMPRESSION',
+    );
     const dup = await f.call('POST', `/v1/segments/${c.segment_id}/duplicate`, {});
     expect((await f.call('POST', `/v1/segments/${dup.body.segment_id}/refresh`, {})).body.error).toBe('SHARED_SOURCE_DATA');
   });
@@ -238,7 +279,11 @@ describe('hitl, upload-failed, refresh, crash', () => {
     const input = [p.nobody[0]!, ...p.good, ...p.nobody.slice(1)];
     const whole = await f.create();
     await f.put(whole.upload_url, toCsv(input));
-    expect(await f.waitStatus(whole.segment_id, ['completed', 'failed'])).toMatchObject({ matching_status: 'completed', input_record_count: 25, match_count: 20 });
+    expect(await f.waitStatus(whole.segment_id, ['completed', 'failed'])).toMatchObject({
+      matching_status: 'completed',
+      input_record_count: 25,
+      match_count: 20,
+    });
     const rows = await rowsOf(whole.segment_id);
     expect(rows.map((r) => r.row_id)).toEqual(input.map((r) => r.row_id));
     // The micro-batch path (point lookups, scoring in JS) and the file path (one staged statement) agree.
@@ -267,12 +312,18 @@ describe('hitl, upload-failed, refresh, crash', () => {
     ];
     const c = await f.create();
     await f.put(c.upload_url, toCsv(rows, ['row_id', 'iag_person_id', 'first_name', 'last_name']));
-    expect(await f.waitStatus(c.segment_id, ['completed', 'failed'])).toMatchObject({ matching_status: 'completed', input_record_count: 5, match_count: 4 });
+    expect(await f.waitStatus(c.segment_id, ['completed', 'failed'])).toMatchObject({
+      matching_status: 'completed',
+      input_record_count: 5,
+      match_count: 4,
+    });
     const base = f.t.services.fileMatch.objects.pathOf(`results/${f.org.orgId}/${c.segment_id}/v1`);
     const [run] = fs.readdirSync(base);
     const db = await DuckDBInstance.create(':memory:');
     const conn = await db.connect();
-    const out = (await conn.runAndReadAll(`SELECT row_id, match_level, match_type, match_confidence FROM read_parquet('${base}/${run}/rows.parquet')`)).getRowObjectsJS();
+    const out = (
+      await conn.runAndReadAll(`SELECT row_id, match_level, match_type, match_confidence FROM read_parquet('${base}/${run}/rows.parquet')`)
+    ).getRowObjectsJS();
     conn.closeSync();
     db.closeSync();
     expect(out).toEqual([

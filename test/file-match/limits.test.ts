@@ -27,14 +27,16 @@ afterAll(async () => {
 async function gzipBomb(head: string, unit: string, total: number): Promise<Buffer> {
   const chunk = Buffer.from(unit.repeat(Math.floor((1 << 20) / unit.length)));
   let left = total;
-  const source = Readable.from((function* () {
-    yield Buffer.from(head);
-    while (left > 0) {
-      const part = left >= chunk.length ? chunk : chunk.subarray(0, left);
-      left -= part.length;
-      yield part;
-    }
-  })());
+  const source = Readable.from(
+    (function* () {
+      yield Buffer.from(head);
+      while (left > 0) {
+        const part = left >= chunk.length ? chunk : chunk.subarray(0, left);
+        left -= part.length;
+        yield part;
+      }
+    })(),
+  );
   return buffer(source.pipe(createGzip({ level: constants.Z_BEST_COMPRESSION })));
 }
 
@@ -96,9 +98,13 @@ describe('upload read limits', () => {
 
   it('resolves a second match of the organization while its first is still running', async () => {
     let release = () => {};
-    const held = new Promise<void>((resolve) => { release = resolve; });
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
     const first = await f.create({});
-    f.t.services.fileMatch.hooks.beforeSwap = async (d) => { if (d.segmentId === first.segment_id) await held; };
+    f.t.services.fileMatch.hooks.beforeSwap = async (d) => {
+      if (d.segmentId === first.segment_id) await held;
+    };
     try {
       expect((await f.put(first.upload_url, toCsv([...p.good, ...p.nobody]))).status).toBe(200);
       await f.waitStatus(first.segment_id, ['matching'], 60_000);
@@ -111,7 +117,10 @@ describe('upload read limits', () => {
       release();
       f.t.services.fileMatch.hooks.beforeSwap = undefined;
     }
-    expect(await f.waitStatus(first.segment_id, ['completed', 'failed'], 60_000)).toMatchObject({ matching_status: 'completed', match_count: 20 });
+    expect(await f.waitStatus(first.segment_id, ['completed', 'failed'], 60_000)).toMatchObject({
+      matching_status: 'completed',
+      match_count: 20,
+    });
   }, 180_000);
 
   it('a normal match of the same organization completes after them', async () => {

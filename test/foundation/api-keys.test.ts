@@ -110,14 +110,19 @@ describe('API keys and bearer tokens (spec 5.1-5.4, 4.8)', () => {
     const adminToken = await org.token(['discovery', 'creator', 'account'], adminId);
     const created = await createKey(adminToken, { name: 'admin key' });
     expect(created.statusCode).toBe(201);
-    const revokeByMember = await t.app.inject({ method: 'DELETE', url: `/v1/settings/api-keys/${created.json().id}`, headers: bearer(memberToken) });
+    const revokeByMember = await t.app.inject({
+      method: 'DELETE',
+      url: `/v1/settings/api-keys/${created.json().id}`,
+      headers: bearer(memberToken),
+    });
     expect(revokeByMember.statusCode).toBe(403);
   });
 
   it('deactivates a key: new exchanges fail, issued tokens keep working until expiry', async () => {
     const ownerToken = await org.token(['account']);
     const created = (await createKey(ownerToken, { name: 'short lived', scopes: ['account'] })).json();
-    const issued = (await t.app.inject({ method: 'POST', url: '/v1/auth/token', payload: { api_key: created.raw_key } })).json().access_token;
+    const issued = (await t.app.inject({ method: 'POST', url: '/v1/auth/token', payload: { api_key: created.raw_key } })).json()
+      .access_token;
 
     const del = await t.app.inject({ method: 'DELETE', url: `/v1/settings/api-keys/${created.id}`, headers: bearer(ownerToken) });
     expect(del.statusCode).toBe(200);
@@ -128,7 +133,9 @@ describe('API keys and bearer tokens (spec 5.1-5.4, 4.8)', () => {
     expect(exchange.json().error).toBe('TOKEN_INVALID');
     expect((await t.app.inject({ method: 'GET', url: '/v1/settings/api-keys', headers: bearer(issued) })).statusCode).toBe(200);
     clock.advance(3600_000);
-    expect((await t.app.inject({ method: 'GET', url: '/v1/settings/api-keys', headers: bearer(issued) })).json().error).toBe('TOKEN_EXPIRED');
+    expect((await t.app.inject({ method: 'GET', url: '/v1/settings/api-keys', headers: bearer(issued) })).json().error).toBe(
+      'TOKEN_EXPIRED',
+    );
   });
 
   it('isolates organizations: another organization cannot see or revoke a key (404)', async () => {
@@ -144,14 +151,16 @@ describe('API keys and bearer tokens (spec 5.1-5.4, 4.8)', () => {
 
   it('refuses to grant scopes the calling credential does not hold (SCOPE_NOT_HELD), creating nothing', async () => {
     const accountOnly = await org.token(['account']);
-    const before = (await t.app.inject({ method: 'GET', url: '/v1/settings/api-keys', headers: bearer(accountOnly) })).json().api_keys.length;
+    const before = (await t.app.inject({ method: 'GET', url: '/v1/settings/api-keys', headers: bearer(accountOnly) })).json().api_keys
+      .length;
     for (const scopes of [['discovery'], ['creator'], ['account', 'purchase']]) {
       const res = await createKey(accountOnly, { name: 'escalate', scopes });
       expect(res.statusCode).toBe(403);
       expect(res.json()).toMatchObject({ error: 'SCOPE_NOT_HELD', scopes_not_held: expect.any(Array) });
     }
     expect((await createKey(accountOnly, { name: 'same', scopes: ['account'] })).statusCode).toBe(201);
-    const after = (await t.app.inject({ method: 'GET', url: '/v1/settings/api-keys', headers: bearer(accountOnly) })).json().api_keys.length;
+    const after = (await t.app.inject({ method: 'GET', url: '/v1/settings/api-keys', headers: bearer(accountOnly) })).json().api_keys
+      .length;
     expect(after).toBe(before + 1);
   });
 });
@@ -167,7 +176,13 @@ describe('GET /v1/auth/session', () => {
     const org = await createTestOrg(t);
     const res = await t.app.inject({ method: 'GET', url: '/v1/auth/session', headers: bearer(await org.token(['account'])) });
     expect(res.statusCode).toBe(200);
-    expect(res.json()).toMatchObject({ org_id: org.orgId, user_id: org.ownerId, scopes: ['account'], via: 'api_key', expires_at: '2026-04-01T01:00:00.000Z' });
+    expect(res.json()).toMatchObject({
+      org_id: org.orgId,
+      user_id: org.ownerId,
+      scopes: ['account'],
+      via: 'api_key',
+      expires_at: '2026-04-01T01:00:00.000Z',
+    });
     expect((await t.app.inject({ method: 'GET', url: '/v1/auth/session' })).json().error).toBe('TOKEN_INVALID');
   });
 });

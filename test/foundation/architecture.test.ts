@@ -16,20 +16,25 @@ function files(dir: string): string[] {
 
 /** The house rules of docs/architecture.md, checked on every test run (.dependency-cruiser.cjs). */
 describe('module structure', () => {
-  it('has no cycle between areas, no base-layer import of modules/ or http/, and no import of another area\'s private files', async () => {
+  it("has no cycle between areas, no base-layer import of modules/ or http/, and no import of another area's private files", async () => {
     const bin = join(root, 'node_modules', '.bin', 'depcruise');
-    const result = await run(bin, ['src', '--config', '.dependency-cruiser.cjs', '--output-type', 'json'], { cwd: root, maxBuffer: 50e6 })
-      .catch((error: { stdout: string }) => error);
-    const report = JSON.parse(result.stdout) as { summary: { violations: { rule: { name: string }; from: string; to: string }[]; totalCruised: number } };
+    const result = await run(bin, ['src', '--config', '.dependency-cruiser.cjs', '--output-type', 'json'], {
+      cwd: root,
+      maxBuffer: 50e6,
+    }).catch((error: { stdout: string }) => error);
+    const report = JSON.parse(result.stdout) as {
+      summary: { violations: { rule: { name: string }; from: string; to: string }[]; totalCruised: number };
+    };
     expect(report.summary.totalCruised).toBeGreaterThan(100);
     expect(report.summary.violations.map((v) => `${v.rule.name}: ${v.from} -> ${v.to}`)).toEqual([]);
   }, 60_000);
 
   it('gives every folder of src a name of its own (issue #33: one name, one room)', () => {
-    const folders = (dir: string): string[] => readdirSync(dir).flatMap((name) => {
-      const p = join(dir, name);
-      return statSync(p).isDirectory() ? [p, ...folders(p)] : [];
-    });
+    const folders = (dir: string): string[] =>
+      readdirSync(dir).flatMap((name) => {
+        const p = join(dir, name);
+        return statSync(p).isDirectory() ? [p, ...folders(p)] : [];
+      });
     const byName = new Map<string, string[]>();
     for (const f of folders(join(root, 'src'))) {
       const name = f.split('/').pop()!;
@@ -48,9 +53,13 @@ describe('module structure', () => {
   it('catches a violation (the rule set is live, not vacuous)', async () => {
     const bin = join(root, 'node_modules', '.bin', 'depcruise');
     // A fixture tree that imports an area's private file from the base layer.
-    const result = await run(bin, ['src', '--config', join(root, '.dependency-cruiser.cjs'), '--output-type', 'json'], { cwd: join(root, 'test/fixtures/bad-structure'), maxBuffer: 50e6 })
-      .catch((error: { stdout: string }) => error);
-    const names = (JSON.parse(result.stdout) as { summary: { violations: { rule: { name: string } }[] } }).summary.violations.map((v) => v.rule.name);
+    const result = await run(bin, ['src', '--config', join(root, '.dependency-cruiser.cjs'), '--output-type', 'json'], {
+      cwd: join(root, 'test/fixtures/bad-structure'),
+      maxBuffer: 50e6,
+    }).catch((error: { stdout: string }) => error);
+    const names = (JSON.parse(result.stdout) as { summary: { violations: { rule: { name: string } }[] } }).summary.violations.map(
+      (v) => v.rule.name,
+    );
     expect(names).toEqual(expect.arrayContaining(['base-layer-imports-modules-or-http', 'module-imports-another-modules-private-file']));
   }, 60_000);
 });

@@ -32,14 +32,22 @@ describe('ads CLI', () => {
   it('sets a password from standard input (users add --password-stdin); a short one is refused', async () => {
     const withStdin = (args: string[], input: string) =>
       new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-        const child = execFile(TSX, ['src/main.ts', ...args], { env }, (error, stdout, stderr) => resolve({ code: error ? (error.code as number) : 0, stdout, stderr }));
+        const child = execFile(TSX, ['src/main.ts', ...args], { env }, (error, stdout, stderr) =>
+          resolve({ code: error ? (error.code as number) : 0, stdout, stderr }),
+        );
         child.stdin!.end(input);
       });
     const org = await ads('org', 'create', 'Password Corp');
-    const ok = await withStdin(['users', 'add', '--org', org.org_id, '--email', 'pat@pw.test', '--role', 'admin', '--password-stdin'], 'a long enough passphrase\n');
+    const ok = await withStdin(
+      ['users', 'add', '--org', org.org_id, '--email', 'pat@pw.test', '--role', 'admin', '--password-stdin'],
+      'a long enough passphrase\n',
+    );
     expect(ok.code, ok.stderr).toBe(0);
     expect(JSON.parse(ok.stdout)).toMatchObject({ email: 'pat@pw.test', role: 'admin', email_verified: true, password_set: true });
-    const short = await withStdin(['users', 'add', '--org', org.org_id, '--email', 'sam@pw.test', '--role', 'member', '--password-stdin'], 'short\n');
+    const short = await withStdin(
+      ['users', 'add', '--org', org.org_id, '--email', 'sam@pw.test', '--role', 'member', '--password-stdin'],
+      'short\n',
+    );
     expect(short.code).toBe(2);
     expect(short.stderr).toContain('A password needs at least 12 characters. Nothing was created.');
   }, 180_000);
@@ -97,7 +105,9 @@ describe('ads CLI', () => {
   }, 60_000);
 
   it('creates an organization with its owner in one step, lists organizations, and names the fix when there is no owner', async () => {
-    const withOwner = JSON.parse((await run(process.execPath, [BIN, 'org', 'create', 'Owned Co', '--owner', 'Boss@Owned.test'], { env })).stdout);
+    const withOwner = JSON.parse(
+      (await run(process.execPath, [BIN, 'org', 'create', 'Owned Co', '--owner', 'Boss@Owned.test'], { env })).stdout,
+    );
     expect(withOwner.owner).toMatchObject({ email: 'boss@owned.test' });
     const key = JSON.parse((await run(process.execPath, [BIN, 'keys', 'create', '--org', withOwner.org_id], { env })).stdout);
     expect(key.raw_key).toMatch(/^ads_live_/);
@@ -107,7 +117,10 @@ describe('ads CLI', () => {
     const noOwner = await run(process.execPath, [BIN, 'keys', 'create', '--org', ownerless.org_id], { env }).catch((e) => e);
     expect(noOwner.code).toBe(2);
     expect(noOwner.stderr).toContain(`ads users add --org ${ownerless.org_id} --email <email> --role owner`);
-    const list = JSON.parse((await run(process.execPath, [BIN, 'org', 'list'], { env })).stdout) as { org_id: string; owner_email: string | null }[];
+    const list = JSON.parse((await run(process.execPath, [BIN, 'org', 'list'], { env })).stdout) as {
+      org_id: string;
+      owner_email: string | null;
+    }[];
     expect(list.find((o) => o.org_id === withOwner.org_id)).toMatchObject({ owner_email: 'boss@owned.test' });
     expect(list.find((o) => o.org_id === ownerless.org_id)).toMatchObject({ owner_email: null });
   }, 180_000);
@@ -118,7 +131,8 @@ describe('ads CLI', () => {
     const port = String((blocker.address() as { port: number }).port);
     const busyDir = mkdtempSync(join(tmpdir(), 'ads-cli-port-'));
     const failure = await run(process.execPath, [BIN, 'serve'], {
-      env: { ...process.env, DATA_DIR: busyDir, PORT: port, HOST: '127.0.0.1', GRAPH_PERSONS: '0', DATABASE_URL: '' }, timeout: 30_000,
+      env: { ...process.env, DATA_DIR: busyDir, PORT: port, HOST: '127.0.0.1', GRAPH_PERSONS: '0', DATABASE_URL: '' },
+      timeout: 30_000,
     }).catch((e) => e);
     blocker.close();
     expect(failure.code).toBe(2);
@@ -127,15 +141,30 @@ describe('ads CLI', () => {
     expect(existsSync(join(busyDir, 'pg'))).toBe(false);
   }, 60_000);
 
-  it.skipIf(!!process.env.DATABASE_URL)('stops with advice when a running server holds the embedded store', async () => {
-    const busyDir = mkdtempSync(join(tmpdir(), 'ads-cli-busy-'));
-    const server = await serveProcess(['src/main.ts', 'serve'], {
-      DATA_DIR: busyDir, PORT: '0', HOST: '127.0.0.1', GRAPH_PERSONS: '0', LOG_LEVEL: 'warn', DATABASE_URL: '',
-    }, 60_000);
-    const failure = await run(TSX, ['src/main.ts', 'org', 'create', 'Other'], { env: { ...process.env, DATA_DIR: busyDir, DATABASE_URL: '' } }).catch((e) => e);
-    await server.stop();
-    expect(failure.code).toBe(1);
-    expect(failure.stderr).toContain('is in use by another ads process');
-    expect(failure.stderr).toContain('DATABASE_URL');
-  }, 180_000);
+  it.skipIf(!!process.env.DATABASE_URL)(
+    'stops with advice when a running server holds the embedded store',
+    async () => {
+      const busyDir = mkdtempSync(join(tmpdir(), 'ads-cli-busy-'));
+      const server = await serveProcess(
+        ['src/main.ts', 'serve'],
+        {
+          DATA_DIR: busyDir,
+          PORT: '0',
+          HOST: '127.0.0.1',
+          GRAPH_PERSONS: '0',
+          LOG_LEVEL: 'warn',
+          DATABASE_URL: '',
+        },
+        60_000,
+      );
+      const failure = await run(TSX, ['src/main.ts', 'org', 'create', 'Other'], {
+        env: { ...process.env, DATA_DIR: busyDir, DATABASE_URL: '' },
+      }).catch((e) => e);
+      await server.stop();
+      expect(failure.code).toBe(1);
+      expect(failure.stderr).toContain('is in use by another ads process');
+      expect(failure.stderr).toContain('DATABASE_URL');
+    },
+    180_000,
+  );
 });

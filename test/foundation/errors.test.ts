@@ -33,7 +33,12 @@ describe('error envelope', () => {
   }
 
   it('renders schema validation errors as 400 with issues', async () => {
-    const res = await t.app.inject({ method: 'POST', url: '/v1/settings/api-keys', headers: bearer(await org.token()), payload: { name: 42, extra: true } });
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/v1/settings/api-keys',
+      headers: bearer(await org.token()),
+      payload: { name: 42, extra: true },
+    });
     const body = expectEnvelope(res, 400, 'INVALID_REQUEST');
     const paths = body.issues.map((i: { path: string }) => i.path);
     expect(paths).toContain('$.name');
@@ -47,12 +52,22 @@ describe('error envelope', () => {
   });
 
   it('renders a body that is not JSON as 400 INVALID_JSON', async () => {
-    const res = await t.app.inject({ method: 'POST', url: '/v1/auth/token', headers: { 'content-type': 'application/json' }, payload: '{"api_key": ' });
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/v1/auth/token',
+      headers: { 'content-type': 'application/json' },
+      payload: '{"api_key": ',
+    });
     expectEnvelope(res, 400, 'INVALID_JSON');
   });
 
   it('renders an unsupported content type as 415', async () => {
-    const res = await t.app.inject({ method: 'POST', url: '/v1/auth/token', headers: { 'content-type': 'application/xml' }, payload: '<a/>' });
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/v1/auth/token',
+      headers: { 'content-type': 'application/xml' },
+      payload: '<a/>',
+    });
     expectEnvelope(res, 415, 'UNSUPPORTED_MEDIA_TYPE');
   });
 

@@ -66,7 +66,9 @@ describe('operation examples', () => {
             ...(raw ? { 'content-type': 'text/csv' } : {}),
             ...(example.request.headers ?? {}),
           },
-          ...(example.request.body === undefined ? {} : { payload: raw ? (example.request.body as string) : (example.request.body as object) }),
+          ...(example.request.body === undefined
+            ? {}
+            : { payload: raw ? (example.request.body as string) : (example.request.body as object) }),
         });
         const where = `${op.id}/${example.name}`;
         if (res.statusCode !== example.response.status) {

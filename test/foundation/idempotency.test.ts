@@ -22,18 +22,36 @@ describe('Idempotency-Key', () => {
         // A declared operation opting into Idempotency-Key, the way POST /v1/match does: it counts
         // executions and returns a URL that must be re-signed on replay.
         const Charge = Type.Object({ charge: Type.Integer(), amount: Type.Number(), url: Type.String() });
-        registerOperations(app, [defineOperation({
-          id: 'testCharge', method: 'POST', path: '/v1/test/charge', tags: ['Test'], summary: 'test', description: 'test', access: 'creator', effect: 'spend',
-          input: { body: Type.Object({ amount: Type.Number(), fail: Type.Optional(Type.Boolean()), slow: Type.Optional(Type.Boolean()) }) },
-          status: 201, responses: { 201: Charge }, errors: [], examples: [],
-          idempotency: { replay: async (stored) => ({ ...stored, url: `signed-${clock.now().getTime()}` }) },
-          handler: async (_ctx, { body }) => {
-            executions += 1;
-            if (body.slow) await new Promise((r) => setTimeout(r, 300));
-            if (body.fail) throw new Error('upstream down');
-            return reply(201, { charge: executions, amount: body.amount, url: `signed-${clock.now().getTime()}` });
-          },
-        })], { idempotency: built.services.idempotency });
+        registerOperations(
+          app,
+          [
+            defineOperation({
+              id: 'testCharge',
+              method: 'POST',
+              path: '/v1/test/charge',
+              tags: ['Test'],
+              summary: 'test',
+              description: 'test',
+              access: 'creator',
+              effect: 'spend',
+              input: {
+                body: Type.Object({ amount: Type.Number(), fail: Type.Optional(Type.Boolean()), slow: Type.Optional(Type.Boolean()) }),
+              },
+              status: 201,
+              responses: { 201: Charge },
+              errors: [],
+              examples: [],
+              idempotency: { replay: async (stored) => ({ ...stored, url: `signed-${clock.now().getTime()}` }) },
+              handler: async (_ctx, { body }) => {
+                executions += 1;
+                if (body.slow) await new Promise((r) => setTimeout(r, 300));
+                if (body.fail) throw new Error('upstream down');
+                return reply(201, { charge: executions, amount: body.amount, url: `signed-${clock.now().getTime()}` });
+              },
+            }),
+          ],
+          { idempotency: built.services.idempotency },
+        );
       },
     });
     org = await createTestOrg(t);
@@ -41,7 +59,12 @@ describe('Idempotency-Key', () => {
   afterAll(() => t.app.close());
 
   const charge = async (key: string, body: object) =>
-    t.app.inject({ method: 'POST', url: '/v1/test/charge', headers: { ...bearer(await org.token()), 'idempotency-key': key }, payload: body });
+    t.app.inject({
+      method: 'POST',
+      url: '/v1/test/charge',
+      headers: { ...bearer(await org.token()), 'idempotency-key': key },
+      payload: body,
+    });
 
   it('replays the original response for the same key and body, refreshing what expires', async () => {
     const before = executions;
@@ -75,7 +98,10 @@ describe('Idempotency-Key', () => {
 
   it('runs two concurrent identical requests once', async () => {
     const before = executions;
-    const [a, b] = await Promise.all([charge('key-concurrent', { amount: 9, slow: true }), charge('key-concurrent', { amount: 9, slow: true })]);
+    const [a, b] = await Promise.all([
+      charge('key-concurrent', { amount: 9, slow: true }),
+      charge('key-concurrent', { amount: 9, slow: true }),
+    ]);
     expect(executions).toBe(before + 1);
     expect(a.json().charge).toBe(b.json().charge);
     expect([a.headers['idempotent-replayed'], b.headers['idempotent-replayed']].sort()).toEqual(['false', 'true']);

@@ -31,7 +31,12 @@ describe('credentials in log lines', () => {
     const uploadUrl = new URL(created.json().upload_url as string);
     const signature = uploadUrl.searchParams.get('signature')!;
     expect(signature.length).toBeGreaterThan(10);
-    const put = await t.app.inject({ method: 'PUT', url: uploadUrl.pathname + uploadUrl.search, headers: { 'content-type': 'text/csv' }, payload: 'email\nann@example.com\n' });
+    const put = await t.app.inject({
+      method: 'PUT',
+      url: uploadUrl.pathname + uploadUrl.search,
+      headers: { 'content-type': 'text/csv' },
+      payload: 'email\nann@example.com\n',
+    });
     expect(put.statusCode, put.body).toBe(200);
     const logged = lines.filter((l) => l.reqId === put.headers['x-request-id']);
     expect(logged.length).toBeGreaterThan(0);
@@ -45,8 +50,15 @@ describe('credentials in log lines', () => {
     const key = await org.rawKey();
     const token = await org.token();
     // A refused download URL (bad signature) and an authorization request carrying a code and a token in its query.
-    await t.app.inject({ method: 'GET', url: `/v1/downloads/${org.orgId}/del_x/part-00000.csv?expires=4102444800&signature=sEcReTsIgNaTuRe0123` });
-    await t.app.inject({ method: 'GET', url: '/v1/segments?limit=1&access_token=aCcEsStOkEn0123&code=cOdE0123&X-Amz-Signature=aMzSiG0123', headers: bearer(token) });
+    await t.app.inject({
+      method: 'GET',
+      url: `/v1/downloads/${org.orgId}/del_x/part-00000.csv?expires=4102444800&signature=sEcReTsIgNaTuRe0123`,
+    });
+    await t.app.inject({
+      method: 'GET',
+      url: '/v1/segments?limit=1&access_token=aCcEsStOkEn0123&code=cOdE0123&X-Amz-Signature=aMzSiG0123',
+      headers: bearer(token),
+    });
     t.app.log.warn({ authorization: `Bearer ${token}`, api_key: key }, `retrying with Authorization: Bearer ${token} and key ${key}`);
     for (const secret of ['sEcReTsIgNaTuRe0123', 'aCcEsStOkEn0123', 'cOdE0123', 'aMzSiG0123', token, key, key.slice('ads_live_'.length)]) {
       expect(text, secret).not.toContain(secret);

@@ -21,7 +21,12 @@ describe('request logs', () => {
   it('logs an expected 503 at warn without a stack, and a 4xx at info with its code', async () => {
     const org = await createTestOrg(t);
     const token = await org.token();
-    const loading = await t.app.inject({ method: 'POST', url: '/v1/discovery/count', headers: bearer(token), payload: { filters: [{ field: 'state', op: '=', value: 'CA' }] } });
+    const loading = await t.app.inject({
+      method: 'POST',
+      url: '/v1/discovery/count',
+      headers: bearer(token),
+      payload: { filters: [{ field: 'state', op: '=', value: 'CA' }] },
+    });
     expect(loading.statusCode).toBe(503);
     const refused = await t.app.inject({ method: 'GET', url: '/v1/segments/seg_doesNotExist00000000', headers: bearer(token) });
     expect(refused.statusCode).toBe(404);

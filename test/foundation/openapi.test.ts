@@ -33,8 +33,16 @@ describe('OpenAPI document and docs', () => {
     }
     expect(doc.paths['/v1/auth/token'].post.security).toEqual([]);
     // The OAuth protocol endpoints (form bodies, RFC 6749 errors) and the owners' grant operations.
-    expect(doc.paths['/v1/oauth/token'].post.requestBody.content['application/x-www-form-urlencoded'].schema.required).toEqual(['grant_type']);
-    for (const path of ['/v1/oauth/authorize', '/v1/oauth/device_authorization', '/v1/oauth/register', '/v1/oauth/revoke', '/.well-known/oauth-authorization-server']) {
+    expect(doc.paths['/v1/oauth/token'].post.requestBody.content['application/x-www-form-urlencoded'].schema.required).toEqual([
+      'grant_type',
+    ]);
+    for (const path of [
+      '/v1/oauth/authorize',
+      '/v1/oauth/device_authorization',
+      '/v1/oauth/register',
+      '/v1/oauth/revoke',
+      '/.well-known/oauth-authorization-server',
+    ]) {
       expect(Object.values<any>(doc.paths[path])[0].tags, path).toEqual(['OAuth']);
     }
     expect(doc.paths['/v1/settings/oauth-grants'].get['x-required-scope']).toBe('account-read');
@@ -47,12 +55,15 @@ describe('OpenAPI document and docs', () => {
     const file = join(dir, 'openapi.json');
     writeFileSync(file, JSON.stringify(doc));
     const bin = join(process.cwd(), 'node_modules', '.bin', 'redocly');
-    const result = await run(bin, ['lint', file, '--format', 'json'], { env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' }, maxBuffer: 20e6 }).catch(
-      (error: { stdout: string; stderr: string }) => error,
-    );
+    const result = await run(bin, ['lint', file, '--format', 'json'], {
+      env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' },
+      maxBuffer: 20e6,
+    }).catch((error: { stdout: string; stderr: string }) => error);
     const report = JSON.parse(result.stdout);
     const errors = report.problems.filter((p: { severity: string }) => p.severity === 'error');
-    expect(errors.map((p: { ruleId: string; message: string; location: unknown }) => `${p.ruleId}: ${p.message} ${JSON.stringify(p.location)}`)).toEqual([]);
+    expect(
+      errors.map((p: { ruleId: string; message: string; location: unknown }) => `${p.ruleId}: ${p.message} ${JSON.stringify(p.location)}`),
+    ).toEqual([]);
   }, 60_000);
 
   it('serves human docs at /docs', async () => {

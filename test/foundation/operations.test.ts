@@ -96,7 +96,8 @@ describe('graceful shutdown', () => {
       });
       return { service, calls };
     };
-    const readyz = async (service: Awaited<ReturnType<typeof start>>['service']) => (await service.built!.app.inject({ method: 'GET', url: '/readyz' })).json();
+    const readyz = async (service: Awaited<ReturnType<typeof start>>['service']) =>
+      (await service.built!.app.inject({ method: 'GET', url: '/readyz' })).json();
     const off = await start(false);
     // Without the warm-up nothing builds the index ahead of a match, so readiness does not wait for it.
     expect(await readyz(off.service)).toEqual({ status: 'ready', checks: { control_plane: { ok: true }, graph: { ok: true } } });
@@ -108,12 +109,19 @@ describe('graceful shutdown', () => {
     // The release has no match index yet: not ready until the warm-up has built it.
     expect(await readyz(on.service)).toEqual({
       status: 'not_ready',
-      checks: { control_plane: { ok: true }, graph: { ok: true }, match_index: { ok: false, error: "the current release's match index is being built" } },
+      checks: {
+        control_plane: { ok: true },
+        graph: { ok: true },
+        match_index: { ok: false, error: "the current release's match index is being built" },
+      },
     });
     on.service.warmUp();
     expect(on.calls).toHaveLength(1);
     expect((await on.calls[0]!.result).keys).toBeGreaterThan(0);
-    expect(await readyz(on.service)).toEqual({ status: 'ready', checks: { control_plane: { ok: true }, graph: { ok: true }, match_index: { ok: true } } });
+    expect(await readyz(on.service)).toEqual({
+      status: 'ready',
+      checks: { control_plane: { ok: true }, graph: { ok: true }, match_index: { ok: true } },
+    });
     await on.service.shutdown();
     expect(on.calls[0]!.signal?.aborted).toBe(true);
     on.service.warmUp(); // after shutdown: nothing starts
@@ -123,7 +131,10 @@ describe('graceful shutdown', () => {
     // the readiness check itself starts the build, so polling /readyz turns ready.
     await generateGraph({ dataDir, persons: 1200, seed: 4, releaseDate: '2026-02-01', threads: 1 });
     const next = await start(true);
-    expect((await readyz(next.service)).checks.match_index).toEqual({ ok: false, error: "the current release's match index is being built" });
+    expect((await readyz(next.service)).checks.match_index).toEqual({
+      ok: false,
+      error: "the current release's match index is being built",
+    });
     await waitFor(async () => (await readyz(next.service)).status === 'ready', 30_000);
     expect(next.calls).toHaveLength(0);
     await next.service.shutdown();
@@ -133,9 +144,14 @@ describe('graceful shutdown', () => {
     const { database } = await testStores();
     const dataDir = mkdtempSync(join(tmpdir(), 'ads-render-'));
     await generateGraph({ dataDir, persons: 800, seed: 5, releaseDate: '2026-01-01', threads: 1 });
-    const service = await startService(testConfig({ host: '127.0.0.1', port: 0, dataDir, matchWarmup: false }), { database, logger: false });
-    const rendered = (stem: string) => readdirSync(join(dataDir, 'warehouse', 'releases'))
-      .filter((f) => f.startsWith(`${stem}.`) && /\.rows-v1-(csv|avro)-[0-9a-f]{16}\.bin$/.test(f));
+    const service = await startService(testConfig({ host: '127.0.0.1', port: 0, dataDir, matchWarmup: false }), {
+      database,
+      logger: false,
+    });
+    const rendered = (stem: string) =>
+      readdirSync(join(dataDir, 'warehouse', 'releases')).filter(
+        (f) => f.startsWith(`${stem}.`) && /\.rows-v1-(csv|avro)-[0-9a-f]{16}\.bin$/.test(f),
+      );
     try {
       const first = readCurrentRelease(dataDir)!.file.replace(/\.duckdb$/, '');
       expect(rendered(first)).toHaveLength(0);
@@ -156,9 +172,18 @@ describe('graceful shutdown', () => {
 
   it('exits cleanly on SIGTERM (ads serve)', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'ads-sigterm-'));
-    const served = await serveProcess(['src/main.ts', 'serve'], {
-      DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', GRAPH_PERSONS: '0', DATABASE_URL: '',
-    }, 90_000);
+    const served = await serveProcess(
+      ['src/main.ts', 'serve'],
+      {
+        DATA_DIR: dataDir,
+        PORT: '0',
+        HOST: '127.0.0.1',
+        LOG_LEVEL: 'warn',
+        GRAPH_PERSONS: '0',
+        DATABASE_URL: '',
+      },
+      90_000,
+    );
     expect(served.output()).toMatch(/ads_live_[A-Za-z0-9]{40}/); // first start of an empty data dir prints the demo key
     expect((await fetch(`${served.url}/healthz`)).status).toBe(200);
     expect(await served.stop()).toBe(0);

@@ -29,7 +29,9 @@ export function tourScript(readme: string, key: string, api: string): string {
 async function waitReady(url: string, ms: number): Promise<void> {
   const until = Date.now() + ms;
   while (Date.now() < until) {
-    const body = await fetch(`${url}/readyz`).then((r) => r.json()).catch(() => null) as { status?: string } | null;
+    const body = (await fetch(`${url}/readyz`)
+      .then((r) => r.json())
+      .catch(() => null)) as { status?: string } | null;
     if (body?.status === 'ready') return;
     await new Promise((r) => setTimeout(r, 250));
   }
@@ -46,22 +48,37 @@ async function freePort(): Promise<number> {
 }
 
 let server: Served | null = null;
-afterAll(async () => { await server?.stop(); });
+afterAll(async () => {
+  await server?.stop();
+});
 
 describe('README tour', () => {
   it('runs as written against `ads serve` on an empty data dir: every step answers, only step 8 shows an error', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'ads-tour-'));
     const port = await freePort();
-    server = await serveProcess(['src/main.ts', 'serve'], {
-      DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', PUBLIC_URL: `http://127.0.0.1:${port}`, GRAPH_PERSONS: '50000',
-      LOG_LEVEL: 'warn', DATABASE_URL: '',
-    }, 120_000);
+    server = await serveProcess(
+      ['src/main.ts', 'serve'],
+      {
+        DATA_DIR: dataDir,
+        PORT: String(port),
+        HOST: '127.0.0.1',
+        PUBLIC_URL: `http://127.0.0.1:${port}`,
+        GRAPH_PERSONS: '50000',
+        LOG_LEVEL: 'warn',
+        DATABASE_URL: '',
+      },
+      120_000,
+    );
     await waitReady(server.url, 120_000);
     const key = server.output().match(/ads_live_[A-Za-z0-9_]+/)?.[0];
     expect(key, 'the demo key is printed at first start').toBeDefined();
 
     const script = tourScript(readFileSync(join(ROOT, 'README.md'), 'utf8'), key!, server.url);
-    const { stdout } = await run('bash', ['-c', script], { cwd: mkdtempSync(join(tmpdir(), 'ads-tour-cwd-')), timeout: 120_000, maxBuffer: 1 << 24 });
+    const { stdout } = await run('bash', ['-c', script], {
+      cwd: mkdtempSync(join(tmpdir(), 'ads-tour-cwd-')),
+      timeout: 120_000,
+      maxBuffer: 1 << 24,
+    });
 
     expect([...stdout.matchAll(/"error":"([A-Z_]+)"/g)].map((m) => m[1])).toEqual(['INVALID_FILTER']);
     expect(stdout).toMatch(/"via":"api_key"/); // 1. the session

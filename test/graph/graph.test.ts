@@ -14,7 +14,11 @@ const HASH = `SELECT (SELECT sum(hash(p)) FROM graph.persons p)::VARCHAR AS p, (
 
 async function contentHash(dataDir: string) {
   const w = await openWarehouse({ dataDir });
-  try { return (await w.query(HASH))[0]; } finally { await w.close(); }
+  try {
+    return (await w.query(HASH))[0];
+  } finally {
+    await w.close();
+  }
 }
 
 describe('synthetic graph', () => {
@@ -58,7 +62,9 @@ describe('synthetic graph', () => {
         count(*) FILTER (WHERE d.state IS DISTINCT FROM p.state OR d.age IS DISTINCT FROM p.age) AS differ
       FROM graph.discovery_persons d JOIN graph.persons p USING (person_key)`);
     expect(d).toMatchObject({ n: 5000, differ: 0 });
-    const cols = (await w.query(`SELECT column_name AS c FROM duckdb_columns() WHERE database_name = 'graph' AND table_name = 'discovery_persons'`)).map((r) => r.c);
+    const cols = (
+      await w.query(`SELECT column_name AS c FROM duckdb_columns() WHERE database_name = 'graph' AND table_name = 'discovery_persons'`)
+    ).map((r) => r.c);
     expect(cols).toContain('breakdown_key');
     for (const f of CATALOG_FIELDS) expect(cols.includes(f.storage.column), f.name).toBe(!f.pii);
     const [sorted] = await w.query(`SELECT count(*) FILTER (WHERE state < prev) AS out_of_order FROM

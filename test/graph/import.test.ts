@@ -15,8 +15,18 @@ const CSV = [
   '3,Bob,Jones,bob@x.com,7 elm rd,springfield,IL,62704-1234,,,12345,',
 ].join('\n');
 const MAPPING = {
-  person_key: 'id', first_name: 'given', last_name: 'surname', email: 'mail', address_1: 'street', city: 'city', state: 'st',
-  zip: 'zip', dob: 'birth_date', household_key: 'hh', phone: 'tel', household_income: 'income',
+  person_key: 'id',
+  first_name: 'given',
+  last_name: 'surname',
+  email: 'mail',
+  address_1: 'street',
+  city: 'city',
+  state: 'st',
+  zip: 'zip',
+  dob: 'birth_date',
+  household_key: 'hh',
+  phone: 'tel',
+  household_income: 'income',
 };
 
 describe('importGraph', () => {
@@ -31,12 +41,32 @@ describe('importGraph', () => {
     try {
       const persons = await w.query('SELECT * FROM graph.persons ORDER BY person_key');
       expect(persons[0]).toMatchObject({
-        person_key: 1, first_name: 'JOHN', last_name: 'SMITH', address_1: '12 MAIN ST', city: 'BOSTON', state: 'MA', zip5: '02134', zip3: '021',
-        dob: '1980-05-01', age: 45, household_key: 10, household_size: 2, household_income: 85000, has_email: true, has_phone: true,
+        person_key: 1,
+        first_name: 'JOHN',
+        last_name: 'SMITH',
+        address_1: '12 MAIN ST',
+        city: 'BOSTON',
+        state: 'MA',
+        zip5: '02134',
+        zip3: '021',
+        dob: '1980-05-01',
+        age: 45,
+        household_key: 10,
+        household_size: 2,
+        household_income: 85000,
+        has_email: true,
+        has_phone: true,
       });
       expect(Number(persons[0]!.lat)).toBeGreaterThan(42);
       // Missing city and state come from the reference ZIP; a US date format is understood.
-      expect(persons[1]).toMatchObject({ first_name: 'MARY', last_name: "O'NEIL", city: 'NEW YORK', state: 'NY', dob: '1990-03-15', has_email: false });
+      expect(persons[1]).toMatchObject({
+        first_name: 'MARY',
+        last_name: "O'NEIL",
+        city: 'NEW YORK',
+        state: 'NY',
+        dob: '1990-03-15',
+        has_email: false,
+      });
       expect(persons[2]).toMatchObject({ zip5: '62704', household_key: null, household_size: null, has_phone: false });
       const emails = await w.query('SELECT person_key, email, email_sha256 = sha256(email) AS ok FROM graph.emails ORDER BY email');
       expect(emails).toEqual([
@@ -45,9 +75,15 @@ describe('importGraph', () => {
         { person_key: 1, email: 'jsmith@work.com', ok: true },
       ]);
       const phones = await w.query('SELECT person_key, phone FROM graph.phones ORDER BY phone');
-      expect(phones).toEqual([{ person_key: 2, phone: '+12125550199' }, { person_key: 1, phone: '+16175550101' }]);
+      expect(phones).toEqual([
+        { person_key: 2, phone: '+12125550199' },
+        { person_key: 1, phone: '+16175550101' },
+      ]);
       const addr = await w.query('SELECT address_1, is_current FROM graph.addresses WHERE person_key = 1 ORDER BY address_1');
-      expect(addr).toEqual([{ address_1: '12 MAIN ST', is_current: true }, { address_1: '99 OTHER ST', is_current: false }]);
+      expect(addr).toEqual([
+        { address_1: '12 MAIN ST', is_current: true },
+        { address_1: '99 OTHER ST', is_current: false },
+      ]);
       const [hh] = await w.query('SELECT household_size FROM graph.households WHERE household_key = 10');
       expect(hh!.household_size).toBe(2);
     } finally {
@@ -64,7 +100,11 @@ describe('importGraph', () => {
       FROM range(6)) TO '${file}' (FORMAT parquet)`);
     c.closeSync();
     db.closeSync();
-    const first = await importGraph({ dataDir, file, mapping: { person_key: 'pid', first_name: 'fname', last_name: 'lname', email: 'email', zip: 'zip' } });
+    const first = await importGraph({
+      dataDir,
+      file,
+      mapping: { person_key: 'pid', first_name: 'fname', last_name: 'lname', email: 'email', zip: 'zip' },
+    });
     expect(first.persons).toBe(3);
     expect(first.notes.join(' ')).toMatch(/person_key.*hashed/);
     const second = await importGraph({ dataDir, file, mapping: { person_key: 'pid', email: 'email' } });

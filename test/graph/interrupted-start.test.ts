@@ -26,9 +26,19 @@ async function until<T>(what: string, ms: number, probe: () => Promise<T | null>
 describe('a first start killed during graph generation', () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'ads-killed-start-'));
   const warehouse = join(dataDir, 'warehouse');
-  const env = { DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', GRAPH_PERSONS: '20000', DATABASE_URL: '', MATCH_WARMUP: 'false' };
+  const env = {
+    DATA_DIR: dataDir,
+    PORT: '0',
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'warn',
+    GRAPH_PERSONS: '20000',
+    DATABASE_URL: '',
+    MATCH_WARMUP: 'false',
+  };
   let served: Served | null = null;
-  afterAll(async () => { await served?.stop(); });
+  afterAll(async () => {
+    await served?.stop();
+  });
 
   it('is finished by the next start: the leftovers are cleaned, a release is made current, discovery answers 200', async () => {
     const first = await serveProcess(['src/main.ts', 'serve'], env, 240_000);
@@ -47,17 +57,25 @@ describe('a first start killed during graph generation', () => {
     served = await serveProcess(['src/main.ts', 'serve'], env, 240_000);
     expect(served.output(), 'the organization exists: no second demo key').not.toMatch(/ads_live_/);
     const token = await until('no bearer token', 30_000, async () => {
-      const res = await fetch(`${served!.url}/v1/auth/token`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ api_key: key }) });
+      const res = await fetch(`${served!.url}/v1/auth/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ api_key: key }),
+      });
       return res.ok ? ((await res.json()) as { access_token: string }).access_token : null;
     });
     // Readiness first (unauthenticated, unmetered): polling discovery itself would hit the rate limit.
     await until('the graph was not ready', 240_000, async () => {
       const res = await fetch(`${served!.url}/readyz`).catch(() => null);
-      if (res?.status !== 200) { await pause(500); return null; }
+      if (res?.status !== 200) {
+        await pause(500);
+        return null;
+      }
       return true;
     }).catch(() => null); // the discovery answer below says what is wrong
     const res = await fetch(`${served.url}/v1/discovery/count`, {
-      method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
       body: JSON.stringify({ filters: [{ field: 'age', op: '>=', value: 18 }] }),
     });
     const count = { status: res.status, body: (await res.json()) as { count?: number } };

@@ -26,7 +26,9 @@ beforeAll(async () => {
   await w.query(`ATTACH '${releaseFilePath(dataDir, v10)}' AS r10 (READ_ONLY)`);
   await w.query(`ATTACH '${releaseFilePath(dataDir, v11)}' AS r11 (READ_ONLY)`);
 }, 180_000);
-afterAll(async () => { await w?.close(); });
+afterAll(async () => {
+  await w?.close();
+});
 
 describe('minor release', () => {
   it('keeps keys and identity, adds persons, changes some demographics, bumps the minor', async () => {
@@ -43,7 +45,17 @@ describe('minor release', () => {
       (SELECT count(*) FROM (SELECT * FROM r10.phones EXCEPT SELECT * FROM r11.phones)) AS phones_lost,
       (SELECT count(*) FROM (SELECT * FROM r10.addresses EXCEPT SELECT * FROM r11.addresses)) AS addresses_changed,
       (SELECT count(*) - count(DISTINCT email) FROM r11.emails) AS duplicate_emails`);
-    expect(s).toMatchObject({ kept: 3000, identity_changed: 0, hh_changed: 0, first_new: 3001, emails_lost: 0, emails_added: 0, phones_lost: 0, addresses_changed: 0, duplicate_emails: 0 });
+    expect(s).toMatchObject({
+      kept: 3000,
+      identity_changed: 0,
+      hh_changed: 0,
+      first_new: 3001,
+      emails_lost: 0,
+      emails_added: 0,
+      phones_lost: 0,
+      addresses_changed: 0,
+      duplicate_emails: 0,
+    });
     expect(Number(s!.interests_changed)).toBeGreaterThan(20);
     expect(Number(s!.income_changed)).toBeGreaterThan(10);
     expect(readCurrentRelease(dataDir)).toMatchObject({ major: 1, minor: 1, file: v11.file });
@@ -70,7 +82,15 @@ describe('major release', () => {
       (SELECT count(*) FROM (SELECT person_key, email FROM graph.emails WHERE person_key <= 3030 EXCEPT SELECT person_key, email FROM r11.emails)) AS emails_added,
       (SELECT count(*) FROM (SELECT person_key, email FROM r11.emails EXCEPT SELECT person_key, email FROM graph.emails)) AS emails_lost,
       (SELECT count(*) FILTER (WHERE person_key < prev) FROM (SELECT person_key, lag(person_key) OVER (ORDER BY rowid) AS prev FROM graph.persons)) AS out_of_order`);
-    expect(s).toMatchObject({ kept: 3030, names_changed: 0, moved_without_history: 0, two_current: 0, current_mismatch: 0, emails_lost: 0, out_of_order: 0 });
+    expect(s).toMatchObject({
+      kept: 3030,
+      names_changed: 0,
+      moved_without_history: 0,
+      two_current: 0,
+      current_mismatch: 0,
+      emails_lost: 0,
+      out_of_order: 0,
+    });
     expect(Number(s!.moved)).toBeGreaterThan(30);
     expect(Number(s!.emails_added)).toBeGreaterThan(10);
   }, 120_000);

@@ -13,10 +13,16 @@ export interface TestApp extends BuiltApp {
 
 export function testConfig(overrides: Partial<Config> = {}): Config {
   // A fixed noise secret: privacy-layer answers are the same on every run and on both stores.
-  return loadConfig({
-    DATA_DIR: mkdtempSync(join(tmpdir(), 'ads-test-')), LOG_LEVEL: 'silent', PRIVACY_NOISE_SECRET: 'test-privacy-noise',
-    OUTBOUND_ALLOW_PRIVATE_TARGETS: 'true', TOKEN_EXCHANGE_PER_ADDRESS_PER_MINUTE: '100000',
-  }, overrides);
+  return loadConfig(
+    {
+      DATA_DIR: mkdtempSync(join(tmpdir(), 'ads-test-')),
+      LOG_LEVEL: 'silent',
+      PRIVACY_NOISE_SECRET: 'test-privacy-noise',
+      OUTBOUND_ALLOW_PRIVATE_TARGETS: 'true',
+      TOKEN_EXCHANGE_PER_ADDRESS_PER_MINUTE: '100000',
+    },
+    overrides,
+  );
 }
 
 /** A fully wired app on the shared test stores. Call `app.close()` in afterAll. */
@@ -52,7 +58,10 @@ let orgCounter = 0;
 
 export async function createTestOrg(t: BuiltApp, options: { tier?: Tier; name?: string } = {}): Promise<TestOrg> {
   const { organizations, apiKeys, auth } = t.services;
-  const org = await organizations.createOrganization({ name: options.name ?? `Test Org ${++orgCounter}`, tier: options.tier ?? 'enterprise' });
+  const org = await organizations.createOrganization({
+    name: options.name ?? `Test Org ${++orgCounter}`,
+    tier: options.tier ?? 'enterprise',
+  });
   const owner = await organizations.addUser({ orgId: org.id, email: `owner-${org.id.toLowerCase()}@example.com`, role: 'owner' });
   const rawKey = async (scopes = ['discovery', 'creator', 'account'], userId = owner.id) =>
     (await apiKeys.issueKey({ orgId: org.id, userId, name: 'test', scopes })).raw_key;

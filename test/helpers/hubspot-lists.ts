@@ -10,7 +10,13 @@
  */
 import type { HubSpotContact } from './hubspot-server.ts';
 
-export interface HubSpotList { listId: string; name: string; processingType: string; objectTypeId: string; members: string[] }
+export interface HubSpotList {
+  listId: string;
+  name: string;
+  processingType: string;
+  objectTypeId: string;
+  members: string[];
+}
 
 export interface ListRouteContext {
   method: string;
@@ -32,28 +38,55 @@ export function hubspotListRoute(c: ListRouteContext): boolean {
   const lists = (c.hub.lists ??= []);
   if (c.method === 'POST' && c.path === '/crm/v3/lists') {
     const body = JSON.parse(c.raw || '{}') as { name?: string; objectTypeId?: string; processingType?: string };
-    if (!body.name || !body.objectTypeId || !body.processingType) return c.send(400, c.error('VALIDATION_ERROR', 'name, objectTypeId and processingType are required')), true;
-    if (!['MANUAL', 'DYNAMIC', 'SNAPSHOT'].includes(body.processingType)) return c.send(400, c.error('VALIDATION_ERROR', `Unknown processingType ${body.processingType}`)), true;
-    if (lists.some((l) => l.name === body.name)) return c.send(400, c.error('VALIDATION_ERROR', `A list named ${body.name} already exists.`)), true;
-    const list: HubSpotList = { listId: c.newListId(), name: body.name, processingType: body.processingType, objectTypeId: body.objectTypeId, members: [] };
+    if (!body.name || !body.objectTypeId || !body.processingType)
+      return (c.send(400, c.error('VALIDATION_ERROR', 'name, objectTypeId and processingType are required')), true);
+    if (!['MANUAL', 'DYNAMIC', 'SNAPSHOT'].includes(body.processingType))
+      return (c.send(400, c.error('VALIDATION_ERROR', `Unknown processingType ${body.processingType}`)), true);
+    if (lists.some((l) => l.name === body.name))
+      return (c.send(400, c.error('VALIDATION_ERROR', `A list named ${body.name} already exists.`)), true);
+    const list: HubSpotList = {
+      listId: c.newListId(),
+      name: body.name,
+      processingType: body.processingType,
+      objectTypeId: body.objectTypeId,
+      members: [],
+    };
     lists.push(list);
     const now = new Date().toISOString();
-    c.send(200, { list: { listId: list.listId, listVersion: 1, name: list.name, processingType: list.processingType, objectTypeId: list.objectTypeId, createdAt: now, updatedAt: now, size: 0 } });
+    c.send(200, {
+      list: {
+        listId: list.listId,
+        listVersion: 1,
+        name: list.name,
+        processingType: list.processingType,
+        objectTypeId: list.objectTypeId,
+        createdAt: now,
+        updatedAt: now,
+        size: 0,
+      },
+    });
     return true;
   }
   const m = /^\/crm\/v3\/lists\/([^/]+)(\/memberships(?:\/add)?)?$/.exec(c.path);
   if (m) {
     const list = lists.find((l) => l.listId === m[1]);
-    if (!list) return c.send(404, c.error('OBJECT_NOT_FOUND', `List ${m[1]} does not exist.`)), true;
+    if (!list) return (c.send(404, c.error('OBJECT_NOT_FOUND', `List ${m[1]} does not exist.`)), true);
     if (c.method === 'DELETE' && !m[2]) {
       lists.splice(lists.indexOf(list), 1);
-      return c.send(204), true;
+      return (c.send(204), true);
     }
     if (c.method === 'GET' && m[2] === '/memberships') {
-      return c.send(200, { results: list.members.map((recordId) => ({ recordId, membershipTimestamp: '2026-11-24T00:00:00.000Z' })), total: list.members.length }), true;
+      return (
+        c.send(200, {
+          results: list.members.map((recordId) => ({ recordId, membershipTimestamp: '2026-11-24T00:00:00.000Z' })),
+          total: list.members.length,
+        }),
+        true
+      );
     }
     if (c.method === 'PUT' && m[2] === '/memberships/add') {
-      if (list.processingType !== 'MANUAL' && list.processingType !== 'SNAPSHOT') return c.send(400, c.error('VALIDATION_ERROR', 'Only MANUAL and SNAPSHOT lists take memberships.')), true;
+      if (list.processingType !== 'MANUAL' && list.processingType !== 'SNAPSHOT')
+        return (c.send(400, c.error('VALIDATION_ERROR', 'Only MANUAL and SNAPSHOT lists take memberships.')), true);
       const ids = (JSON.parse(c.raw || '[]') as unknown[]).map(String);
       const added: string[] = [];
       const missing: string[] = [];
@@ -64,30 +97,55 @@ export function hubspotListRoute(c: ListRouteContext): boolean {
           added.push(id);
         }
       }
-      return c.send(200, { recordIdsAdded: added, recordIdsMissing: missing }), true;
+      return (c.send(200, { recordIdsAdded: added, recordIdsMissing: missing }), true);
     }
     return false;
   }
   if (c.method === 'POST' && c.path === '/crm/v3/objects/contacts/batch/upsert') {
     const { inputs } = JSON.parse(c.raw || '{}') as { inputs?: { idProperty: string; id: string; properties: Record<string, string> }[] };
-    if (!Array.isArray(inputs) || inputs.length === 0 || inputs.length > 100) return c.send(400, c.error('VALIDATION_ERROR', 'inputs must hold 1 to 100 objects')), true;
+    if (!Array.isArray(inputs) || inputs.length === 0 || inputs.length > 100)
+      return (c.send(400, c.error('VALIDATION_ERROR', 'inputs must hold 1 to 100 objects')), true);
     const results: unknown[] = [];
     const errors: unknown[] = [];
     for (const input of inputs) {
       if (input.idProperty !== 'email') {
-        errors.push({ status: 'error', category: 'VALIDATION_ERROR', message: `${input.idProperty} is not a unique property`, context: { ids: [input.id] } });
+        errors.push({
+          status: 'error',
+          category: 'VALIDATION_ERROR',
+          message: `${input.idProperty} is not a unique property`,
+          context: { ids: [input.id] },
+        });
         continue;
       }
       const email = String(input.id).toLowerCase();
       const existing = c.hub.contacts.find((x) => String(x.properties.email ?? '').toLowerCase() === email);
       const unknown = Object.keys(input.properties ?? {}).find((p) => !c.hub.properties.has(p) && !STANDARD.includes(p));
-      if (unknown) errors.push({ status: 'error', category: 'VALIDATION_ERROR', message: `Property "${unknown}" does not exist`, context: { ids: [input.id] } });
-      else if (existing && c.rejectIds.has(existing.id)) errors.push({ status: 'error', category: 'VALIDATION_ERROR', message: 'Contact is locked by a workflow', context: { ids: [input.id] } });
+      if (unknown)
+        errors.push({
+          status: 'error',
+          category: 'VALIDATION_ERROR',
+          message: `Property "${unknown}" does not exist`,
+          context: { ids: [input.id] },
+        });
+      else if (existing && c.rejectIds.has(existing.id))
+        errors.push({
+          status: 'error',
+          category: 'VALIDATION_ERROR',
+          message: 'Contact is locked by a workflow',
+          context: { ids: [input.id] },
+        });
       else {
         const contact = existing ?? { id: c.newContactId(), properties: { email: input.id } };
         if (!existing) c.hub.contacts.push(contact);
         Object.assign(contact.properties, input.properties);
-        results.push({ id: contact.id, properties: contact.properties, new: !existing, createdAt: '2026-01-05T10:00:00.000Z', updatedAt: new Date().toISOString(), archived: false });
+        results.push({
+          id: contact.id,
+          properties: contact.properties,
+          new: !existing,
+          createdAt: '2026-01-05T10:00:00.000Z',
+          updatedAt: new Date().toISOString(),
+          archived: false,
+        });
       }
     }
     const body = { status: 'COMPLETE', results, startedAt: new Date().toISOString(), completedAt: new Date().toISOString() };

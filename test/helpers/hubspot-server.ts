@@ -10,8 +10,17 @@ import { randomBytes } from 'node:crypto';
 import { startLoopbackServer } from './loopback-server.ts';
 import { hubspotListRoute, type HubSpotList } from './hubspot-lists.ts';
 
-export interface HubSpotContact { id: string; properties: Record<string, string | null> }
-interface Hub { hubId: number; domain: string; contacts: HubSpotContact[]; properties: Set<string>; lists?: HubSpotList[] }
+export interface HubSpotContact {
+  id: string;
+  properties: Record<string, string | null>;
+}
+interface Hub {
+  hubId: number;
+  domain: string;
+  contacts: HubSpotContact[];
+  properties: Set<string>;
+  lists?: HubSpotList[];
+}
 
 export interface HubSpotStandIn {
   url: string;
@@ -64,7 +73,17 @@ export async function startHubSpot(): Promise<HubSpotStandIn> {
     };
     if (limited > 0) {
       limited--;
-      return send(429, { status: 'error', message: 'You have reached your secondly limit.', errorType: 'RATE_LIMIT', correlationId: token(), policyName: 'SECONDLY' }, { 'retry-after': String(retryAfter) });
+      return send(
+        429,
+        {
+          status: 'error',
+          message: 'You have reached your secondly limit.',
+          errorType: 'RATE_LIMIT',
+          correlationId: token(),
+          policyName: 'SECONDLY',
+        },
+        { 'retry-after': String(retryAfter) },
+      );
     }
     const issue = (hubId: number) => {
       const a = token();
@@ -75,10 +94,12 @@ export async function startHubSpot(): Promise<HubSpotStandIn> {
     };
     if (req.method === 'POST' && url.pathname === '/oauth/v1/token') {
       const form = new URLSearchParams(raw);
-      if (form.get('client_id') !== s.clientId || form.get('client_secret') !== s.clientSecret) return send(400, { status: 'BAD_CLIENT_ID', message: 'missing or invalid client_id' });
+      if (form.get('client_id') !== s.clientId || form.get('client_secret') !== s.clientSecret)
+        return send(400, { status: 'BAD_CLIENT_ID', message: 'missing or invalid client_id' });
       if (form.get('grant_type') === 'authorization_code') {
         const hubId = codes.get(form.get('code') ?? '');
-        if (hubId === undefined || form.get('redirect_uri') !== s.redirectUri) return send(400, { status: 'BAD_AUTH_CODE', message: 'missing or unknown auth code' });
+        if (hubId === undefined || form.get('redirect_uri') !== s.redirectUri)
+          return send(400, { status: 'BAD_AUTH_CODE', message: 'missing or unknown auth code' });
         codes.delete(form.get('code')!);
         return send(200, issue(hubId));
       }
@@ -97,7 +118,17 @@ export async function startHubSpot(): Promise<HubSpotStandIn> {
       const a = access.get(decodeURIComponent(m[1]!));
       if (!a || !a.valid) return send(404, { status: 'error', message: 'Token not found' });
       const hub = hubs.get(a.hubId)!;
-      return send(200, { token: m[1], user: 'owner@example.com', hub_domain: hub.domain, scopes: ['crm.objects.contacts.read', 'crm.objects.contacts.write', 'oauth'], hub_id: hub.hubId, app_id: 777, expires_in: 1700, user_id: 9, token_type: 'access' });
+      return send(200, {
+        token: m[1],
+        user: 'owner@example.com',
+        hub_domain: hub.domain,
+        scopes: ['crm.objects.contacts.read', 'crm.objects.contacts.write', 'oauth'],
+        hub_id: hub.hubId,
+        app_id: 777,
+        expires_in: 1700,
+        user_id: 9,
+        token_type: 'access',
+      });
     }
     m = /^\/oauth\/v1\/refresh-tokens\/([^/]+)$/.exec(url.pathname);
     if (req.method === 'DELETE' && m) {
@@ -108,7 +139,8 @@ export async function startHubSpot(): Promise<HubSpotStandIn> {
     // CRM API: bearer token required.
     const bearer = /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1];
     const grant = bearer ? access.get(bearer) : undefined;
-    if (!grant || !grant.valid) return send(401, error('EXPIRED_AUTHENTICATION', 'The OAuth token used to make this call expired 5 second(s) ago.'));
+    if (!grant || !grant.valid)
+      return send(401, error('EXPIRED_AUTHENTICATION', 'The OAuth token used to make this call expired 5 second(s) ago.'));
     const hub = hubs.get(grant.hubId)!;
     if (req.method === 'GET' && url.pathname === '/crm/v3/objects/contacts') {
       const limit = Math.min(Number(url.searchParams.get('limit') ?? 10), 100);
@@ -118,15 +150,21 @@ export async function startHubSpot(): Promise<HubSpotStandIn> {
       const next = start + limit < hub.contacts.length ? String(start + limit) : null;
       return send(200, {
         results: page.map((c) => ({
-          id: c.id, properties: Object.fromEntries(wanted.filter((p) => p in c.properties || hub.properties.has(p)).map((p) => [p, c.properties[p] ?? null])),
-          createdAt: '2026-01-05T10:00:00.000Z', updatedAt: '2026-01-05T10:00:00.000Z', archived: false,
+          id: c.id,
+          properties: Object.fromEntries(
+            wanted.filter((p) => p in c.properties || hub.properties.has(p)).map((p) => [p, c.properties[p] ?? null]),
+          ),
+          createdAt: '2026-01-05T10:00:00.000Z',
+          updatedAt: '2026-01-05T10:00:00.000Z',
+          archived: false,
         })),
         ...(next ? { paging: { next: { after: next, link: `${s.url}/crm/v3/objects/contacts?after=${next}` } } } : {}),
       });
     }
     if (req.method === 'POST' && url.pathname === '/crm/v3/properties/contacts') {
       const body = JSON.parse(raw) as { name: string; label: string; type: string; fieldType: string; groupName: string };
-      if (!body.name || !body.label || !body.type || !body.fieldType || !body.groupName) return send(400, error('VALIDATION_ERROR', 'Property definition is incomplete'));
+      if (!body.name || !body.label || !body.type || !body.fieldType || !body.groupName)
+        return send(400, error('VALIDATION_ERROR', 'Property definition is incomplete'));
       if (hub.properties.has(body.name)) return send(409, error('OBJECT_ALREADY_EXISTS', `Property named '${body.name}' already exists.`));
       hub.properties.add(body.name);
       return send(201, { ...body, createdAt: new Date().toISOString(), hidden: false, formField: false });
@@ -146,10 +184,30 @@ export async function startHubSpot(): Promise<HubSpotStandIn> {
       const errors: unknown[] = [];
       for (const input of inputs) {
         const contact = hub.contacts.find((c) => c.id === input.id);
-        const unknown = Object.keys(input.properties).find((p) => !hub.properties.has(p) && !['firstname', 'lastname', 'email'].includes(p));
-        if (!contact) errors.push({ status: 'error', category: 'OBJECT_NOT_FOUND', message: `Object not found. objectId: ${input.id}`, context: { ids: [input.id] } });
-        else if (unknown) errors.push({ status: 'error', category: 'VALIDATION_ERROR', message: `Property "${unknown}" does not exist`, context: { ids: [input.id] } });
-        else if (s.rejectIds.has(input.id)) errors.push({ status: 'error', category: 'VALIDATION_ERROR', message: 'Contact is locked by a workflow', context: { ids: [input.id] } });
+        const unknown = Object.keys(input.properties).find(
+          (p) => !hub.properties.has(p) && !['firstname', 'lastname', 'email'].includes(p),
+        );
+        if (!contact)
+          errors.push({
+            status: 'error',
+            category: 'OBJECT_NOT_FOUND',
+            message: `Object not found. objectId: ${input.id}`,
+            context: { ids: [input.id] },
+          });
+        else if (unknown)
+          errors.push({
+            status: 'error',
+            category: 'VALIDATION_ERROR',
+            message: `Property "${unknown}" does not exist`,
+            context: { ids: [input.id] },
+          });
+        else if (s.rejectIds.has(input.id))
+          errors.push({
+            status: 'error',
+            category: 'VALIDATION_ERROR',
+            message: 'Contact is locked by a workflow',
+            context: { ids: [input.id] },
+          });
         else {
           Object.assign(contact.properties, input.properties);
           results.push({ id: contact.id, properties: contact.properties, updatedAt: new Date().toISOString(), archived: false });
@@ -158,19 +216,41 @@ export async function startHubSpot(): Promise<HubSpotStandIn> {
       const body = { status: 'COMPLETE', results, startedAt: new Date().toISOString(), completedAt: new Date().toISOString() };
       return errors.length ? send(207, { ...body, numErrors: errors.length, errors }) : send(200, body);
     }
-    if (hubspotListRoute({
-      method: req.method ?? 'GET', path: url.pathname, raw, hub, send, error, rejectIds: s.rejectIds,
-      newContactId: () => String(nextContact++), newListId: () => String(nextList++),
-    })) return;
+    if (
+      hubspotListRoute({
+        method: req.method ?? 'GET',
+        path: url.pathname,
+        raw,
+        hub,
+        send,
+        error,
+        rejectIds: s.rejectIds,
+        newContactId: () => String(nextContact++),
+        newListId: () => String(nextList++),
+      })
+    )
+      return;
     return send(404, error('OBJECT_NOT_FOUND', `No route ${req.method} ${url.pathname}`));
   });
   const url = loopback.url;
   Object.assign(s, {
-    url, clientId: 'test-client-id', clientSecret: 'test-client-secret', redirectUri: 'https://console.example.com/connections/hubspot',
-    rejectIds: new Set<string>(), failPropertyDeletes: false, log: [], refreshes: 0, revoked: [],
+    url,
+    clientId: 'test-client-id',
+    clientSecret: 'test-client-secret',
+    redirectUri: 'https://console.example.com/connections/hubspot',
+    rejectIds: new Set<string>(),
+    failPropertyDeletes: false,
+    log: [],
+    refreshes: 0,
+    revoked: [],
     addHub(domain: string, contacts: Record<string, string | null>[]) {
       const hubId = nextHub++;
-      hubs.set(hubId, { hubId, domain, properties: new Set(), contacts: contacts.map((p) => ({ id: String(nextContact++), properties: { ...p } })) });
+      hubs.set(hubId, {
+        hubId,
+        domain,
+        properties: new Set(),
+        contacts: contacts.map((p) => ({ id: String(nextContact++), properties: { ...p } })),
+      });
       return hubId;
     },
     hub: (hubId: number) => hubs.get(hubId)!,
@@ -196,7 +276,13 @@ export async function startHubSpot(): Promise<HubSpotStandIn> {
 
 /** The integration settings that point the service at the stand-in. */
 export const hubspotSettings = (h: HubSpotStandIn) => ({
-  hubspot: { clientId: h.clientId, clientSecret: h.clientSecret, redirectUri: h.redirectUri, apiBaseUrl: h.url, authorizeUrl: `${h.url}/oauth/authorize` },
+  hubspot: {
+    clientId: h.clientId,
+    clientSecret: h.clientSecret,
+    redirectUri: h.redirectUri,
+    apiBaseUrl: h.url,
+    authorizeUrl: `${h.url}/oauth/authorize`,
+  },
   maxContactsPerRun: 10_000,
   maxRetryAfterSeconds: 2,
 });

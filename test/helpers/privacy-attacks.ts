@@ -13,17 +13,35 @@ import type { PersonRow } from '../discovery/graph.ts';
 
 export const ATTRIBUTE = 'marital_status';
 const s = (v: unknown) => (v === null || v === undefined ? null : String(v));
-export const c = (field: string, op: FilterCondition['op'], value?: FilterCondition['value']): FilterCondition => ({ field, op, ...(value === undefined ? {} : { value }) });
+export const c = (field: string, op: FilterCondition['op'], value?: FilterCondition['value']): FilterCondition => ({
+  field,
+  op,
+  ...(value === undefined ? {} : { value }),
+});
 /** Raw filters: OR of AND branches. */
 export const anyOf = (...branches: FilterCondition[][]): MembershipQuery => ({
-  kind: 'filters', groups: branches.map((filters, i): FilterGroup => ({ id: `g${i}`, combinator: i === 0 ? 'AND' : 'OR', filters })),
+  kind: 'filters',
+  groups: branches.map((filters, i): FilterGroup => ({ id: `g${i}`, combinator: i === 0 ? 'AND' : 'OR', filters })),
 });
 const filterSegment = (q: MembershipQuery, id: string, recordLimit: number | null = null, subsetSeed = 'v1'): SegmentMembership => ({
-  kind: 'filter', segmentId: id, groups: (q as { groups: FilterGroup[] }).groups, recordLimit, subsetSeed,
+  kind: 'filter',
+  segmentId: id,
+  groups: (q as { groups: FilterGroup[] }).groups,
+  recordLimit,
+  subsetSeed,
 });
-const composition = (include: SegmentMembership[], setLogic: Composition['setLogic'] = 'union'): MembershipQuery => ({ kind: 'composition', composition: { include, exclude: [], setLogic } });
+const composition = (include: SegmentMembership[], setLogic: Composition['setLogic'] = 'union'): MembershipQuery => ({
+  kind: 'composition',
+  composition: { include, exclude: [], setLogic },
+});
 
-export interface Target { row: PersonRow; zip: string; age: number; gender: string; value: string }
+export interface Target {
+  row: PersonRow;
+  zip: string;
+  age: number;
+  gender: string;
+  value: string;
+}
 export interface AttackEnv {
   /** The count shown for a question (null: refused). */
   ask(q: MembershipQuery): Promise<number | null>;
@@ -32,7 +50,11 @@ export interface AttackEnv {
 }
 
 /** The privacy layer of decision 052 over a warehouse: measure by member set, show by set. */
-export function setEnv(privacy: Privacy, run: (sql: string, params: unknown[]) => Promise<Record<string, unknown>[]>, catalog: Parameters<Privacy['measure']>[2]['catalog']): AttackEnv {
+export function setEnv(
+  privacy: Privacy,
+  run: (sql: string, params: unknown[]) => Promise<Record<string, unknown>[]>,
+  catalog: Parameters<Privacy['measure']>[2]['catalog'],
+): AttackEnv {
   return {
     async ask(q) {
       const m = await privacy.measure(run, q, { catalog });
@@ -49,7 +71,11 @@ export function setEnv(privacy: Privacy, run: (sql: string, params: unknown[]) =
  * The layer of decision 015 (noise seeded by the canonical wording, no low-effect detection), over the
  * same warehouse: the positive control, showing that the attacks work when the defence is absent.
  */
-export function wordingEnv(privacy: Privacy, run: (sql: string, params: unknown[]) => Promise<Record<string, unknown>[]>, catalog: Parameters<Privacy['measure']>[2]['catalog']): AttackEnv {
+export function wordingEnv(
+  privacy: Privacy,
+  run: (sql: string, params: unknown[]) => Promise<Record<string, unknown>[]>,
+  catalog: Parameters<Privacy['measure']>[2]['catalog'],
+): AttackEnv {
   const exact = async (q: MembershipQuery): Promise<Measured> => {
     // One statement without forms: the true count of the question as asked.
     const { setStatsSql } = await import('../../src/graph/membership/sets.ts');
@@ -94,7 +120,10 @@ export interface AttackContext {
 export function attackContext(rows: readonly PersonRow[]): AttackContext {
   const tally = (of: (r: PersonRow) => string | null) => {
     const m = new Map<string, number>();
-    for (const r of rows) { const k = of(r); if (k !== null) m.set(k, (m.get(k) ?? 0) + 1); }
+    for (const r of rows) {
+      const k = of(r);
+      if (k !== null) m.set(k, (m.get(k) ?? 0) + 1);
+    }
     return [...m].sort((a, b) => b[1] - a[1]);
   };
   const values = tally((r) => s(r[ATTRIBUTE])).map(([v]) => v);
@@ -102,7 +131,10 @@ export function attackContext(rows: readonly PersonRow[]): AttackContext {
   const states = byState.filter(([, n]) => n >= 300).map(([k]) => k);
   const nearThreshold: FilterCondition[][] = [];
   for (const [st] of byState) {
-    const ages = rows.filter((r) => s(r.state) === st && r.age !== null).map((r) => Number(r.age)).sort((a, b) => a - b);
+    const ages = rows
+      .filter((r) => s(r.state) === st && r.age !== null)
+      .map((r) => Number(r.age))
+      .sort((a, b) => a - b);
     for (let lo = 0; lo + 40 < ages.length && nearThreshold.length < 400; lo += 7) {
       const a = ages[lo]!;
       const hi = ages.find((x, i) => i >= lo + 40 && x > a) ?? null;
@@ -114,7 +146,12 @@ export function attackContext(rows: readonly PersonRow[]): AttackContext {
   return { rows, values, states, nearThreshold };
 }
 
-const targetBranch = (t: Target, v?: string) => [c('zip5', '=', t.zip), c('age', '=', t.age), c('gender', '=', t.gender), ...(v === undefined ? [] : [c(ATTRIBUTE, '=', v)])];
+const targetBranch = (t: Target, v?: string) => [
+  c('zip5', '=', t.zip),
+  c('age', '=', t.age),
+  c('gender', '=', t.gender),
+  ...(v === undefined ? [] : [c(ATTRIBUTE, '=', v)]),
+];
 /** The k-th padding: a large state other than the target's, narrowed by an age floor (many distinct large sets). */
 function padding(ctx: AttackContext, t: Target, k: number): FilterCondition[] {
   const states = ctx.states.filter((x) => x !== s(t.row.state));
@@ -194,7 +231,9 @@ export const ATTACKS: Record<AttackClass, Attack> = {
     for (const v of ctx.values) {
       for (let k = 0; k < samples; k++) {
         const with1 = num(await env.ask(composition([filterSegment(anyOf(p, targetBranch(t, v)), `seg${v}${k}`, 1_000_000, `v${k}`)])));
-        const without = num(await env.ask(composition([filterSegment(anyOf(p, [...p, ...targetBranch(t, v)]), `base${v}${k}`, 1_000_000, `v${k}`)])));
+        const without = num(
+          await env.ask(composition([filterSegment(anyOf(p, [...p, ...targetBranch(t, v)]), `base${v}${k}`, 1_000_000, `v${k}`)])),
+        );
         score.set(v, (score.get(v) ?? 0) + with1 - without);
       }
     }
@@ -229,5 +268,13 @@ export async function runAttack(env: AttackEnv, ctx: AttackContext, targets: rea
     if ([...score.values()].some((x) => x !== 0)) signal += 1;
   }
   const baseline = targets.filter((t) => t.value === ctx.values[0]).length;
-  return { cls, targets: targets.length, right, baseline, signal, success: right / targets.length, baselineShare: baseline / targets.length };
+  return {
+    cls,
+    targets: targets.length,
+    right,
+    baseline,
+    signal,
+    success: right / targets.length,
+    baselineShare: baseline / targets.length,
+  };
 }

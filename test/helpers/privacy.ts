@@ -8,7 +8,16 @@ import { DuckDBInstance } from '@duckdb/node-api';
 import { CATALOG_FIELDS } from '../../src/graph/person-fields.ts';
 import { normalizeFilterInput, validateFilterGroups } from '../../src/graph/filters/index.ts';
 import type { MembershipQuery } from '../../src/graph/membership/types.ts';
-import { createPrivacyWithSecret, hex, questionOf, setLayers, xorHex, type Bucket, type MeasuredBucket, type SetCount } from '../../src/modules/privacy/index.ts';
+import {
+  createPrivacyWithSecret,
+  hex,
+  questionOf,
+  setLayers,
+  xorHex,
+  type Bucket,
+  type MeasuredBucket,
+  type SetCount,
+} from '../../src/modules/privacy/index.ts';
 
 export const TEST_NOISE_SECRET = 'test-privacy-noise';
 export const testPrivacy = createPrivacyWithSecret({ secret: TEST_NOISE_SECRET, floor: 50, lookupK: 10 });
@@ -39,34 +48,61 @@ let duck: Promise<Awaited<ReturnType<Awaited<ReturnType<typeof DuckDBInstance.cr
  * What the privacy layer shows for the persons `members` selected by the question (raw filters or a
  * query) when none of its conditions is of low effect (docs/decisions/052): seeded by their set.
  */
-export async function shownSet(input: { filters?: unknown; filter_groups?: unknown } | MembershipQuery, members: Iterable<bigint | number> | SetCount, facet?: string): Promise<number | null> {
+export async function shownSet(
+  input: { filters?: unknown; filter_groups?: unknown } | MembershipQuery,
+  members: Iterable<bigint | number> | SetCount,
+  facet?: string,
+): Promise<number | null> {
   const query = 'kind' in input ? input : filtersQuery(input);
-  const set = 'h' in members ? members as SetCount : await setOf(members as Iterable<bigint>);
+  const set = 'h' in members ? (members as SetCount) : await setOf(members as Iterable<bigint>);
   return testPrivacy.protectSet({ set: { ...set, layers: setLayers(query) }, ...(facet ? { facet } : {}) }).count;
 }
 
 /** The groups shown for a dimension: buckets of member keys, measured by set. */
-export async function shownSetGroups(input: { filters?: unknown; filter_groups?: unknown }, dimension: string, truth: Map<unknown, Iterable<bigint>>, top?: number) {
+export async function shownSetGroups(
+  input: { filters?: unknown; filter_groups?: unknown },
+  dimension: string,
+  truth: Map<unknown, Iterable<bigint>>,
+  top?: number,
+) {
   const layers = setLayers(filtersQuery(input));
   const buckets: MeasuredBucket[] = [];
   for (const [value, keys] of truth) {
     const set = await setOf(keys);
-    buckets.push({ dimension, group_value: value as Bucket['group_value'], set: { ...set, matched: null, layers: [...layers, `v:${dimension}|${JSON.stringify(value)}`] } });
+    buckets.push({
+      dimension,
+      group_value: value as Bucket['group_value'],
+      set: { ...set, matched: null, layers: [...layers, `v:${dimension}|${JSON.stringify(value)}`] },
+    });
   }
   return testPrivacy.protectMeasuredGroups(buckets, top);
 }
 export { xorHex };
 
 /** The count shown for raw filters whose true count is `trueCount` (null: suppressed), by the question's wording (model workflow figures). */
-export function shownCount(input: { filters?: unknown; filter_groups?: unknown } | MembershipQuery, trueCount: number, facet?: string): number | null {
+export function shownCount(
+  input: { filters?: unknown; filter_groups?: unknown } | MembershipQuery,
+  trueCount: number,
+  facet?: string,
+): number | null {
   const query = 'kind' in input ? input : filtersQuery(input);
   return testPrivacy.protectCount({ question: questionOf(query), trueCount, ...(facet ? { facet } : {}) }).count;
 }
 
 /** The groups shown for a dimension of raw filters, from the true buckets. */
-export function shownGroups(input: { filters?: unknown; filter_groups?: unknown }, dimension: string, truth: Map<unknown, number>, top?: number) {
+export function shownGroups(
+  input: { filters?: unknown; filter_groups?: unknown },
+  dimension: string,
+  truth: Map<unknown, number>,
+  top?: number,
+) {
   const buckets: Bucket[] = [...truth].map(([group_value, count]) => ({ group_value: group_value as Bucket['group_value'], count }));
-  return testPrivacy.protectGroups({ question: questionOf(filtersQuery(input)), dimension, buckets, ...(top !== undefined ? { top } : {}) });
+  return testPrivacy.protectGroups({
+    question: questionOf(filtersQuery(input)),
+    dimension,
+    buckets,
+    ...(top !== undefined ? { top } : {}),
+  });
 }
 
 /**

@@ -24,7 +24,9 @@ export async function startS3Server(bucket = 'deliveries'): Promise<S3Server> {
   const server = new S3rver({ address: '127.0.0.1', port: 0, silent: true, directory, configureBuckets: [{ name: bucket, configs: [] }] });
   const { port } = (await server.run()) as { port: number };
   return {
-    endpoint: `http://127.0.0.1:${port}`, bucket, directory,
+    endpoint: `http://127.0.0.1:${port}`,
+    bucket,
+    directory,
     async stop() {
       await server.close();
       fs.rmSync(directory, { recursive: true, force: true });

@@ -16,9 +16,14 @@ export interface Served {
  * SIGKILL and exits 143, so a graceful stop under load looked like a crash.
  */
 export async function serveProcess(args: string[], env: NodeJS.ProcessEnv, timeoutMs = 600_000): Promise<Served> {
-  const root = join(import.meta.dirname, '..', '..');  // the project root
+  const root = join(import.meta.dirname, '..', '..'); // the project root
   // Its own process group, so a start that times out can be ended with everything it started.
-  const child = spawn(process.execPath, ['--import', 'tsx', ...args], { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  const child = spawn(process.execPath, ['--import', 'tsx', ...args], {
+    cwd: root,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
   let output = '';
   child.stdout!.on('data', (d) => (output += d));
   child.stderr!.on('data', (d) => (output += d));
@@ -26,7 +31,9 @@ export async function serveProcess(args: string[], env: NodeJS.ProcessEnv, timeo
     const timer = setTimeout(() => {
       try {
         process.kill(-child.pid!, 'SIGKILL');
-      } catch { /* already gone */ }
+      } catch {
+        /* already gone */
+      }
       reject(new Error(`did not start within ${timeoutMs} ms:\n${output}`));
     }, timeoutMs);
     child.on('exit', (code) => reject(new Error(`exited ${code}:\n${output}`)));

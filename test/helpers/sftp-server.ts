@@ -66,7 +66,10 @@ function waitForPort(port: number, child: ChildProcess, log: () => string): Prom
   return new Promise((resolve, reject) => {
     const attempt = () => {
       if (child.exitCode !== null) return reject(new Error(`sshd exited (${child.exitCode}): ${log()}`));
-      const socket = net.connect({ host: '127.0.0.1', port }, () => { socket.destroy(); resolve(); });
+      const socket = net.connect({ host: '127.0.0.1', port }, () => {
+        socket.destroy();
+        resolve();
+      });
       socket.once('error', () => {
         socket.destroy();
         if (Date.now() > deadline) reject(new Error(`sshd did not listen on ${port}: ${log()}`));
@@ -95,20 +98,39 @@ export async function startSftpServer(): Promise<SftpServer> {
   execFileSync('chown', [`${SFTP_USER}:`, root]);
   const port = await freePort();
   const config = path.join(dir, 'sshd_config');
-  fs.writeFileSync(config, [
-    `Port ${port}`, 'ListenAddress 127.0.0.1', `HostKey ${hostKey}`, `PidFile ${path.join(dir, 'sshd.pid')}`,
-    `AuthorizedKeysFile ${keys}/%u`, 'PubkeyAuthentication yes', 'PasswordAuthentication yes',
-    'KbdInteractiveAuthentication no', 'UsePAM no', 'StrictModes no', `AllowUsers ${SFTP_USER}`,
-    'Subsystem sftp internal-sftp', 'ForceCommand internal-sftp', 'LogLevel ERROR', '',
-  ].join('\n'));
+  fs.writeFileSync(
+    config,
+    [
+      `Port ${port}`,
+      'ListenAddress 127.0.0.1',
+      `HostKey ${hostKey}`,
+      `PidFile ${path.join(dir, 'sshd.pid')}`,
+      `AuthorizedKeysFile ${keys}/%u`,
+      'PubkeyAuthentication yes',
+      'PasswordAuthentication yes',
+      'KbdInteractiveAuthentication no',
+      'UsePAM no',
+      'StrictModes no',
+      `AllowUsers ${SFTP_USER}`,
+      'Subsystem sftp internal-sftp',
+      'ForceCommand internal-sftp',
+      'LogLevel ERROR',
+      '',
+    ].join('\n'),
+  );
   let stderr = '';
   const child = spawn(SSHD, ['-D', '-e', '-f', config], { stdio: ['ignore', 'ignore', 'pipe'] });
-  child.stderr!.on('data', (d: Buffer) => { stderr += d.toString(); });
+  child.stderr!.on('data', (d: Buffer) => {
+    stderr += d.toString();
+  });
   await waitForPort(port, child, () => stderr);
   // The fingerprint ssh-keygen -l shows, computed from the public key blob.
   const blob = Buffer.from(fs.readFileSync(`${hostKey}.pub`, 'utf8').split(' ')[1]!, 'base64');
   return {
-    host: '127.0.0.1', port, username: SFTP_USER, password: SFTP_PASSWORD,
+    host: '127.0.0.1',
+    port,
+    username: SFTP_USER,
+    password: SFTP_PASSWORD,
     privateKey: fs.readFileSync(userKey, 'utf8'),
     hostKeySha256: createHash('sha256').update(blob).digest('base64').replace(/=+$/, ''),
     root,

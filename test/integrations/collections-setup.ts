@@ -24,7 +24,13 @@ export interface CollectionTest {
   partnerToken(scopes?: string[]): Promise<string>;
   /** An access token of a dynamically registered public client for the REST API. */
   publicClientToken(): Promise<string>;
-  call(token: string, method: string, url: string, body?: unknown, headers?: Record<string, string>): Promise<{ status: number; body: any }>;
+  call(
+    token: string,
+    method: string,
+    url: string,
+    body?: unknown,
+    headers?: Record<string, string>,
+  ): Promise<{ status: number; body: any }>;
   put(url: string, body: string): Promise<number>;
   waitResolved(token: string, matchId: string): Promise<any>;
   /** The collection refresh job (what pg-boss runs), for one organization. */
@@ -42,12 +48,19 @@ export async function setupCollections(): Promise<CollectionTest> {
   // As `ads serve` does, every queue exists; only the file-match resolution has a worker here.
   for (const def of server.services.jobDefinitions()) await queue.ensureQueue(def.name, def.queue);
   const resolve = server.services.fileMatch.jobDefinitions()[0] as JobDefinition;
-  const workerId = await queue.work<any>(resolve.name, { batchSize: 1, pollingIntervalSeconds: 0.5, notifyPollingIntervalSeconds: 1, includeMetadata: true } as never, async (jobs) => {
-    for (const job of jobs) await resolve.handle(job.data, { id: job.id, retryCount: 0 });
-  });
+  const workerId = await queue.work<any>(
+    resolve.name,
+    { batchSize: 1, pollingIntervalSeconds: 0.5, notifyPollingIntervalSeconds: 1, includeMetadata: true } as never,
+    async (jobs) => {
+      for (const job of jobs) await resolve.handle(job.data, { id: job.id, retryCount: 0 });
+    },
+  );
   const refreshJob = server.services.jobDefinitions().find((d) => d.name === COLLECTION_REFRESH_JOB)!;
   const { org, owner } = await orgWithOwner(server);
-  const partner = await server.services.oauth.registerPartnerClient({ name: 'Partner Workflows', redirectUris: ['https://partner.example/oauth/callback'] });
+  const partner = await server.services.oauth.registerPartnerClient({
+    name: 'Partner Workflows',
+    redirectUris: ['https://partner.example/oauth/callback'],
+  });
   const as = await discover(server);
   const inst = await DuckDBInstance.create(':memory:', { threads: '1' });
   const conn = await inst.connect();
@@ -55,22 +68,40 @@ export async function setupCollections(): Promise<CollectionTest> {
   const q = async (sql: string) => (await conn.runAndReadAll(sql)).getRowObjectsJS() as Row[];
 
   const call: CollectionTest['call'] = async (token, method, url, body, headers = {}) => {
-    const res = await server.app.inject({ method: method as 'GET', url, headers: { ...bearer(token), ...headers }, ...(body === undefined ? {} : { payload: body as object }) });
+    const res = await server.app.inject({
+      method: method as 'GET',
+      url,
+      headers: { ...bearer(token), ...headers },
+      ...(body === undefined ? {} : { payload: body as object }),
+    });
     return { status: res.statusCode, body: res.body ? res.json() : null };
   };
 
   return {
-    server, org, owner, partner, call,
+    server,
+    org,
+    owner,
+    partner,
+    call,
     async partnerToken(scopes = ['discovery', 'creator']) {
       const client: oauth.Client = { client_id: partner.client_id };
       const redirectUri = 'https://partner.example/oauth/callback';
       const auth = await authorize(server, owner, { client, scope: scopes.join(' '), resource: null, redirectUri, approve: scopes });
-      const res = await redeem(server, as, client, auth, { resource: null, redirectUri, clientAuth: oauth.ClientSecretBasic(partner.client_secret!) });
+      const res = await redeem(server, as, client, auth, {
+        resource: null,
+        redirectUri,
+        clientAuth: oauth.ClientSecretBasic(partner.client_secret!),
+      });
       return (await oauth.processAuthorizationCodeResponse(as, client, res)).access_token;
     },
     async publicClientToken() {
       const client = await registerPublicClient(server);
-      const auth = await authorize(server, owner, { client, scope: 'discovery creator', resource: server.resources.api, approve: ['discovery', 'creator'] });
+      const auth = await authorize(server, owner, {
+        client,
+        scope: 'discovery creator',
+        resource: server.resources.api,
+        approve: ['discovery', 'creator'],
+      });
       const res = await redeem(server, as, client, auth, { resource: server.resources.api });
       return (await oauth.processAuthorizationCodeResponse(as, client, res)).access_token;
     },
@@ -90,11 +121,22 @@ export async function setupCollections(): Promise<CollectionTest> {
     refresh: (orgId) => refreshJob.handle({ org_id: orgId }, { id: 'test', retryCount: 0 }),
     async people(n) {
       return (await pickPersons({ q } as unknown as MatchTest, n)).map((p, i) => ({
-        row_id: `g${i}`, email: p.email, first_name: title(p.first_name), last_name: title(p.last_name), zip: p.zip5,
+        row_id: `g${i}`,
+        email: p.email,
+        first_name: title(p.first_name),
+        last_name: title(p.last_name),
+        zip: p.zip5,
       }));
     },
     async events(runId) {
-      const rows = await (await testStores()).database.db.selectFrom('events').select(['type', 'body']).where('subject_id', '=', runId).orderBy('created_at').execute();
+      const rows = await (
+        await testStores()
+      ).database.db
+        .selectFrom('events')
+        .select(['type', 'body'])
+        .where('subject_id', '=', runId)
+        .orderBy('created_at')
+        .execute();
       return rows.map((r) => ({ type: r.type, data: (typeof r.body === 'string' ? JSON.parse(r.body) : r.body).data }));
     },
     async close() {

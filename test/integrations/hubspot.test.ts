@@ -30,10 +30,20 @@ describe('connections', () => {
     const made = await k.connect(token, hubId);
     expect(made.status).toBe(201);
     expect(made.body).toEqual({
-      connection_id: expect.stringMatching(/^con_[A-Za-z0-9]{20}$/), provider: 'hubspot', provider_account_id: String(hubId),
-      display_name: 'acme.hubspot.com', status: 'connected', created_at: k.clock.now().toISOString(),
+      connection_id: expect.stringMatching(/^con_[A-Za-z0-9]{20}$/),
+      provider: 'hubspot',
+      provider_account_id: String(hubId),
+      display_name: 'acme.hubspot.com',
+      status: 'connected',
+      created_at: k.clock.now().toISOString(),
     });
-    const row = await (await testStores()).database.db.selectFrom('integration_connections').selectAll().where('id', '=', made.body.connection_id).executeTakeFirstOrThrow();
+    const row = await (
+      await testStores()
+    ).database.db
+      .selectFrom('integration_connections')
+      .selectAll()
+      .where('id', '=', made.body.connection_id)
+      .executeTakeFirstOrThrow();
     expect(row.access_token).toMatch(/^itk1\./);
     expect(row.refresh_token).toMatch(/^itk1\./);
     expect(row.org_id).toBe(org.orgId);
@@ -96,7 +106,14 @@ describe('batch enrichment runs', () => {
     const { org, token } = await k.newOrg('paygo');
     const call = k.as(token);
     const persons = people.slice(0, 105);
-    const hubId = k.hs.addHub('enrich.hubspot.com', [...persons.map((p) => contactOf(p)), nobody(1), nobody(2), nobody(3), { firstname: null, lastname: null, email: null }, {}]);
+    const hubId = k.hs.addHub('enrich.hubspot.com', [
+      ...persons.map((p) => contactOf(p)),
+      nobody(1),
+      nobody(2),
+      nobody(3),
+      { firstname: null, lastname: null, email: null },
+      {},
+    ]);
     const hub = k.hs.hub(hubId);
     // One contact already holds the value, one is locked at HubSpot.
     hub.properties.add('ads_age');
@@ -107,13 +124,39 @@ describe('batch enrichment runs', () => {
     const created = await call('POST', '/v1/integration-runs', { provider: 'hubspot', kind: 'batch_enrichment', selected_fields: ['age'] });
     expect(created.status).toBe(202);
     expect(Object.keys(created.body).sort()).toEqual([
-      'billing_source', 'boundary_at', 'completed_at', 'connection_display_name', 'connection_id', 'counts', 'created_at', 'customer_boundary', 'data_flow',
-      'failure_code', 'failure_message', 'kind', 'provider', 'purpose', 'run_id', 'selected_fields', 'status', 'updated_at',
+      'billing_source',
+      'boundary_at',
+      'completed_at',
+      'connection_display_name',
+      'connection_id',
+      'counts',
+      'created_at',
+      'customer_boundary',
+      'data_flow',
+      'failure_code',
+      'failure_message',
+      'kind',
+      'provider',
+      'purpose',
+      'run_id',
+      'selected_fields',
+      'status',
+      'updated_at',
     ]);
     expect(created.body).toMatchObject({
-      run_id: expect.stringMatching(/^ir_[A-Za-z0-9_-]{40}$/), provider: 'hubspot', connection_display_name: 'enrich.hubspot.com', kind: 'batch_enrichment',
-      data_flow: 'round_trip', purpose: 'enrichment', status: 'created', billing_source: 'native', customer_boundary: 'provider_writeback',
-      counts: { input: 0, matched: 0, delivered: 0, applied: 0, unchanged: 0, skipped: 0, failed: 0 }, selected_fields: ['age'], boundary_at: null, completed_at: null,
+      run_id: expect.stringMatching(/^ir_[A-Za-z0-9_-]{40}$/),
+      provider: 'hubspot',
+      connection_display_name: 'enrich.hubspot.com',
+      kind: 'batch_enrichment',
+      data_flow: 'round_trip',
+      purpose: 'enrichment',
+      status: 'created',
+      billing_source: 'native',
+      customer_boundary: 'provider_writeback',
+      counts: { input: 0, matched: 0, delivered: 0, applied: 0, unchanged: 0, skipped: 0, failed: 0 },
+      selected_fields: ['age'],
+      boundary_at: null,
+      completed_at: null,
     });
 
     const run = await k.runJob(token, created.body.run_id);
@@ -127,13 +170,27 @@ describe('batch enrichment runs', () => {
 
     const ledger = (await k.t.services.billing.ledger(org.orgId)).filter((r) => r.kind.startsWith('integration.'));
     expect(ledger.map((r) => [r.kind, r.status, r.quantity, r.amount_cents]).sort()).toEqual([
-      ['integration.enrichment_field', 'settled', 103, 103], ['integration.match', 'settled', 105, 525],
+      ['integration.enrichment_field', 'settled', 103, 103],
+      ['integration.match', 'settled', 105, 525],
     ]);
     // The job delivered again (a retry) changes nothing and charges nothing more.
-    expect(await k.events(run.run_id)).toEqual([{ type: 'integration_run.completed', data: {
-      status: 'completed', run_id: run.run_id, provider: 'hubspot', connection_id: run.connection_id, kind: 'batch_enrichment', billing_source: 'native',
-      counts: run.counts, failure_code: null, failure_message: null, completed_at: run.completed_at,
-    } }]);
+    expect(await k.events(run.run_id)).toEqual([
+      {
+        type: 'integration_run.completed',
+        data: {
+          status: 'completed',
+          run_id: run.run_id,
+          provider: 'hubspot',
+          connection_id: run.connection_id,
+          kind: 'batch_enrichment',
+          billing_source: 'native',
+          counts: run.counts,
+          failure_code: null,
+          failure_message: null,
+          completed_at: run.completed_at,
+        },
+      },
+    ]);
     const replay = await k.runJob(token, created.body.run_id);
     expect(replay.counts).toEqual(run.counts);
     expect(await k.events(run.run_id)).toHaveLength(1);
@@ -141,7 +198,10 @@ describe('batch enrichment runs', () => {
 
     (k.clock as ManualClock).advance(1000);
     // A second run: everything is unchanged now, nothing is written, only the match is billed.
-    const second = await k.runJob(token, (await call('POST', '/v1/integration-runs', { provider: 'hubspot', kind: 'batch_enrichment', selected_fields: ['age'] })).body.run_id);
+    const second = await k.runJob(
+      token,
+      (await call('POST', '/v1/integration-runs', { provider: 'hubspot', kind: 'batch_enrichment', selected_fields: ['age'] })).body.run_id,
+    );
     expect(second.counts).toEqual({ input: 110, matched: 105, delivered: 1, applied: 0, unchanged: 104, skipped: 0, failed: 1 });
     expectEquations(second);
 
@@ -158,30 +218,62 @@ describe('batch enrichment runs', () => {
 
   it('is not billed with a partner billing source, and refreshes an expired token', async () => {
     const { org, token } = await k.newOrg('paygo');
-    const hubId = k.hs.addHub('partner.hubspot.com', people.slice(0, 5).map((p) => contactOf(p)));
+    const hubId = k.hs.addHub(
+      'partner.hubspot.com',
+      people.slice(0, 5).map((p) => contactOf(p)),
+    );
     await k.connect(token, hubId);
     const refreshes = k.hs.refreshes;
     k.hs.expireAccessTokens();
-    const created = await k.as(token)('POST', '/v1/integration-runs', { provider: 'hubspot', kind: 'batch_enrichment', selected_fields: ['age'], billing_source: 'acme_platform' });
+    const created = await k.as(token)('POST', '/v1/integration-runs', {
+      provider: 'hubspot',
+      kind: 'batch_enrichment',
+      selected_fields: ['age'],
+      billing_source: 'acme_platform',
+    });
     const run = await k.runJob(token, created.body.run_id);
-    expect(run).toMatchObject({ status: 'completed', billing_source: 'acme_platform', counts: { input: 5, matched: 5, applied: 5, delivered: 5 } });
+    expect(run).toMatchObject({
+      status: 'completed',
+      billing_source: 'acme_platform',
+      counts: { input: 5, matched: 5, applied: 5, delivered: 5 },
+    });
     expectEquations(run);
     expect(k.hs.refreshes).toBe(refreshes + 1);
     expect((await k.t.services.billing.ledger(org.orgId)).filter((r) => r.kind.startsWith('integration.'))).toEqual([]);
 
     // Past its lifetime the token is refreshed before use (no 401 first).
     (k.clock as ManualClock).advance(31 * 60_000);
-    const again = await k.runJob(token, (await k.as(token)('POST', '/v1/integration-runs', { provider: 'hubspot', kind: 'batch_enrichment', selected_fields: ['age'], billing_source: 'acme_platform' })).body.run_id);
+    const again = await k.runJob(
+      token,
+      (
+        await k.as(token)('POST', '/v1/integration-runs', {
+          provider: 'hubspot',
+          kind: 'batch_enrichment',
+          selected_fields: ['age'],
+          billing_source: 'acme_platform',
+        })
+      ).body.run_id,
+    );
     expect(again.status).toBe('completed');
     expect(k.hs.refreshes).toBe(refreshes + 2);
   }, 60_000);
 
   it('fails with PROVIDER_UNAUTHORIZED when HubSpot refuses the refresh (the customer must reconnect)', async () => {
     const { token } = await k.newOrg();
-    await k.connect(token, k.hs.addHub('uninstalled.hubspot.com', people.slice(0, 2).map((p) => contactOf(p))));
+    await k.connect(
+      token,
+      k.hs.addHub(
+        'uninstalled.hubspot.com',
+        people.slice(0, 2).map((p) => contactOf(p)),
+      ),
+    );
     k.hs.expireAccessTokens();
     k.hs.forgetRefreshTokens();
-    const run = await k.runJob(token, (await k.as(token)('POST', '/v1/integration-runs', { provider: 'hubspot', kind: 'batch_enrichment', selected_fields: ['age'] })).body.run_id);
+    const run = await k.runJob(
+      token,
+      (await k.as(token)('POST', '/v1/integration-runs', { provider: 'hubspot', kind: 'batch_enrichment', selected_fields: ['age'] })).body
+        .run_id,
+    );
     expect(run).toMatchObject({ status: 'failed', failure_code: 'PROVIDER_UNAUTHORIZED', counts: { input: 0, matched: 0 } });
     expect(run.failure_message).toMatch(/refresh answered 400/);
     expectEquations(run);
@@ -189,8 +281,15 @@ describe('batch enrichment runs', () => {
 
   it('waits out 429 answers, and fails with PROVIDER_RATE_LIMITED when they do not stop (nothing billed)', async () => {
     const { org, token } = await k.newOrg('paygo');
-    await k.connect(token, k.hs.addHub('busy.hubspot.com', people.slice(0, 3).map((p) => contactOf(p))));
-    const start = () => k.as(token)('POST', '/v1/integration-runs', { provider: 'hubspot', kind: 'batch_enrichment', selected_fields: ['age'] });
+    await k.connect(
+      token,
+      k.hs.addHub(
+        'busy.hubspot.com',
+        people.slice(0, 3).map((p) => contactOf(p)),
+      ),
+    );
+    const start = () =>
+      k.as(token)('POST', '/v1/integration-runs', { provider: 'hubspot', kind: 'batch_enrichment', selected_fields: ['age'] });
     k.hs.rateLimitNext(2, 1);
     const ok = await k.runJob(token, (await start()).body.run_id);
     expect(ok.status).toBe('completed');
@@ -198,9 +297,19 @@ describe('batch enrichment runs', () => {
     k.hs.rateLimitNext(50, 1);
     const limited = await k.runJob(token, (await start()).body.run_id);
     k.hs.rateLimitNext(0);
-    expect(limited).toMatchObject({ status: 'failed', failure_code: 'PROVIDER_RATE_LIMITED', completed_at: expect.any(String), boundary_at: null });
+    expect(limited).toMatchObject({
+      status: 'failed',
+      failure_code: 'PROVIDER_RATE_LIMITED',
+      completed_at: expect.any(String),
+      boundary_at: null,
+    });
     expect(limited.failure_message).toMatch(/429/);
-    expect(await k.events(limited.run_id)).toEqual([{ type: 'integration_run.failed', data: expect.objectContaining({ status: 'failed', failure_code: 'PROVIDER_RATE_LIMITED', counts: limited.counts }) }]);
+    expect(await k.events(limited.run_id)).toEqual([
+      {
+        type: 'integration_run.failed',
+        data: expect.objectContaining({ status: 'failed', failure_code: 'PROVIDER_RATE_LIMITED', counts: limited.counts }),
+      },
+    ]);
     expectEquations(limited);
     const rows = (await k.t.services.billing.ledger(org.orgId)).filter((r) => r.kind.startsWith('integration.'));
     expect(rows.filter((r) => r.status !== 'settled')).toEqual([]);
@@ -210,7 +319,10 @@ describe('batch enrichment runs', () => {
   it('cancels created and processing runs (nothing written) and refuses to cancel a finished run', async () => {
     const { token } = await k.newOrg();
     const call = k.as(token);
-    const hubId = k.hs.addHub('cancel.hubspot.com', people.slice(0, 3).map((p) => contactOf(p)));
+    const hubId = k.hs.addHub(
+      'cancel.hubspot.com',
+      people.slice(0, 3).map((p) => contactOf(p)),
+    );
     await k.connect(token, hubId);
     const start = () => call('POST', '/v1/integration-runs', { provider: 'hubspot', kind: 'batch_enrichment', selected_fields: ['age'] });
     const created = (await start()).body;
@@ -222,7 +334,8 @@ describe('batch enrichment runs', () => {
     k.hs.rateLimitNext(1, 1);
     const second = (await start()).body;
     const running = k.t.services.integrations.runner.execute(second.run_id);
-    for (let i = 0; i < 50 && (await call('GET', `/v1/integration-runs/${second.run_id}`)).body.status !== 'processing'; i++) await new Promise((r) => setTimeout(r, 20));
+    for (let i = 0; i < 50 && (await call('GET', `/v1/integration-runs/${second.run_id}`)).body.status !== 'processing'; i++)
+      await new Promise((r) => setTimeout(r, 20));
     expect((await call('POST', `/v1/integration-runs/${second.run_id}/cancel`)).status).toBe(200);
     await running;
     const after = (await call('GET', `/v1/integration-runs/${second.run_id}`)).body;
@@ -241,11 +354,21 @@ describe('batch enrichment runs', () => {
   it('rejects bad run requests with the envelope and creates nothing', async () => {
     const { token } = await k.newOrg();
     const call = k.as(token);
-    expect((await call('POST', '/v1/integration-runs', { provider: 'hubspot', kind: 'batch_enrichment', selected_fields: ['age'] })).body.error).toBe('CONNECTION_NOT_FOUND');
+    expect(
+      (await call('POST', '/v1/integration-runs', { provider: 'hubspot', kind: 'batch_enrichment', selected_fields: ['age'] })).body.error,
+    ).toBe('CONNECTION_NOT_FOUND');
     await k.connect(token, k.hs.addHub('bad.hubspot.com', []));
-    const unknown = await call('POST', '/v1/integration-runs', { provider: 'hubspot', kind: 'batch_enrichment', selected_fields: ['shoe_size'] });
+    const unknown = await call('POST', '/v1/integration-runs', {
+      provider: 'hubspot',
+      kind: 'batch_enrichment',
+      selected_fields: ['shoe_size'],
+    });
     expect(unknown.body.error).toBe('UNKNOWN_FIELD');
-    for (const body of [{ provider: 'hubspot', kind: 'reverse_etl', selected_fields: ['age'] }, { provider: 'hubspot', kind: 'batch_enrichment', selected_fields: [] }, { provider: 'hubspot', kind: 'batch_enrichment', selected_fields: ['age'], extra: 1 }]) {
+    for (const body of [
+      { provider: 'hubspot', kind: 'reverse_etl', selected_fields: ['age'] },
+      { provider: 'hubspot', kind: 'batch_enrichment', selected_fields: [] },
+      { provider: 'hubspot', kind: 'batch_enrichment', selected_fields: ['age'], extra: 1 },
+    ]) {
       const res = await call('POST', '/v1/integration-runs', body);
       expect(res.status).toBe(400);
       expect(res.body.error).toBeTruthy();
@@ -257,9 +380,16 @@ describe('batch enrichment runs', () => {
 describe('disconnect', () => {
   it('remove: a failed cleanup leaves the connection; a good one removes the properties; the account then connects elsewhere', async () => {
     const a = await k.newOrg();
-    const hubId = k.hs.addHub('move.hubspot.com', people.slice(0, 2).map((p) => contactOf(p)));
+    const hubId = k.hs.addHub(
+      'move.hubspot.com',
+      people.slice(0, 2).map((p) => contactOf(p)),
+    );
     const first = (await k.connect(a.token, hubId)).body;
-    const run = await k.runJob(a.token, (await k.as(a.token)('POST', '/v1/integration-runs', { provider: 'hubspot', kind: 'batch_enrichment', selected_fields: ['age'] })).body.run_id);
+    const run = await k.runJob(
+      a.token,
+      (await k.as(a.token)('POST', '/v1/integration-runs', { provider: 'hubspot', kind: 'batch_enrichment', selected_fields: ['age'] }))
+        .body.run_id,
+    );
     expect(run.counts.applied).toBe(2);
     expect(k.hs.hub(hubId).properties.has('ads_age')).toBe(true);
 
@@ -279,7 +409,13 @@ describe('disconnect', () => {
     expect(removed).toEqual({ status: 200, body: { disconnected: true } });
     expect(k.hs.hub(hubId).properties.has('ads_age')).toBe(false);
     expect(k.hs.hub(hubId).contacts.every((c) => c.properties.ads_age === undefined)).toBe(true);
-    const row = await (await testStores()).database.db.selectFrom('integration_connections').selectAll().where('id', '=', first.connection_id).executeTakeFirstOrThrow();
+    const row = await (
+      await testStores()
+    ).database.db
+      .selectFrom('integration_connections')
+      .selectAll()
+      .where('id', '=', first.connection_id)
+      .executeTakeFirstOrThrow();
     expect(row).toMatchObject({ status: 'disconnected', access_token: null, refresh_token: null, app_data_policy: 'remove' });
     expect(k.hs.revoked.length).toBeGreaterThan(0);
 
@@ -293,10 +429,19 @@ describe('disconnect', () => {
 
   it('retain: provider data stays, runs stop', async () => {
     const { token } = await k.newOrg();
-    const hubId = k.hs.addHub('keep.hubspot.com', people.slice(0, 2).map((p) => contactOf(p)));
+    const hubId = k.hs.addHub(
+      'keep.hubspot.com',
+      people.slice(0, 2).map((p) => contactOf(p)),
+    );
     await k.connect(token, hubId);
-    const queued = (await k.as(token)('POST', '/v1/integration-runs', { provider: 'hubspot', kind: 'batch_enrichment', selected_fields: ['age'] })).body;
-    await k.runJob(token, (await k.as(token)('POST', '/v1/integration-runs', { provider: 'hubspot', kind: 'batch_enrichment', selected_fields: ['age'] })).body.run_id);
+    const queued = (
+      await k.as(token)('POST', '/v1/integration-runs', { provider: 'hubspot', kind: 'batch_enrichment', selected_fields: ['age'] })
+    ).body;
+    await k.runJob(
+      token,
+      (await k.as(token)('POST', '/v1/integration-runs', { provider: 'hubspot', kind: 'batch_enrichment', selected_fields: ['age'] })).body
+        .run_id,
+    );
     expect((await k.as(token)('DELETE', '/v1/connections/hubspot', { app_data_policy: 'retain' })).body).toEqual({ disconnected: true });
     expect(k.hs.hub(hubId).properties.has('ads_age')).toBe(true);
     expect(k.hs.hub(hubId).contacts[0]!.properties.ads_age).toBe(String(people[0]!.age));
@@ -304,6 +449,9 @@ describe('disconnect', () => {
     const stopped = await k.runJob(token, queued.run_id);
     expect(stopped).toMatchObject({ status: 'failed', failure_code: 'CONNECTION_REVOKED' });
     expectEquations(stopped);
-    expect((await k.as(token)('POST', '/v1/integration-runs', { provider: 'hubspot', kind: 'batch_enrichment', selected_fields: ['age'] })).body.error).toBe('CONNECTION_NOT_FOUND');
+    expect(
+      (await k.as(token)('POST', '/v1/integration-runs', { provider: 'hubspot', kind: 'batch_enrichment', selected_fields: ['age'] })).body
+        .error,
+    ).toBe('CONNECTION_NOT_FOUND');
   }, 60_000);
 });

@@ -25,18 +25,28 @@ let deliveryJob: JobDefinition;
 beforeAll(async () => {
   k = await setup();
   const withEmail = `EXISTS (SELECT 1 FROM graph.emails e WHERE e.person_key = p.person_key)`;
-  const persons = (where: string, n: number) => k.q(`SELECT p.*, (SELECT min(email) FROM graph.emails e WHERE e.person_key = p.person_key) AS email
+  const persons = (where: string, n: number) =>
+    k.q(`SELECT p.*, (SELECT min(email) FROM graph.emails e WHERE e.person_key = p.person_key) AS email
     FROM graph.persons p WHERE ${where} AND ${withEmail} ORDER BY person_key LIMIT ${n}`);
-  zip = (await k.q(`SELECT zip5, count(*) AS n FROM graph.persons p WHERE ${withEmail} GROUP BY zip5 HAVING count(*) BETWEEN 4 AND 12 ORDER BY zip5 LIMIT 1`))[0]!.zip5;
+  zip = (
+    await k.q(
+      `SELECT zip5, count(*) AS n FROM graph.persons p WHERE ${withEmail} GROUP BY zip5 HAVING count(*) BETWEEN 4 AND 12 ORDER BY zip5 LIMIT 1`,
+    )
+  )[0]!.zip5;
   inZip = await persons(`zip5 = '${zip}'`, 12);
   outside = (await persons(`zip5 <> '${zip}'`, 1))[0]!;
   audienceSize = Number((await k.q(`SELECT count(*) AS n FROM graph.persons WHERE zip5 = '${zip}'`))[0]!.n);
   const { queue } = await testStores();
   deliveryJob = k.t.services.deliveries.jobDefinitions()[0] as JobDefinition;
   await queue.ensureQueue(deliveryJob.name, deliveryJob.queue);
-  workerId = await queue.work<any>(deliveryJob.name, { batchSize: 1, pollingIntervalSeconds: 0.5, includeMetadata: true } as never, async (jobs) => {
-    for (const job of jobs) await deliveryJob.handle(job.data, { id: job.id, retryCount: (job as { retryCount?: number }).retryCount ?? 0 });
-  });
+  workerId = await queue.work<any>(
+    deliveryJob.name,
+    { batchSize: 1, pollingIntervalSeconds: 0.5, includeMetadata: true } as never,
+    async (jobs) => {
+      for (const job of jobs)
+        await deliveryJob.handle(job.data, { id: job.id, retryCount: (job as { retryCount?: number }).retryCount ?? 0 });
+    },
+  );
 }, 180_000);
 afterAll(async () => {
   await (await testStores()).queue.boss.offWork(deliveryJob.name, { id: workerId });
@@ -44,12 +54,19 @@ afterAll(async () => {
 });
 
 const audienceOf = async (token: string) => {
-  const res = await k.as(token)('POST', '/v1/segments', { name: `zip ${zip}`, filters: [{ field: 'zip5', op: '=', value: zip }], create_audience: true });
+  const res = await k.as(token)('POST', '/v1/segments', {
+    name: `zip ${zip}`,
+    filters: [{ field: 'zip5', op: '=', value: zip }],
+    create_audience: true,
+  });
   expect(res.status).toBe(201);
   return res.body.audience_id as string;
 };
 const ledgerOf = async (orgId: string) => (await k.t.services.billing.ledger(orgId)).map((r) => [r.kind, r.status, r.quantity]).sort();
-const member = (p: Row) => ({ email_address: p.email, merge_fields: { FNAME: title(p.first_name), LNAME: title(p.last_name), ADDRESS: '', PHONE: '' } });
+const member = (p: Row) => ({
+  email_address: p.email,
+  merge_fields: { FNAME: title(p.first_name), LNAME: title(p.last_name), ADDRESS: '', PHONE: '' },
+});
 
 describe('activation', () => {
   it('HubSpot: creates a static list, upserts the selected field by email and adds the members; billed once through the delivery', async () => {
@@ -57,16 +74,43 @@ describe('activation', () => {
     const call = k.as(token);
     const audienceId = await audienceOf(token);
     const members = inZip.slice(0, 4);
-    const hubId = k.hs.addHub('activation.hubspot.com', [...members.map((p) => contactOf(p)), contactOf(outside), { firstname: NOBODY.first_name, lastname: NOBODY.last_name, email: NOBODY.email }]);
+    const hubId = k.hs.addHub('activation.hubspot.com', [
+      ...members.map((p) => contactOf(p)),
+      contactOf(outside),
+      { firstname: NOBODY.first_name, lastname: NOBODY.last_name, email: NOBODY.email },
+    ]);
     await k.connect(token, hubId);
     const contacts = k.hs.hub(hubId).contacts;
     k.hs.rejectIds.add(contacts[3]!.id);
 
-    expect((await call('POST', '/v1/integration-runs', { provider: 'hubspot', kind: 'activation', selected_fields: ['age'] })).body.error).toBe('INVALID_REQUEST');
-    expect((await call('POST', '/v1/integration-runs', { provider: 'hubspot', kind: 'ingest', selected_fields: ['age'], audience_id: audienceId })).body.error).toBe('INVALID_REQUEST');
-    const created = await call('POST', '/v1/integration-runs', { provider: 'hubspot', kind: 'activation', selected_fields: ['age'], audience_id: audienceId });
+    expect(
+      (await call('POST', '/v1/integration-runs', { provider: 'hubspot', kind: 'activation', selected_fields: ['age'] })).body.error,
+    ).toBe('INVALID_REQUEST');
+    expect(
+      (
+        await call('POST', '/v1/integration-runs', {
+          provider: 'hubspot',
+          kind: 'ingest',
+          selected_fields: ['age'],
+          audience_id: audienceId,
+        })
+      ).body.error,
+    ).toBe('INVALID_REQUEST');
+    const created = await call('POST', '/v1/integration-runs', {
+      provider: 'hubspot',
+      kind: 'activation',
+      selected_fields: ['age'],
+      audience_id: audienceId,
+    });
     expect(created.status).toBe(202);
-    expect(created.body).toMatchObject({ kind: 'activation', data_flow: 'platform_to_provider', purpose: 'activation', customer_boundary: 'destination_handoff', billing_source: 'native', status: 'created' });
+    expect(created.body).toMatchObject({
+      kind: 'activation',
+      data_flow: 'platform_to_provider',
+      purpose: 'activation',
+      customer_boundary: 'destination_handoff',
+      billing_source: 'native',
+      status: 'created',
+    });
     expect(Object.keys(created.body)).not.toContain('audience_id');
 
     // HubSpot answers the first two calls with 429 and Retry-After: waited out.
@@ -92,7 +136,13 @@ describe('activation', () => {
     expect(ledger.find(([kind]) => String(kind).startsWith('audience_delivery.'))![2]).toBe(audienceSize);
     expect(await k.runJob(token, run.run_id)).toEqual(run);
     // A job retried after a crash (the run still processing) reuses the delivery and the list: already members are unchanged.
-    await (await testStores()).database.db.updateTable('integration_runs').set({ status: 'processing', completed_at: null }).where('id', '=', run.run_id).execute();
+    await (
+      await testStores()
+    ).database.db
+      .updateTable('integration_runs')
+      .set({ status: 'processing', completed_at: null })
+      .where('id', '=', run.run_id)
+      .execute();
     const retried = await k.runJob(token, run.run_id);
     expect(retried.counts).toEqual({ input: audienceSize, matched: 4, delivered: 1, applied: 0, unchanged: 3, skipped: 0, failed: 1 });
     expectEquations(retried);
@@ -103,7 +153,12 @@ describe('activation', () => {
     const other = await k.newOrg('growth');
     expect((await k.as(other.token)('GET', `/v1/integration-runs/${run.run_id}`)).status).toBe(404);
     await k.connect(other.token, k.hs.addHub('other.hubspot.com', [contactOf(members[0]!)]));
-    const foreign = await k.as(other.token)('POST', '/v1/integration-runs', { provider: 'hubspot', kind: 'activation', selected_fields: ['age'], audience_id: audienceId });
+    const foreign = await k.as(other.token)('POST', '/v1/integration-runs', {
+      provider: 'hubspot',
+      kind: 'activation',
+      selected_fields: ['age'],
+      audience_id: audienceId,
+    });
     expect(foreign.status).toBe(404);
     expect(foreign.body.error).toBe('AUDIENCE_NOT_FOUND');
 
@@ -124,7 +179,13 @@ describe('activation', () => {
     await k.connectMailchimp(token, accountId);
     k.mc.rejectEmails.add(members[2]!.email.toLowerCase());
     k.mc.rateLimitNext(1);
-    const created = await call('POST', '/v1/integration-runs', { provider: 'mailchimp', kind: 'activation', selected_fields: ['age'], audience_id: audienceId, billing_source: 'acme_platform' });
+    const created = await call('POST', '/v1/integration-runs', {
+      provider: 'mailchimp',
+      kind: 'activation',
+      selected_fields: ['age'],
+      audience_id: audienceId,
+      billing_source: 'acme_platform',
+    });
     expect(created.status).toBe(202);
     const run = await k.runJob(token, created.body.run_id);
     expect(run).toMatchObject({ status: 'completed', billing_source: 'acme_platform' });
@@ -150,7 +211,12 @@ describe('activation', () => {
     const { token } = await k.newOrg('growth');
     const audienceId = await audienceOf(token);
     await k.connect(token, k.hs.addHub('limited.hubspot.com', [contactOf(inZip[0]!)]));
-    const created = await k.as(token)('POST', '/v1/integration-runs', { provider: 'hubspot', kind: 'activation', selected_fields: ['age'], audience_id: audienceId });
+    const created = await k.as(token)('POST', '/v1/integration-runs', {
+      provider: 'hubspot',
+      kind: 'activation',
+      selected_fields: ['age'],
+      audience_id: audienceId,
+    });
     k.hs.rateLimitNext(20, 0);
     const run = await k.runJob(token, created.body.run_id);
     k.hs.rateLimitNext(0);
@@ -165,10 +231,25 @@ describe('export', () => {
     const { org, token } = await k.newOrg('growth');
     const audienceId = await audienceOf(token);
     const members = inZip.slice(0, 3);
-    const hubId = k.hs.addHub('export.hubspot.com', [contactOf(members[0]!), contactOf(members[1]!), contactOf(members[2]!, { ads_age: String(members[2]!.age) }), contactOf(outside)]);
+    const hubId = k.hs.addHub('export.hubspot.com', [
+      contactOf(members[0]!),
+      contactOf(members[1]!),
+      contactOf(members[2]!, { ads_age: String(members[2]!.age) }),
+      contactOf(outside),
+    ]);
     await k.connect(token, hubId);
-    const created = await k.as(token)('POST', '/v1/integration-runs', { provider: 'hubspot', kind: 'export', selected_fields: ['age'], audience_id: audienceId });
-    expect(created.body).toMatchObject({ kind: 'export', data_flow: 'platform_to_provider', purpose: 'export', customer_boundary: 'provider_writeback' });
+    const created = await k.as(token)('POST', '/v1/integration-runs', {
+      provider: 'hubspot',
+      kind: 'export',
+      selected_fields: ['age'],
+      audience_id: audienceId,
+    });
+    expect(created.body).toMatchObject({
+      kind: 'export',
+      data_flow: 'platform_to_provider',
+      purpose: 'export',
+      customer_boundary: 'provider_writeback',
+    });
     const run = await k.runJob(token, created.body.run_id);
     expect(run).toMatchObject({ status: 'completed' });
     expect(run.counts).toEqual({ input: audienceSize, matched: 3, delivered: 2, applied: 2, unchanged: 1, skipped: 0, failed: 0 });
@@ -176,7 +257,9 @@ describe('export', () => {
     const contacts = k.hs.hub(hubId).contacts;
     expect(contacts.map((c) => c.properties.ads_age ?? null)).toEqual([...members.map((p) => String(p.age)), null]);
     expect(k.hs.hub(hubId).lists ?? []).toEqual([]);
-    expect((await k.events(run.run_id)).map((e) => [e.type, e.data.kind, e.data.counts.applied])).toEqual([['integration_run.completed', 'export', 2]]);
+    expect((await k.events(run.run_id)).map((e) => [e.type, e.data.kind, e.data.counts.applied])).toEqual([
+      ['integration_run.completed', 'export', 2],
+    ]);
     const ledger = await ledgerOf(org.orgId);
     expect(ledger.every(([kind]) => !String(kind).startsWith('integration.'))).toBe(true);
     expect(ledger.find(([kind]) => String(kind).startsWith('audience_delivery.'))).toEqual([expect.any(String), 'settled', audienceSize]);
@@ -191,7 +274,13 @@ describe('export', () => {
     // The stand-in is shared by the file: only this member is refused here.
     k.mc.rejectEmails.clear();
     k.mc.rejectEmails.add(members[1]!.email.toLowerCase());
-    const created = await k.as(token)('POST', '/v1/integration-runs', { provider: 'mailchimp', kind: 'export', selected_fields: ['age'], audience_id: audienceId, billing_source: 'acme_platform' });
+    const created = await k.as(token)('POST', '/v1/integration-runs', {
+      provider: 'mailchimp',
+      kind: 'export',
+      selected_fields: ['age'],
+      audience_id: audienceId,
+      billing_source: 'acme_platform',
+    });
     const run = await k.runJob(token, created.body.run_id);
     expect(run).toMatchObject({ status: 'completed', kind: 'export', billing_source: 'acme_platform' });
     expect(run.counts).toEqual({ input: audienceSize, matched: 3, delivered: 3, applied: 2, unchanged: 0, skipped: 0, failed: 1 });
@@ -199,7 +288,12 @@ describe('export', () => {
     const list = k.mc.account(accountId).lists;
     expect(list).toHaveLength(1);
     const tag = list[0]!.mergeFields.find((f) => f.tag.startsWith('AAGE'))!.tag;
-    expect(list[0]!.members.map((m) => m.merge_fields[tag] ?? null)).toEqual([String(members[0]!.age), null, String(members[2]!.age), null]);
+    expect(list[0]!.members.map((m) => m.merge_fields[tag] ?? null)).toEqual([
+      String(members[0]!.age),
+      null,
+      String(members[2]!.age),
+      null,
+    ]);
     expect(list[0]!.members.map((m) => m.status)).toEqual(['subscribed', 'subscribed', 'subscribed', 'subscribed']);
     expect(await ledgerOf(org.orgId)).toEqual([]);
   }, 90_000);

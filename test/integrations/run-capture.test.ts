@@ -17,9 +17,22 @@ let orgId: string;
 let hubId: number;
 let collectionId: string;
 
-const identities = async (runId: string) => (await testStores()).database.db.selectFrom('integration_collection_identities')
-  .select(['collection_id', 'person_key', 'provider', 'connection_id', 'source_kind', 'boundary_at', 'captured_at', 'expires_at']).where('run_id', '=', runId).execute();
-const capturedAt = async (runId: string) => (await (await testStores()).database.db.selectFrom('integration_runs').select('captured_at').where('id', '=', runId).executeTakeFirstOrThrow()).captured_at;
+const identities = async (runId: string) =>
+  (await testStores()).database.db
+    .selectFrom('integration_collection_identities')
+    .select(['collection_id', 'person_key', 'provider', 'connection_id', 'source_kind', 'boundary_at', 'captured_at', 'expires_at'])
+    .where('run_id', '=', runId)
+    .execute();
+const capturedAt = async (runId: string) =>
+  (
+    await (
+      await testStores()
+    ).database.db
+      .selectFrom('integration_runs')
+      .select('captured_at')
+      .where('id', '=', runId)
+      .executeTakeFirstOrThrow()
+  ).captured_at;
 
 beforeAll(async () => {
   k = await setup();
@@ -27,7 +40,10 @@ beforeAll(async () => {
   const made = await k.newOrg('growth');
   token = await made.org.token(['discovery', 'creator', 'account']);
   orgId = made.org.orgId;
-  hubId = k.hs.addHub('capture.hubspot.com', [...people.map((p) => contactOf(p)), { firstname: NOBODY.first_name, lastname: NOBODY.last_name, email: NOBODY.email }]);
+  hubId = k.hs.addHub('capture.hubspot.com', [
+    ...people.map((p) => contactOf(p)),
+    { firstname: NOBODY.first_name, lastname: NOBODY.last_name, email: NOBODY.email },
+  ]);
   expect((await k.connect(token, hubId)).status).toBe(201);
   const list = await k.as(token)('GET', '/v1/integration-collections');
   collectionId = list.body.collections[0].collection_id;
@@ -40,7 +56,11 @@ const count = async (filter: object) => {
   return res.body;
 };
 const batchRun = async () => {
-  const created = await k.as(token)('POST', '/v1/integration-runs', { provider: 'hubspot', kind: 'batch_enrichment', selected_fields: ['age'] });
+  const created = await k.as(token)('POST', '/v1/integration-runs', {
+    provider: 'hubspot',
+    kind: 'batch_enrichment',
+    selected_fields: ['age'],
+  });
   expect(created.status, JSON.stringify(created.body)).toBe(202);
   return k.runJob(token, created.body.run_id);
 };
@@ -65,8 +85,19 @@ describe('a completed batch_enrichment run', () => {
       expect(new Date(r.expires_at).getTime() - new Date(r.captured_at).getTime()).toBe(90 * DAY);
     }
 
-    expect((await count({ source_kinds: ['batch'] })).unique_identity_count).toBe(shownCollectionCount(collectionId, { source_kinds: ['batch'] }, 70));
-    expect((await count({ integration_run_ids: [run.run_id], providers: ['hubspot'], connection_ids: [run.connection_id] })).unique_identity_count).toBe(shownCollectionCount(collectionId, { integration_run_ids: [run.run_id], providers: ['hubspot'], connection_ids: [run.connection_id] }, 70));
+    expect((await count({ source_kinds: ['batch'] })).unique_identity_count).toBe(
+      shownCollectionCount(collectionId, { source_kinds: ['batch'] }, 70),
+    );
+    expect(
+      (await count({ integration_run_ids: [run.run_id], providers: ['hubspot'], connection_ids: [run.connection_id] }))
+        .unique_identity_count,
+    ).toBe(
+      shownCollectionCount(
+        collectionId,
+        { integration_run_ids: [run.run_id], providers: ['hubspot'], connection_ids: [run.connection_id] },
+        70,
+      ),
+    );
     for (const filter of [{ source_kinds: ['file', 'recurring'] }, { providers: ['mailchimp'] }]) {
       expect(await count(filter)).toMatchObject({ unique_identity_count: null, count_reason: 'below_privacy_floor' });
     }
@@ -87,18 +118,26 @@ describe('a completed batch_enrichment run', () => {
     const second = await batchRun();
     expect(second.status).toBe('completed');
     expect(await identities(second.run_id)).toHaveLength(70);
-    expect((await count({ source_kinds: ['batch'] })).unique_identity_count).toBe(shownCollectionCount(collectionId, { source_kinds: ['batch'] }, 70));
+    expect((await count({ source_kinds: ['batch'] })).unique_identity_count).toBe(
+      shownCollectionCount(collectionId, { source_kinds: ['batch'] }, 70),
+    );
   });
 
   it('a file_enrichment run is captured with source kind file', async () => {
-    const created = await k.as(token)('POST', '/v1/integration-runs', { provider: 'hubspot', kind: 'file_enrichment', selected_fields: ['age'] });
+    const created = await k.as(token)('POST', '/v1/integration-runs', {
+      provider: 'hubspot',
+      kind: 'file_enrichment',
+      selected_fields: ['age'],
+    });
     expect(created.status).toBe(202);
     const file = await k.runJob(token, created.body.run_id);
     expect(file.status).toBe('completed');
     const rows = await identities(file.run_id);
     expect(rows).toHaveLength(70);
     expect(new Set(rows.map((r) => r.source_kind))).toEqual(new Set(['file']));
-    expect((await count({ source_kinds: ['file'] })).unique_identity_count).toBe(shownCollectionCount(collectionId, { source_kinds: ['file'] }, 70));
+    expect((await count({ source_kinds: ['file'] })).unique_identity_count).toBe(
+      shownCollectionCount(collectionId, { source_kinds: ['file'] }, 70),
+    );
   });
 
   it('is not captured while the collection is paused, and resuming does not back-fill it', async () => {
@@ -107,7 +146,10 @@ describe('a completed batch_enrichment run', () => {
     expect(paused.status).toBe('completed');
     expect(await identities(paused.run_id)).toHaveLength(0);
     expect(await capturedAt(paused.run_id)).toBeNull();
-    expect(await count({ integration_run_ids: [paused.run_id] })).toMatchObject({ unique_identity_count: null, count_reason: 'below_privacy_floor' });
+    expect(await count({ integration_run_ids: [paused.run_id] })).toMatchObject({
+      unique_identity_count: null,
+      count_reason: 'below_privacy_floor',
+    });
     expect((await k.as(token)('POST', `/v1/integration-collections/${collectionId}/resume`)).status).toBe(200);
     await k.runJob(token, paused.run_id);
     expect(await identities(paused.run_id)).toHaveLength(0);

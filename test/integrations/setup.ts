@@ -34,16 +34,30 @@ export interface IntegrationTest extends MatchTest {
 export async function setup(): Promise<IntegrationTest> {
   const hs = await startHubSpot();
   const mc = await startMailchimp();
-  const m = await matchSetup('2026-03-01T12:10:00Z', { integrations: { ...hubspotSettings(hs), mailchimp: mailchimpSettings(mc), filesDir: fs.mkdtempSync(path.join(os.tmpdir(), 'ads-integration-files-')) } });
+  const m = await matchSetup('2026-03-01T12:10:00Z', {
+    integrations: {
+      ...hubspotSettings(hs),
+      mailchimp: mailchimpSettings(mc),
+      filesDir: fs.mkdtempSync(path.join(os.tmpdir(), 'ads-integration-files-')),
+    },
+  });
   // As `ads serve` does, the run queue exists; no worker consumes it here: tests run a run's job with runJob.
   const { queue } = await testStores();
   for (const def of m.t.services.jobDefinitions()) await queue.ensureQueue(def.name, def.queue);
   const as = (token: string) => async (method: string, url: string, body?: unknown) => {
-    const res = await m.t.app.inject({ method: method as 'GET', url, headers: bearer(token), ...(body === undefined ? {} : { payload: body as object }) });
+    const res = await m.t.app.inject({
+      method: method as 'GET',
+      url,
+      headers: bearer(token),
+      ...(body === undefined ? {} : { payload: body as object }),
+    });
     return { status: res.statusCode, body: res.body ? res.json() : null };
   };
   const k: IntegrationTest = {
-    ...m, hs, mc, as,
+    ...m,
+    hs,
+    mc,
+    as,
     async connect(token, hubId) {
       const start = await as(token)('POST', '/v1/connections/hubspot/authorize');
       expect(start.status).toBe(200);
@@ -58,7 +72,12 @@ export async function setup(): Promise<IntegrationTest> {
       expect(start.status).toBe(200);
       const consent = new URL(start.body.authorization_url);
       expect(`${consent.origin}${consent.pathname}`).toBe(`${mc.url}/oauth2/authorize`);
-      expect(Object.fromEntries(consent.searchParams)).toEqual({ response_type: 'code', client_id: mc.clientId, redirect_uri: mc.redirectUri, state: start.body.state });
+      expect(Object.fromEntries(consent.searchParams)).toEqual({
+        response_type: 'code',
+        client_id: mc.clientId,
+        redirect_uri: mc.redirectUri,
+        state: start.body.state,
+      });
       return as(token)('POST', '/v1/connections/mailchimp', { code: mc.approve(accountId), state: start.body.state });
     },
     async runJob(token, runId) {
@@ -72,7 +91,14 @@ export async function setup(): Promise<IntegrationTest> {
       return { org, token: await org.token() };
     },
     async events(runId) {
-      const rows = await (await testStores()).database.db.selectFrom('events').select(['type', 'body']).where('subject_id', '=', runId).orderBy('created_at').execute();
+      const rows = await (
+        await testStores()
+      ).database.db
+        .selectFrom('events')
+        .select(['type', 'body'])
+        .where('subject_id', '=', runId)
+        .orderBy('created_at')
+        .execute();
       return rows.map((r) => ({ type: r.type, data: (typeof r.body === 'string' ? JSON.parse(r.body) : r.body).data }));
     },
     async close() {
@@ -85,7 +111,12 @@ export async function setup(): Promise<IntegrationTest> {
 }
 
 /** A HubSpot contact of a graph person (found by name and email). */
-export const contactOf = (p: Row, extra: Record<string, string | null> = {}) => ({ firstname: title(p.first_name), lastname: title(p.last_name), email: p.email, ...extra });
+export const contactOf = (p: Row, extra: Record<string, string | null> = {}) => ({
+  firstname: title(p.first_name),
+  lastname: title(p.last_name),
+  email: p.email,
+  ...extra,
+});
 
 /** The count equations of decision 038 (common and per kind), checked on every run a test reads. */
 export function expectEquations(run: any) {

@@ -22,7 +22,6 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(async () => m?.close());
 
-
 describe('usage ledger', () => {
   it('reserves the ceiling, settles matched rows at the tier rate; unmatched rows are free', async () => {
     const org = await createTestOrg(m.t, { tier: 'paygo' });
@@ -48,7 +47,8 @@ describe('usage ledger', () => {
       { records: [{ row_id: '' }] },
       { records: Array.from({ length: 101 }, () => NOBODY) },
       { records: [NOBODY], field_list: ['nope'] },
-    ]) expect((await m.match(body, { token })).status).toBe(400);
+    ])
+      expect((await m.match(body, { token })).status).toBe(400);
     expect(await m.t.services.billing.ledger(org.orgId)).toEqual([]);
   });
 
@@ -56,11 +56,24 @@ describe('usage ledger', () => {
     const org = await createTestOrg(m.t);
     const s = m.t.services;
     const service = createMatchingService({
-      db: (await testStores()).database.db, clock: m.clock, warehouse: s.warehouse, billing: s.billing, segments: s.segmentsModule.api, catalog: s.catalog,
-      organizations: s.organizations, personIdSecret: async () => 'secret', dataDir: m.dataDir,
-      index: { current: async () => { throw new WarehouseUnavailableError('no_release'); } },
+      db: (await testStores()).database.db,
+      clock: m.clock,
+      warehouse: s.warehouse,
+      billing: s.billing,
+      segments: s.segmentsModule.api,
+      catalog: s.catalog,
+      organizations: s.organizations,
+      personIdSecret: async () => 'secret',
+      dataDir: m.dataDir,
+      index: {
+        current: async () => {
+          throw new WarehouseUnavailableError('no_release');
+        },
+      },
     });
-    await expect(service.match({ orgId: org.orgId, userId: org.ownerId }, { records: [NOBODY, NOBODY] })).rejects.toMatchObject({ code: 'DATA_RELEASE_UNAVAILABLE' });
+    await expect(service.match({ orgId: org.orgId, userId: org.ownerId }, { records: [NOBODY, NOBODY] })).rejects.toMatchObject({
+      code: 'DATA_RELEASE_UNAVAILABLE',
+    });
     const rows = await s.billing.ledger(org.orgId);
     expect(rows).toHaveLength(1);
     expect(rows[0]).toMatchObject({ status: 'released', amount_cents: 0 });
@@ -113,7 +126,10 @@ describe('Idempotency-Key', () => {
 describe('scratch segment', () => {
   it('is a 24-hour matched segment of the matched persons, readable through GET /v1/segments/{id}', async () => {
     const [a, b] = people;
-    const res = await m.match({ records: [byNameEmail(a!), byNameEmail(b!), byNameEmail(a!, { row_id: 'dup' }), NOBODY], create_scratch_segment: true });
+    const res = await m.match({
+      records: [byNameEmail(a!), byNameEmail(b!), byNameEmail(a!, { row_id: 'dup' }), NOBODY],
+      create_scratch_segment: true,
+    });
     expect(res.status).toBe(200);
     const s = res.body.scratch_segment;
     expect(s).toMatchObject({ subtype: 'matched', record_count: 2, match_count: 3, input_record_count: 4, ephemeral: true });
@@ -126,11 +142,19 @@ describe('scratch segment', () => {
     expect(expires).toBeGreaterThanOrEqual(now + 24 * 3600_000);
     expect(expires).toBeLessThanOrEqual(now + 25 * 3600_000);
     // Members: a Parquet of the distinct matched person keys under DATA_DIR/objects.
-    const row = await (await testStores()).database.db.selectFrom('segments').select('members_path').where('id', '=', s.segment_id).executeTakeFirstOrThrow();
+    const row = await (
+      await testStores()
+    ).database.db
+      .selectFrom('segments')
+      .select('members_path')
+      .where('id', '=', s.segment_id)
+      .executeTakeFirstOrThrow();
     expect(row.members_path!.startsWith(`${m.dataDir}/objects/`)).toBe(true);
     const inst = await DuckDBInstance.create(':memory:');
     const conn = await inst.connect();
-    const keys = (await conn.runAndReadAll(`SELECT person_key FROM read_parquet('${row.members_path}') ORDER BY 1`)).getRowsJS().map((r) => BigInt(r[0] as bigint));
+    const keys = (await conn.runAndReadAll(`SELECT person_key FROM read_parquet('${row.members_path}') ORDER BY 1`))
+      .getRowsJS()
+      .map((r) => BigInt(r[0] as bigint));
     conn.closeSync();
     inst.closeSync();
     expect(keys).toEqual([BigInt(a!.person_key), BigInt(b!.person_key)].sort((x, y) => (x < y ? -1 : 1)));
@@ -150,11 +174,17 @@ describe('match index provider', () => {
   it('builds the index of a release once while concurrent requests wait', async () => {
     let builds = 0;
     let release!: () => void;
-    const gate = new Promise<void>((r) => { release = r; });
+    const gate = new Promise<void>((r) => {
+      release = r;
+    });
     const provider = createMatchIndexProvider({
       warehouse: { release: () => ({ major: 9, minor: 0, file: 'nonexistent-9.0.duckdb', as_of: '', persons: 1 }) },
       dataDir: `${m.dataDir}-none`,
-      build: async (file) => { builds++; await gate; return `${file}.idx`; },
+      build: async (file) => {
+        builds++;
+        await gate;
+        return `${file}.idx`;
+      },
     });
     const calls = [provider.current(), provider.current(), provider.current()];
     release();

@@ -21,7 +21,15 @@ afterAll(async () => m?.close());
 const ID01 = /^[A-Z0-9]{2,16}_01_[A-Z2-7]{26}$/;
 
 /** The enrichment attributes of a match record: every key that is not an echoed input or a record field (spec 2). */
-const RECORD_KEYS = new Set<string>([...ECHO_FIELDS, 'row_id', 'iag_person_id', 'match_level', 'match_type', 'match_confidence', 'warnings']);
+const RECORD_KEYS = new Set<string>([
+  ...ECHO_FIELDS,
+  'row_id',
+  'iag_person_id',
+  'match_level',
+  'match_type',
+  'match_confidence',
+  'warnings',
+]);
 const attrs = (r: Row) => Object.fromEntries(Object.entries(r).filter(([k]) => !RECORD_KEYS.has(k)));
 
 describe('POST /v1/match: results', () => {
@@ -36,16 +44,29 @@ describe('POST /v1/match: results', () => {
     expect(res.status).toBe(200);
     const out = res.body.records;
     expect(out.map((r: Row) => r.row_id)).toEqual(['a', '2', 'nobody']);
-    expect(out[0]).toMatchObject({ match_level: 'I', match_type: 'email+name', email: `  ${a!.email.toUpperCase()} `, first_name: title(a!.first_name) });
+    expect(out[0]).toMatchObject({
+      match_level: 'I',
+      match_type: 'email+name',
+      email: `  ${a!.email.toUpperCase()} `,
+      first_name: title(a!.first_name),
+    });
     expect(out[0].iag_person_id).toMatch(ID01);
     expect(out[0].match_confidence).toBeGreaterThan(0.9);
     expect(out[1]).toMatchObject({ match_level: 'I', match_type: 'name_address', address_1: title(b!.address_1) });
     // Default field set (spec 4.5): every field tagged audience or feature_store, beside the echoed
     // inputs; geography included; never names or addresses.
-    expect(attrs(out[0])).toMatchObject({ age: a!.age, gender: a!.gender, homeowner: a!.homeowner, zip5: a!.zip5, enriched_city: a!.city, enriched_state: a!.state });
+    expect(attrs(out[0])).toMatchObject({
+      age: a!.age,
+      gender: a!.gender,
+      homeowner: a!.homeowner,
+      zip5: a!.zip5,
+      enriched_city: a!.city,
+      enriched_state: a!.state,
+    });
     expect(attrs(out[0])).toHaveProperty('zip3');
     expect(Array.isArray(out[0].interests)).toBe(true);
-    for (const pii of ['enriched_first_name', 'enriched_last_name', 'enriched_address_1', 'enriched_dob', 'lat']) expect(out[0]).not.toHaveProperty(pii);
+    for (const pii of ['enriched_first_name', 'enriched_last_name', 'enriched_address_1', 'enriched_dob', 'lat'])
+      expect(out[0]).not.toHaveProperty(pii);
     expect(out[0].first_name).toBe(title(a!.first_name)); // the input echo keeps the plain name
     expect(out[2]).toMatchObject({ match_level: null, match_type: null, match_confidence: null });
     expect(attrs(out[2])).toEqual({});
@@ -147,9 +168,15 @@ describe('field selection', () => {
       template_id: 'standard_iag',
     });
     const [i, addr] = res.body.records;
-    expect(attrs(i)).toEqual(expect.objectContaining({
-      enriched_first_name: a!.first_name, enriched_last_name: a!.last_name, enriched_address_1: a!.address_1, zip5: a!.zip5, enriched_dob: a!.dobs,
-    }));
+    expect(attrs(i)).toEqual(
+      expect.objectContaining({
+        enriched_first_name: a!.first_name,
+        enriched_last_name: a!.last_name,
+        enriched_address_1: a!.address_1,
+        zip5: a!.zip5,
+        enriched_dob: a!.dobs,
+      }),
+    );
     expect(i).not.toHaveProperty('age');
     expect(['H', 'A']).toContain(addr.match_level);
     expect(attrs(addr)).toEqual({ enriched_city: a!.city, enriched_state: a!.state, zip5: a!.zip5 });
@@ -222,7 +249,15 @@ describe('request limits and access', () => {
  * answer at I nor return the resident's or owner's name, birth date or address; and the levels below I carry
  * only the enrichment fields decision 051 allows them.
  */
-const IDENTITY = ['enriched_first_name', 'middle_name', 'enriched_last_name', 'name_suffix', 'enriched_dob', 'enriched_address_1', 'enriched_address_2'];
+const IDENTITY = [
+  'enriched_first_name',
+  'middle_name',
+  'enriched_last_name',
+  'name_suffix',
+  'enriched_dob',
+  'enriched_address_1',
+  'enriched_address_2',
+];
 /** The identity values of a person that must never come back to a caller who did not supply them. */
 const secretsOf = (p: Row) => [p.first_name, p.last_name, p.dobs, p.address_1].filter((v) => typeof v === 'string');
 const leaked = (record: Row, p: Row) => {
@@ -232,15 +267,25 @@ const leaked = (record: Row, p: Row) => {
 
 /** A made-up person at p's street address. */
 const strangerAt = (p: Row, houseNumber?: string) => ({
-  first_name: 'Zebulon', last_name: 'Quxworthy',
-  address_1: houseNumber ? title(p.address_1).replace(/^\d+/, houseNumber) : title(p.address_1), city: title(p.city), state: p.state, zip: p.zip5,
+  first_name: 'Zebulon',
+  last_name: 'Quxworthy',
+  address_1: houseNumber ? title(p.address_1).replace(/^\d+/, houseNumber) : title(p.address_1),
+  city: title(p.city),
+  state: p.state,
+  zip: p.zip5,
 });
 
 describe('reverse lookup through matching (issue #31, decision 051)', () => {
-  it('a made-up name at a real address answers below I; its id alone neither answers at I nor returns the resident\'s name, dob or address', async () => {
+  it("a made-up name at a real address answers below I; its id alone neither answers at I nor returns the resident's name, dob or address", async () => {
     const p = people[0]!;
     const near = String(Number(/^\d+/.exec(p.address_1)![0]) + 2);
-    const first = await m.match({ records: [{ row_id: 'same', ...strangerAt(p) }, { row_id: 'near', ...strangerAt(p, near) }], template_id: 'standard_iag' });
+    const first = await m.match({
+      records: [
+        { row_id: 'same', ...strangerAt(p) },
+        { row_id: 'near', ...strangerAt(p, near) },
+      ],
+      template_id: 'standard_iag',
+    });
     expect(first.status).toBe(200);
     const [same, nearby] = first.body.records;
     expect(['A', 'S', 'H']).toContain(same.match_level);
@@ -255,7 +300,12 @@ describe('reverse lookup through matching (issue #31, decision 051)', () => {
       expect(leaked(r, p)).toEqual([]);
       for (const k of IDENTITY) expect(r[k] ?? null).toBeNull();
       // Not through a field list either.
-      const named = (await m.match({ records: [{ iag_person_id: id }], field_list: ['first_name', 'last_name', 'dob', 'address_1', 'age', 'household_income'] })).body.records[0];
+      const named = (
+        await m.match({
+          records: [{ iag_person_id: id }],
+          field_list: ['first_name', 'last_name', 'dob', 'address_1', 'age', 'household_income'],
+        })
+      ).body.records[0];
       expect(named.match_level).not.toBe('I');
       for (const k of [...IDENTITY, 'age', 'household_income']) expect(named[k] ?? null).toBeNull();
     }
@@ -278,11 +328,12 @@ describe('reverse lookup through matching (issue #31, decision 051)', () => {
     }
   });
 
-  it('an id issued by an I match refreshes at I without identity fields (they are returned only for the caller\'s own identifying input)', async () => {
+  it("an id issued by an I match refreshes at I without identity fields (they are returned only for the caller's own identifying input)", async () => {
     const p = people[2]!;
     const honest = (await m.match({ records: [byNameEmail(p)], template_id: 'standard_iag' })).body.records[0];
     expect(honest).toMatchObject({ match_level: 'I', enriched_last_name: p.last_name, enriched_dob: p.dobs });
-    const r = (await m.match({ records: [{ iag_person_id: honest.iag_person_id }], field_list: ['last_name', 'dob', 'age'] })).body.records[0];
+    const r = (await m.match({ records: [{ iag_person_id: honest.iag_person_id }], field_list: ['last_name', 'dob', 'age'] })).body
+      .records[0];
     expect(r).toMatchObject({ iag_person_id: honest.iag_person_id, match_level: 'I', match_type: 'person_id', age: p.age });
     for (const k of IDENTITY) expect(r[k] ?? null).toBeNull();
     expect(r.warnings.map((w: Row) => w.code)).toContain('pii_withheld');
@@ -291,7 +342,13 @@ describe('reverse lookup through matching (issue #31, decision 051)', () => {
   it('A, S, H and D answers carry only the fields decision 051 allows them: no exact age, no household income', async () => {
     const p = people[3]!;
     const fields = ['age', 'household_income', 'income_band', 'home_value', 'gender', 'zip5', 'state', 'dwelling_type'];
-    const res = await m.match({ records: [{ row_id: 'a', ...strangerAt(p) }, { row_id: 'd', email: p.email }], field_list: fields });
+    const res = await m.match({
+      records: [
+        { row_id: 'a', ...strangerAt(p) },
+        { row_id: 'd', email: p.email },
+      ],
+      field_list: fields,
+    });
     const [a, d] = res.body.records;
     expect(['A', 'S', 'H']).toContain(a.match_level);
     expect(d.match_level).toBe('D');

@@ -11,15 +11,30 @@ let m: MatchTest;
 let p: Row;
 let street: Row;
 
-const NICK: Record<string, string> = { ROBERT: 'Bob', WILLIAM: 'Bill', JAMES: 'Jim', MICHAEL: 'Mike', JOSEPH: 'Joe', THOMAS: 'Tom',
-  DANIEL: 'Dan', DAVID: 'Dave', ELIZABETH: 'Liz', JENNIFER: 'Jenny', CHRISTOPHER: 'Chris', MATTHEW: 'Matt', RICHARD: 'Rick' };
+const NICK: Record<string, string> = {
+  ROBERT: 'Bob',
+  WILLIAM: 'Bill',
+  JAMES: 'Jim',
+  MICHAEL: 'Mike',
+  JOSEPH: 'Joe',
+  THOMAS: 'Tom',
+  DANIEL: 'Dan',
+  DAVID: 'Dave',
+  ELIZABETH: 'Liz',
+  JENNIFER: 'Jenny',
+  CHRISTOPHER: 'Chris',
+  MATTHEW: 'Matt',
+  RICHARD: 'Rick',
+};
 /** The last two letters swapped: "Johnson" -> "Johnsno". */
 const transpose = (s: string) => s.slice(0, -2) + s.slice(-1) + s.slice(-2, -1);
 
 beforeAll(async () => {
   m = await setup();
   [p] = await m.q(`SELECT p.*, strftime(p.dob, '%Y-%m-%d') AS dobs FROM graph.persons p
-    WHERE age >= 25 AND dob IS NOT NULL AND length(last_name) >= 6 AND first_name IN (${Object.keys(NICK).map((n) => `'${n}'`).join(', ')})
+    WHERE age >= 25 AND dob IS NOT NULL AND length(last_name) >= 6 AND first_name IN (${Object.keys(NICK)
+      .map((n) => `'${n}'`)
+      .join(', ')})
     ORDER BY person_key LIMIT 1`);
   // A street of a ZIP with residences on it and its highest house number.
   [street] = await m.q(`WITH a AS (SELECT zip5, regexp_extract(address_1, '^([0-9]+) ', 1)::INTEGER AS h,
@@ -45,19 +60,29 @@ describe('POST /v1/match on messy rows', () => {
   });
 
   it('a ZIP without a street still counts: name + dob + ZIP is I; the row warns that only the ZIP is used', async () => {
-    const res = await m.match({ records: [{ first_name: `  ${p.first_name} `, last_name: p.last_name.toLowerCase(), dob: p.dobs, zip: p.zip5, city: 'Elsewhere' }] });
+    const res = await m.match({
+      records: [{ first_name: `  ${p.first_name} `, last_name: p.last_name.toLowerCase(), dob: p.dobs, zip: p.zip5, city: 'Elsewhere' }],
+    });
     const [r] = res.body.records;
     expect(r).toMatchObject({ match_level: 'I', match_type: 'name_dob', zip: p.zip5 });
-    expect(r.warnings).toEqual([{ field: 'address_1', code: 'address_1_missing', message: 'address fields were given without address_1; only the ZIP (without a ZIP, the city and state) is used for matching' }]);
+    expect(r.warnings).toEqual([
+      {
+        field: 'address_1',
+        code: 'address_1_missing',
+        message: 'address fields were given without address_1; only the ZIP (without a ZIP, the city and state) is used for matching',
+      },
+    ]);
   });
 
   it('a dob a year off with the exact name and the ZIP is I name_partial_dob_zip; without the ZIP it is unmatched', async () => {
     const [y, md] = [Number(p.dobs.slice(0, 4)), p.dobs.slice(4)];
     const near = `${y + 1}${md}`;
-    const res = await m.match({ records: [
-      { first_name: title(p.first_name), last_name: title(p.last_name), dob: near, zip: p.zip5 },
-      { first_name: title(p.first_name), last_name: title(p.last_name), dob: near },
-    ] });
+    const res = await m.match({
+      records: [
+        { first_name: title(p.first_name), last_name: title(p.last_name), dob: near, zip: p.zip5 },
+        { first_name: title(p.first_name), last_name: title(p.last_name), dob: near },
+      ],
+    });
     const [a, b] = res.body.records;
     expect(a).toMatchObject({ match_level: 'I', match_type: 'name_partial_dob_zip' });
     expect(a.match_confidence).toBeGreaterThanOrEqual(0.99);
@@ -67,7 +92,9 @@ describe('POST /v1/match on messy rows', () => {
   });
 
   it('names given the wrong way round in capitals, at the home address, are I name_address', async () => {
-    const res = await m.match({ records: [{ first_name: p.last_name, last_name: p.first_name, address_1: p.address_1.toUpperCase(), zip: p.zip5 }] });
+    const res = await m.match({
+      records: [{ first_name: p.last_name, last_name: p.first_name, address_1: p.address_1.toUpperCase(), zip: p.zip5 }],
+    });
     expect(res.body.records[0]).toMatchObject({ match_level: 'I', match_type: 'name_address' });
     const again = await m.match({ records: [{ first_name: title(p.first_name), last_name: title(p.last_name), dob: p.dobs }] });
     expect(res.body.records[0].iag_person_id).toBe(again.body.records[0].iag_person_id);
@@ -76,9 +103,21 @@ describe('POST /v1/match on messy rows', () => {
   it('a made-up street in a real ZIP, or a ZIP alone, is unmatched and not billed; a made-up number on a real street is S', async () => {
     const records = [
       { row_id: 'junk', first_name: 'Zorbel', last_name: 'Quinvaxtrum', address_1: '4417 Plokethdra Way', zip: street.zip5 },
-      { row_id: 'far', first_name: 'Zorbel', last_name: 'Quinvaxtrum', address_1: `${Number(street.hi) + 5000} ${title(street.name)}`, zip: street.zip5 },
+      {
+        row_id: 'far',
+        first_name: 'Zorbel',
+        last_name: 'Quinvaxtrum',
+        address_1: `${Number(street.hi) + 5000} ${title(street.name)}`,
+        zip: street.zip5,
+      },
       { row_id: 'zip', first_name: 'Zorbel', last_name: 'Quinvaxtrum', zip: street.zip5 },
-      { row_id: 'near', first_name: 'Zorbel', last_name: 'Quinvaxtrum', address_1: `${Number(street.hi) + 2} ${title(street.name)}`, zip: street.zip5 },
+      {
+        row_id: 'near',
+        first_name: 'Zorbel',
+        last_name: 'Quinvaxtrum',
+        address_1: `${Number(street.hi) + 2} ${title(street.name)}`,
+        zip: street.zip5,
+      },
     ];
     const res = await m.match({ records, spatial_mode: 'residential' });
     expect(res.status).toBe(200);

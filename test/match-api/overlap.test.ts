@@ -57,9 +57,21 @@ async function scratchWritesDuring(f: () => Promise<unknown>, settleMs = 200): P
 async function serviceOver(warehouse: MatchWarehouse, onIndex: () => void = () => {}) {
   const s = m.t.services;
   return createMatchingService({
-    db: (await testStores()).database.db, clock: m.clock, warehouse, billing: s.billing, segments: s.segmentsModule.api, catalog: s.catalog,
-    organizations: s.organizations, personIdSecret: async () => 'secret', dataDir: ownDataDir,
-    index: { current: async () => { onIndex(); return s.matchIndex.current(); } },
+    db: (await testStores()).database.db,
+    clock: m.clock,
+    warehouse,
+    billing: s.billing,
+    segments: s.segmentsModule.api,
+    catalog: s.catalog,
+    organizations: s.organizations,
+    personIdSecret: async () => 'secret',
+    dataDir: ownDataDir,
+    index: {
+      current: async () => {
+        onIndex();
+        return s.matchIndex.current();
+      },
+    },
   });
 }
 
@@ -80,14 +92,23 @@ describe('reservation beside the match', () => {
     const token = await org.token();
     const body = { records: [byNameEmail(people[0]!), byNameEmail(people[1]!), NOBODY], create_scratch_segment: true };
     let refused!: Awaited<ReturnType<typeof m.match>>;
-    expect(await scratchWritesDuring(async () => { refused = await m.match(body, { token }); })).toEqual([]);
+    expect(
+      await scratchWritesDuring(async () => {
+        refused = await m.match(body, { token });
+      }),
+    ).toEqual([]);
     expect(refused.status).toBe(402);
     const { request_id: requestId, ...error } = refused.body;
     expect(requestId).toMatch(/^req_/);
     expect(error).toEqual({
-      error: 'BILLING_INSUFFICIENT_BALANCE', code: 'BILLING_INSUFFICIENT_BALANCE', amount_needed: 0.05, required_amount: 0.15, available_balance: 0.1,
+      error: 'BILLING_INSUFFICIENT_BALANCE',
+      code: 'BILLING_INSUFFICIENT_BALANCE',
+      amount_needed: 0.05,
+      required_amount: 0.15,
+      available_balance: 0.1,
       message: 'The prepaid balance cannot cover this request: $0.15 is needed, $0.1 is available.',
-      next_step: 'Add credit (enable auto-recharge with PUT /v1/account/auto-recharge, or ask your account manager) and send the request again.',
+      next_step:
+        'Add credit (enable auto-recharge with PUT /v1/account/auto-recharge, or ask your account manager) and send the request again.',
     });
     expect(await m.t.services.billing.ledger(org.orgId)).toEqual([]);
     expect(await segmentsOf(org.orgId)).toEqual([]);
@@ -98,19 +119,28 @@ describe('reservation beside the match', () => {
     let indexCalls = 0;
     const statements: string[] = [];
     let enrichmentStarted!: () => void;
-    const lastStep = new Promise<void>((resolve) => { enrichmentStarted = resolve; });
+    const lastStep = new Promise<void>((resolve) => {
+      enrichmentStarted = resolve;
+    });
     const w = m.t.services.warehouse;
-    const service = await serviceOver({
-      connections: w.connections,
-      stream: w.stream.bind(w),
-      streamRaw: w.streamRaw.bind(w),
-      query: (sql: string) => {
-        statements.push(sql);
-        if (/\.m_attr WHERE/.test(sql)) enrichmentStarted();
-        return w.query(sql);
+    const service = await serviceOver(
+      {
+        connections: w.connections,
+        stream: w.stream.bind(w),
+        streamRaw: w.streamRaw.bind(w),
+        query: (sql: string) => {
+          statements.push(sql);
+          if (/\.m_attr WHERE/.test(sql)) enrichmentStarted();
+          return w.query(sql);
+        },
       },
-    }, () => { indexCalls++; });
-    await expect(service.match({ orgId: org.orgId, userId: org.ownerId }, body)).rejects.toMatchObject({ code: 'BILLING_INSUFFICIENT_BALANCE' });
+      () => {
+        indexCalls++;
+      },
+    );
+    await expect(service.match({ orgId: org.orgId, userId: org.ownerId }, body)).rejects.toMatchObject({
+      code: 'BILLING_INSUFFICIENT_BALANCE',
+    });
     await lastStep; // the overlapped match got as far as its enrichment read
     await new Promise((r) => setTimeout(r, 50));
     expect(indexCalls).toBe(1);
@@ -148,7 +178,11 @@ describe('settle beside the enrichment read', () => {
 
     // The same request through the app (enrichment readable) is charged as usual, its scratch members written once.
     let ok!: Awaited<ReturnType<typeof m.match>>;
-    expect(await scratchWritesDuring(async () => { ok = await m.match(body, { token }); }, 0)).toHaveLength(1);
+    expect(
+      await scratchWritesDuring(async () => {
+        ok = await m.match(body, { token });
+      }, 0),
+    ).toHaveLength(1);
     expect([ok.status, ok.body.match_count, ok.body.amount_charged]).toEqual([200, 2, 0.1]);
     expect(ok.body.records[0]).toMatchObject({ match_level: 'I', enriched_state: people[0]!.state, zip5: people[0]!.zip5 });
     expect((await m.call('GET', '/v1/account/credits', undefined, { token })).body.balances[0].remaining_cents).toBe(90);

@@ -16,7 +16,8 @@ export const PERSONS = 1500;
 const GRAPH_DIR = path.join(os.tmpdir(), `ads-match-api-graph-${PERSONS}-5-l${RELEASE_LAYOUT}`);
 
 /** The shared match-api graph (its data directory), for suites that build their own app over it. */
-export const ensureGraph = () => sharedGraph(GRAPH_DIR, { persons: PERSONS, seed: 5, releaseDate: '2026-01-01', threads: 1, memoryLimit: '512MB' });
+export const ensureGraph = () =>
+  sharedGraph(GRAPH_DIR, { persons: PERSONS, seed: 5, releaseDate: '2026-01-01', threads: 1, memoryLimit: '512MB' });
 
 export type Row = Record<string, any>;
 
@@ -27,8 +28,16 @@ export interface MatchTest {
   token: string;
   dataDir: string;
   q(sql: string): Promise<Row[]>;
-  call(method: string, url: string, body?: unknown, opts?: { token?: string; headers?: Record<string, string> }): Promise<{ status: number; body: any; headers: Record<string, unknown> }>;
-  match(body: Record<string, unknown>, opts?: { token?: string; headers?: Record<string, string> }): Promise<{ status: number; body: any; headers: Record<string, unknown> }>;
+  call(
+    method: string,
+    url: string,
+    body?: unknown,
+    opts?: { token?: string; headers?: Record<string, string> },
+  ): Promise<{ status: number; body: any; headers: Record<string, unknown> }>;
+  match(
+    body: Record<string, unknown>,
+    opts?: { token?: string; headers?: Record<string, string> },
+  ): Promise<{ status: number; body: any; headers: Record<string, unknown> }>;
   close(): Promise<void>;
 }
 
@@ -43,13 +52,20 @@ export async function setup(start = '2026-03-01T12:10:00Z', config: Partial<Conf
   await conn.run(`ATTACH '${releaseFilePath(dataDir, readCurrentRelease(dataDir)!)}' AS graph (READ_ONLY)`);
   const call: MatchTest['call'] = async (method, url, body, opts = {}) => {
     const res = await t.app.inject({
-      method: method as 'GET', url, headers: { ...bearer(opts.token ?? token), ...opts.headers },
+      method: method as 'GET',
+      url,
+      headers: { ...bearer(opts.token ?? token), ...opts.headers },
       ...(body === undefined ? {} : { payload: body as object }),
     });
     return { status: res.statusCode, body: res.body ? res.json() : null, headers: res.headers };
   };
   return {
-    t, clock, org, token, dataDir, call,
+    t,
+    clock,
+    org,
+    token,
+    dataDir,
+    call,
     q: async (sql) => (await conn.runAndReadAll(sql)).getRowObjectsJS() as Row[],
     match: (body, opts) => call('POST', '/v1/match', body, opts),
     async close() {
@@ -72,8 +88,19 @@ export async function pickPersons(m: MatchTest, n: number): Promise<Row[]> {
     ORDER BY person_key LIMIT ${n}`);
 }
 
-export const byNameEmail = (p: Row, extra: Row = {}) => ({ first_name: title(p.first_name), last_name: title(p.last_name), email: p.email, ...extra });
+export const byNameEmail = (p: Row, extra: Row = {}) => ({
+  first_name: title(p.first_name),
+  last_name: title(p.last_name),
+  email: p.email,
+  ...extra,
+});
 export const byNameAddress = (p: Row, extra: Row = {}) => ({
-  first_name: title(p.first_name), last_name: title(p.last_name), address_1: title(p.address_1), city: title(p.city), state: p.state, zip: p.zip5, ...extra,
+  first_name: title(p.first_name),
+  last_name: title(p.last_name),
+  address_1: title(p.address_1),
+  city: title(p.city),
+  state: p.state,
+  zip: p.zip5,
+  ...extra,
 });
 export const NOBODY = { first_name: 'Zyxw', last_name: 'Qqqvvvnonexistent', email: 'zq.nobody.8841@examplemail.com' };

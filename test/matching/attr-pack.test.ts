@@ -20,7 +20,8 @@ beforeAll(async () => {
   await service.query(`ATTACH IF NOT EXISTS '${g.indexPath}' AS mx_pack (READ_ONLY)`);
   // Every 17th person, plus one key that is not in the graph.
   keys = (await g.warehouse.query('SELECT person_key FROM graph.persons WHERE person_key % 17 = 3 ORDER BY person_key'))
-    .map((r) => BigInt(r.person_key as bigint)).concat([999_999_999n]);
+    .map((r) => BigInt(r.person_key as bigint))
+    .concat([999_999_999n]);
 }, 600_000);
 
 afterAll(async () => {
@@ -32,16 +33,27 @@ afterAll(async () => {
 async function fromPersons(w: EnrichmentReader) {
   const cols = [...new Set(CATALOG_FIELDS.map((f) => f.storage.column))];
   const rows = await w.query(`SELECT person_key, ${cols.join(', ')} FROM graph.persons WHERE person_key IN (${keys.join(', ')})`);
-  return new Map(rows.map((r) => [BigInt(r.person_key as bigint), Object.fromEntries(CATALOG_FIELDS.map((f) => [f.name, decode(f, r[f.storage.column])]))]));
+  return new Map(
+    rows.map((r) => [
+      BigInt(r.person_key as bigint),
+      Object.fromEntries(CATALOG_FIELDS.map((f) => [f.name, decode(f, r[f.storage.column])])),
+    ]),
+  );
 }
 
 describe('packLayout', () => {
   it('gives each column ceil(log2(distinct + 1)) bits and starts a word when the next column does not fit', () => {
     expect([0, 1, 2, 3, 4, 1000, 131_072].map(codeBits)).toEqual([1, 1, 2, 2, 3, 10, 18]);
-    expect(packLayout([
-      { column: 'a', distinct: 1 }, { column: 'b', distinct: 3 }, { column: 'c', distinct: 1000 },
-      { column: 'd', distinct: 2 ** 40 }, { column: 'e', distinct: 2 ** 20 }, { column: 'f', distinct: 5 },
-    ])).toEqual([
+    expect(
+      packLayout([
+        { column: 'a', distinct: 1 },
+        { column: 'b', distinct: 3 },
+        { column: 'c', distinct: 1000 },
+        { column: 'd', distinct: 2 ** 40 },
+        { column: 'e', distinct: 2 ** 20 },
+        { column: 'f', distinct: 5 },
+      ]),
+    ).toEqual([
       { column: 'a', word: 0, shift: 0, bits: 1 },
       { column: 'b', word: 0, shift: 1, bits: 2 },
       { column: 'c', word: 0, shift: 3, bits: 10 },

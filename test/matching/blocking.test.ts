@@ -13,41 +13,63 @@ const keys = (rec: Record<string, unknown>) => rowKeySources(normalizeMatchInput
 describe('blocking keys of messy rows', () => {
   it('a nickname, a surname and a dob with a ZIP but no street: name + ZIP, dob + name, dob + initials, full names (no strong key)', () => {
     expect(keys({ first_name: 'Bob', last_name: 'Smyth', dob: '1980-03-04', zip: '02134' })).toEqual([
-      ['n:SMYTH|02134', KIND.nameZip, null], ['n:BOB|02134', KIND.nameZip, null],
-      ['d:1980-03-04|BOB', KIND.dob, null], ['d:1980-03-04|SMYTH', KIND.dob, null],
+      ['n:SMYTH|02134', KIND.nameZip, null],
+      ['n:BOB|02134', KIND.nameZip, null],
+      ['d:1980-03-04|BOB', KIND.dob, null],
+      ['d:1980-03-04|SMYTH', KIND.dob, null],
       // dob + Soundex of the surname, and of the first name (a swap)
-      ['dp:1980-03-04|S530', KIND.dobSoundex, null], ['dp:1980-03-04|B100', KIND.dobSoundex, null],
+      ['dp:1980-03-04|S530', KIND.dobSoundex, null],
+      ['dp:1980-03-04|B100', KIND.dobSoundex, null],
       // initials of BOB and of its canonical given names (BERT, BOBBY, ROBERT), then swapped
-      ['di:1980-03-04|B|S', KIND.dobInitials, null], ['di:1980-03-04|R|S', KIND.dobInitials, null], ['di:1980-03-04|S|B', KIND.dobInitials, null],
-      ['fl:BOB|SMYTH', KIND.fullName, null], ['fl:BERT|SMYTH', KIND.fullName, null], ['fl:BOBBY|SMYTH', KIND.fullName, null],
-      ['fl:ROBERT|SMYTH', KIND.fullName, null], ['fl:SMYTH|BOB', KIND.fullName, null],
+      ['di:1980-03-04|B|S', KIND.dobInitials, null],
+      ['di:1980-03-04|R|S', KIND.dobInitials, null],
+      ['di:1980-03-04|S|B', KIND.dobInitials, null],
+      ['fl:BOB|SMYTH', KIND.fullName, null],
+      ['fl:BERT|SMYTH', KIND.fullName, null],
+      ['fl:BOBBY|SMYTH', KIND.fullName, null],
+      ['fl:ROBERT|SMYTH', KIND.fullName, null],
+      ['fl:SMYTH|BOB', KIND.fullName, null],
     ]);
   });
 
   it('a street address adds its street-in-ZIP key with the house number (spatial level only); a strong key means no full-name blocks', () => {
     expect(keys({ first_name: 'Zelda', last_name: 'Quist', address_1: '12B Elm Street', zip: '2134' })).toEqual([
-      ['a:12B|ELM|02134', KIND.address, null], ['st:ELM|02134', KIND.street, '12'],
-      ['n:QUIST|02134', KIND.nameZip, null], ['n:ZELDA|02134', KIND.nameZip, null],
+      ['a:12B|ELM|02134', KIND.address, null],
+      ['st:ELM|02134', KIND.street, '12'],
+      ['n:QUIST|02134', KIND.nameZip, null],
+      ['n:ZELDA|02134', KIND.nameZip, null],
     ]);
     // a local part under EMAIL_LOCAL_MIN letters does not block alone; the domain + full name does
-    expect(keys({ first_name: 'Zelda', last_name: 'Quist', email: 'zq@example.com' }).map(([, kind]) => kind)).toEqual([KIND.email, KIND.emailDomainName]);
+    expect(keys({ first_name: 'Zelda', last_name: 'Quist', email: 'zq@example.com' }).map(([, kind]) => kind)).toEqual([
+      KIND.email,
+      KIND.emailDomainName,
+    ]);
   });
 
   it('an email blocks on its folded local part and on its domain + the full name, carrying the local part as unit', () => {
     const ks = keys({ first_name: 'Zelda', last_name: 'Quist', email: 'Z.Quist+news@googlemail.com' });
     expect(ks.filter(([, kind]) => kind !== KIND.email)).toEqual([
-      ['el:zquist', KIND.emailLocal, null], ['ed:gmail.com|ZELDA|QUIST', KIND.emailDomainName, 'zquist'],
+      ['el:zquist', KIND.emailLocal, null],
+      ['ed:gmail.com|ZELDA|QUIST', KIND.emailDomainName, 'zquist'],
     ]);
     // two emails at one domain: one domain + name key each, told apart by their units
-    expect(keys({ first_name: 'Zelda', last_name: 'Quist', emails: ['zelda@x.org', 'quist@x.org'] }).filter(([, kind]) => kind === KIND.emailDomainName))
-      .toEqual([['ed:x.org|ZELDA|QUIST', KIND.emailDomainName, 'zelda'], ['ed:x.org|ZELDA|QUIST', KIND.emailDomainName, 'quist']]);
+    expect(
+      keys({ first_name: 'Zelda', last_name: 'Quist', emails: ['zelda@x.org', 'quist@x.org'] }).filter(
+        ([, kind]) => kind === KIND.emailDomainName,
+      ),
+    ).toEqual([
+      ['ed:x.org|ZELDA|QUIST', KIND.emailDomainName, 'zelda'],
+      ['ed:x.org|ZELDA|QUIST', KIND.emailDomainName, 'quist'],
+    ]);
     // without a full name there is no domain + name key
     expect(keys({ last_name: 'Quist', email: 'zelda@x.org' }).map(([, kind]) => kind)).toEqual([KIND.email, KIND.emailLocal]);
   });
 
-  it('the ZIP of a row without address_1 is its locality, after the addresses\' ZIPs', () => {
+  it("the ZIP of a row without address_1 is its locality, after the addresses' ZIPs", () => {
     expect(recordZips(normalizeMatchInput({ zip: '2134-0001', city: 'Boston' }))).toEqual(['02134']);
-    expect(recordZips(normalizeMatchInput({ address_1: '1 Main St', zip: '10001', addresses: [{ address_1: '2 Elm St', zip: '02134' }] }))).toEqual(['10001', '02134']);
+    expect(
+      recordZips(normalizeMatchInput({ address_1: '1 Main St', zip: '10001', addresses: [{ address_1: '2 Elm St', zip: '02134' }] })),
+    ).toEqual(['10001', '02134']);
     expect(normalizeMatchInput({ zip: 'ABCDE' }).localityZip5).toBeNull();
   });
 });
@@ -72,13 +94,29 @@ describe('street in ZIP (spatial level)', () => {
 
 describe('scoring a ZIP-only row', () => {
   const person: CandidateAttributes = {
-    personKey: 1n, householdKey: 10n, firstName: 'ROBERT', lastName: 'JOHNSON', nickname: null, dob: '1980-03-04', zip5: '02134',
-    emailHashes: [], phoneHashes: [], addresses: [{ key: '123|MAIN|02134', unit: '4', isCurrent: true }],
+    personKey: 1n,
+    householdKey: 10n,
+    firstName: 'ROBERT',
+    lastName: 'JOHNSON',
+    nickname: null,
+    dob: '1980-03-04',
+    zip5: '02134',
+    emailHashes: [],
+    phoneHashes: [],
+    addresses: [{ key: '123|MAIN|02134', unit: '4', isCurrent: true }],
   };
 
   it('name + dob with a day typo + the same ZIP: weight 11.5, p 0.9923, I as name_partial_dob_zip', () => {
     const s = scoreCandidate(normalizeMatchInput({ first_name: 'Robert', last_name: 'Johnson', dob: '1980-03-05', zip: '02134' }), person);
-    expect(s.features).toEqual({ email: 0, phone: 0, first: FIRST.exact, last: LAST.exact, swapped: false, dob: DOB.digit, address: ADDR.zip });
+    expect(s.features).toEqual({
+      email: 0,
+      phone: 0,
+      first: FIRST.exact,
+      last: LAST.exact,
+      swapped: false,
+      dob: DOB.digit,
+      address: ADDR.zip,
+    });
     expect(s.weight).toBe(11.5);
     expect(s.probability.toFixed(6)).toBe('0.992251');
     expect(s.individualType).toBe('name_partial_dob_zip');
@@ -94,8 +132,16 @@ describe('scoring a ZIP-only row', () => {
 
 describe('name + partial dob + ZIP', () => {
   const person: CandidateAttributes = {
-    personKey: 1n, householdKey: 10n, firstName: 'ROBERT', lastName: 'JOHNSON', nickname: null, dob: '1980-03-04', zip5: '02134',
-    emailHashes: [], phoneHashes: [], addresses: [],
+    personKey: 1n,
+    householdKey: 10n,
+    firstName: 'ROBERT',
+    lastName: 'JOHNSON',
+    nickname: null,
+    dob: '1980-03-04',
+    zip5: '02134',
+    emailHashes: [],
+    phoneHashes: [],
+    addresses: [],
   };
   const typeOf = (rec: Record<string, unknown>) => scoreCandidate(normalizeMatchInput(rec), person).individualType;
 
@@ -105,6 +151,8 @@ describe('name + partial dob + ZIP', () => {
     expect(typeOf({ first_name: 'Bob', last_name: 'Johnson', dob: '1980-03-05', zip: '02134' })).toBeNull(); // weight 11, p 0.9796
     expect(typeOf({ first_name: 'Robert', last_name: 'Johnson', dob: '1980-03-05', zip: '10001' })).toBeNull();
     expect(typeOf({ first_name: 'Robert', last_name: 'Johnson', dob: '1980-03-05' })).toBeNull();
-    expect(typeOf({ first_name: 'Robert', last_name: 'Johnson', dob: '1980-03-05', zip: '02134', email: 'someone.else@example.com' })).toBeNull();
+    expect(
+      typeOf({ first_name: 'Robert', last_name: 'Johnson', dob: '1980-03-05', zip: '02134', email: 'someone.else@example.com' }),
+    ).toBeNull();
   });
 });

@@ -26,7 +26,11 @@ describe('fitPlatt', () => {
     const { a, b } = fitPlatt(xs, ys);
     expect(a).toBeCloseTo(1.5, 0);
     expect(Math.abs(b / a - -8)).toBeLessThan(0.15); // the p = 0.5 point
-    const c = calibration(xs.map((x) => sigmoid(a * x + b)), ys, [0, 0.1, 0.3, 0.5, 0.7, 0.9, 1.0001]);
+    const c = calibration(
+      xs.map((x) => sigmoid(a * x + b)),
+      ys,
+      [0, 0.1, 0.3, 0.5, 0.7, 0.9, 1.0001],
+    );
     expect(c.ece).toBeLessThan(0.02);
   });
 
@@ -45,13 +49,25 @@ describe('fitPlatt', () => {
 describe('calibration', () => {
   it('bins, Brier and ECE', () => {
     const c = calibration([0.2, 0.2, 0.9, 0.9, 0.9, 0.9], [0, 1, 1, 1, 1, 0], [0, 0.5, 1.0001]);
-    expect(c.bins.map((b) => [b.n, b.meanP, b.observed])).toEqual([[2, 0.2, 0.5], [4, 0.9, 0.75]]);
+    expect(c.bins.map((b) => [b.n, b.meanP, b.observed])).toEqual([
+      [2, 0.2, 0.5],
+      [4, 0.9, 0.75],
+    ]);
     expect(c.ece).toBeCloseTo((2 * 0.3 + 4 * 0.15) / 6, 10);
     expect(c.brier).toBeCloseTo((0.04 + 0.64 + 3 * 0.01 + 0.81) / 6, 10);
   });
 
   it('reportableCandidate skips candidates without reportable evidence', () => {
-    const f = (over: Partial<Features>): Features => ({ email: 0, phone: 0, first: FIRST.exact, last: LAST.exact, swapped: false, dob: 0, address: 0, ...over });
+    const f = (over: Partial<Features>): Features => ({
+      email: 0,
+      phone: 0,
+      first: FIRST.exact,
+      last: LAST.exact,
+      swapped: false,
+      dob: 0,
+      address: 0,
+      ...over,
+    });
     const nameZip = { features: f({ address: 4 }), weight: 9 };
     const phone = { features: f({ first: 0, last: 0, phone: ID.agree }), weight: 8 };
     expect(reportableCandidate([nameZip, phone])).toBe(phone);
@@ -67,8 +83,10 @@ describe('engine confidence on a labelled set (test graph)', () => {
     g = await testGraph(TEST_GRAPH_DIR, 4000);
     set = await generateLabelledSet(g.warehouse, 'graph', 2500, 23);
     const matcher = createMatcher({ warehouse: g.warehouse, indexPath: g.indexPath });
-    res = await matcher.matchBatch(set.map((s, i) => normalizeMatchInput(s.record, { position: i + 1 })),
-      { matchLevels: ['I', 'H', 'D', 'A'], spatialMode: 'residential' });
+    res = await matcher.matchBatch(
+      set.map((s, i) => normalizeMatchInput(s.record, { position: i + 1 })),
+      { matchLevels: ['I', 'H', 'D', 'A'], spatialMode: 'residential' },
+    );
   }, 300_000);
   afterAll(() => g?.warehouse.close());
 

@@ -9,7 +9,15 @@ import os from 'node:os';
 import path from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildMatchIndex, createMatcher, scoreCandidate, type CandidateAttributes, type Matcher, type MatchOptions, type StagedDecision } from '../../src/identity/matcher/index.ts';
+import {
+  buildMatchIndex,
+  createMatcher,
+  scoreCandidate,
+  type CandidateAttributes,
+  type Matcher,
+  type MatchOptions,
+  type StagedDecision,
+} from '../../src/identity/matcher/index.ts';
 import { stageRows } from '../../src/identity/matcher/stage.ts';
 import { generateHardenedSet } from '../../src/identity/matcher/hardened-set.ts';
 import { personLookupSql } from '../../src/identity/matcher/point.ts';
@@ -26,7 +34,10 @@ const q = (sql: string) => g.warehouse.query(sql) as Promise<Row[]>;
 const title = (s: string) => s.toLowerCase().replace(/\b[a-z]/g, (c) => c.toUpperCase());
 
 async function match(recs: Row[], opts: MatchOptions = ALL) {
-  return matcher.matchBatch(recs.map((r, i) => normalizeMatchInput(r, { position: i + 1 })), opts);
+  return matcher.matchBatch(
+    recs.map((r, i) => normalizeMatchInput(r, { position: i + 1 })),
+    opts,
+  );
 }
 
 /** An adult with an email, a phone, a past address and a household of 2+. */
@@ -65,7 +76,11 @@ describe('matchBatch levels and types', () => {
       { ...name(), address_1: title(p.past.a1), zip: p.past.zip },
     ]);
     expect(res.map((r) => [r.matchLevel, r.matchType])).toEqual([
-      ['I', 'email+name'], ['I', 'phone+name'], ['I', 'name_address'], ['I', 'name_dob'], ['I', 'address_history'],
+      ['I', 'email+name'],
+      ['I', 'phone+name'],
+      ['I', 'name_address'],
+      ['I', 'name_dob'],
+      ['I', 'address_history'],
     ]);
     for (const r of res) {
       expect(r.personKey).toBe(p.person_key);
@@ -89,7 +104,7 @@ describe('matchBatch levels and types', () => {
     expect(f).toMatchObject({ matchLevel: 'D', matchType: 'phone', personKey: p.person_key });
   });
 
-  it('S: a made-up house number on a real street of the ZIP gets that street\'s anchor residence (or a worker with spatialMode work)', async () => {
+  it("S: a made-up house number on a real street of the ZIP gets that street's anchor residence (or a worker with spatialMode work)", async () => {
     // A street with residences, its numbered range, and a ZIP that also has a worker anchor.
     const [st] = await q(`WITH a AS (SELECT person_key, zip5, address_1,
         regexp_extract(address_1, '^([0-9]+) ', 1)::INTEGER AS h, regexp_replace(address_1, '^[0-9]+ ', '') AS street
@@ -111,11 +126,14 @@ describe('matchBatch levels and types', () => {
   it('S is never claimed for an address the graph does not know: a made-up street, a number far off the street, a ZIP alone', async () => {
     const [st] = await q(`SELECT zip5, regexp_replace(address_1, '^[0-9]+ ', '') AS street FROM graph.addresses
       WHERE is_current AND regexp_matches(address_1, '^[0-9]+ [A-Z]') ORDER BY person_key LIMIT 1`);
-    const res = await match([
-      { first_name: 'Nobody', last_name: 'Knownhere', address_1: '98765 Nowhere Rd', zip: st!.zip5 },
-      { first_name: 'Nobody', last_name: 'Knownhere', address_1: `99999 ${title(st!.street)}`, zip: st!.zip5 },
-      { first_name: 'Nobody', last_name: 'Knownhere', zip: st!.zip5 },
-    ], { ...ALL, spatialMode: 'auto' });
+    const res = await match(
+      [
+        { first_name: 'Nobody', last_name: 'Knownhere', address_1: '98765 Nowhere Rd', zip: st!.zip5 },
+        { first_name: 'Nobody', last_name: 'Knownhere', address_1: `99999 ${title(st!.street)}`, zip: st!.zip5 },
+        { first_name: 'Nobody', last_name: 'Knownhere', zip: st!.zip5 },
+      ],
+      { ...ALL, spatialMode: 'auto' },
+    );
     expect(res.map((r) => r.matchLevel)).toEqual([null, null, null]);
   });
 
@@ -130,8 +148,14 @@ describe('matchBatch levels and types', () => {
   });
 
   it('direct refresh: a known person key wins; a vanished one falls back with a warning', async () => {
-    const rows = [{ row_id: 'a', email: 'nobody@example.org' }, { row_id: 'b', ...name(), email: p.email }];
-    const direct = new Map([['a', spouse.person_key as bigint], ['b', 987654321n]]);
+    const rows = [
+      { row_id: 'a', email: 'nobody@example.org' },
+      { row_id: 'b', ...name(), email: p.email },
+    ];
+    const direct = new Map([
+      ['a', spouse.person_key as bigint],
+      ['b', 987654321n],
+    ]);
     const [a, b] = await match(rows, { ...ALL, directPersonKeys: direct });
     expect(a).toMatchObject({ rowId: 'a', matchLevel: 'I', matchType: 'person_id', personKey: spouse.person_key, matchConfidence: 1 });
     expect(b).toMatchObject({ rowId: 'b', matchLevel: 'I', matchType: 'email+name', personKey: p.person_key });
@@ -167,12 +191,19 @@ describe('matchBatch levels and types', () => {
       expect(await warmed.matchBatch(batch, ALL)).toEqual(await cold.matchBatch(batch, ALL));
     }
     // without it (residentPersons: false), or when it would not fit the allowance, nothing is loaded
-    expect((await createMatcher({ warehouse: g.warehouse, indexPath: g.indexPath }).warm({ keys: 10, persons: 10, residentPersons: false })).residentPersons).toBeUndefined();
-    const small = await createMatcher({ warehouse: g.warehouse, indexPath: g.indexPath }).warm({ keys: 10, persons: 10, residentMaxBytes: Number(n) * 48 - 1 });
+    expect(
+      (await createMatcher({ warehouse: g.warehouse, indexPath: g.indexPath }).warm({ keys: 10, persons: 10, residentPersons: false }))
+        .residentPersons,
+    ).toBeUndefined();
+    const small = await createMatcher({ warehouse: g.warehouse, indexPath: g.indexPath }).warm({
+      keys: 10,
+      persons: 10,
+      residentMaxBytes: Number(n) * 48 - 1,
+    });
     expect([small.keys, small.residentPersons]).toEqual([10, undefined]);
   });
 
-  it('resident persons answer with personLookupSql\'s rows, values and types alike; unknown keys have none', async () => {
+  it("resident persons answer with personLookupSql's rows, values and types alike; unknown keys have none", async () => {
     const mx = 'mx_resident';
     await q(`ATTACH IF NOT EXISTS '${g.indexPath}' AS ${mx} (READ_ONLY)`);
     const [{ n }] = await q(`SELECT count(*) AS n FROM ${mx}.m_person`);
@@ -194,7 +225,7 @@ describe('matchBatch levels and types', () => {
 });
 
 describe('engine internals', () => {
-  it('buildMatchIndex removes the temporary files a killed build left beside the release, not a running one\'s', async () => {
+  it("buildMatchIndex removes the temporary files a killed build left beside the release, not a running one's", async () => {
     const dir = path.dirname(g.indexPath);
     const ended = spawnSync(process.execPath, ['-e', '0']).pid!;
     const left = [`.${path.basename(g.indexPath)}.${ended}.tmp`, `.${path.basename(g.indexPath)}.${ended}.tmp.wal`];
@@ -220,8 +251,9 @@ describe('engine internals', () => {
     inst.closeSync();
     try {
       const other = createMatcher({ warehouse: g.warehouse, indexPath: copy });
-      await expect(other.matchBatch([normalizeMatchInput({ ...name(), dob: p.dobs })], ALL))
-        .rejects.toThrow(new RegExp(`the match index ${path.basename(copy).replace(/\./g, '\\.')} reduces blocking keys otherwise`));
+      await expect(other.matchBatch([normalizeMatchInput({ ...name(), dob: p.dobs })], ALL)).rejects.toThrow(
+        new RegExp(`the match index ${path.basename(copy).replace(/\./g, '\\.')} reduces blocking keys otherwise`),
+      );
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }
@@ -233,16 +265,24 @@ describe('engine internals', () => {
     const typo = `${local.slice(0, 1)}${local.slice(2, 3)}${local.slice(1, 2)}${local.slice(3)}@${domain}`;
     const recs = [{ ...name(), email: typo }, { ...name(), email: `${local}@${domain.replace(/\.(\w+)$/, 'x.$1')}` }, { email: typo }];
     const point = await match(recs);
-    expect(point.map((r) => [r.matchLevel, r.matchType, r.personKey])).toEqual([['I', 'email+name', BigInt(p.person_key)], ['I', 'email+name', BigInt(p.person_key)], [null, null, null]]);
+    expect(point.map((r) => [r.matchLevel, r.matchType, r.personKey])).toEqual([
+      ['I', 'email+name', BigInt(p.person_key)],
+      ['I', 'email+name', BigInt(p.person_key)],
+      [null, null, null],
+    ]);
     // the same rows through the file path (> 2000 rows: staged files and hash joins)
     const many = await match(Array.from({ length: 2001 }, (_, i) => recs[i % 3]!));
-    expect(many.slice(0, 3).map((r) => [r.matchLevel, r.matchType, r.personKey])).toEqual(point.map((r) => [r.matchLevel, r.matchType, r.personKey]));
+    expect(many.slice(0, 3).map((r) => [r.matchLevel, r.matchType, r.personKey])).toEqual(
+      point.map((r) => [r.matchLevel, r.matchType, r.personKey]),
+    );
   });
 
-
-  it('a street with city and state but no ZIP, or a ZIP not of that city, is found through the city\'s ZIPs (name_address, both paths); a made-up street there is not', async () => {
+  it("a street with city and state but no ZIP, or a ZIP not of that city, is found through the city's ZIPs (name_address, both paths); a made-up street there is not", async () => {
     const city = { address_1: title(p.address_1), city: title(p.city), state: p.state };
-    const typoCity = { ...city, city: title(p.city).length > 5 ? `${title(p.city).slice(0, -2)}${title(p.city).slice(-1)}` : title(p.city) };
+    const typoCity = {
+      ...city,
+      city: title(p.city).length > 5 ? `${title(p.city).slice(0, -2)}${title(p.city).slice(-1)}` : title(p.city),
+    };
     const recs = [
       { ...name(), ...city },
       { ...name(), ...typoCity },
@@ -252,8 +292,11 @@ describe('engine internals', () => {
     ];
     const point = await match(recs);
     expect(point.slice(0, 4).map((r) => [r.matchLevel, r.matchType, r.personKey])).toEqual([
-      ['I', 'name_address', BigInt(p.person_key)], ['I', 'name_address', BigInt(p.person_key)], ['I', 'name_dob', BigInt(p.person_key)],
-      ['I', 'name_address', BigInt(p.person_key)]]);
+      ['I', 'name_address', BigInt(p.person_key)],
+      ['I', 'name_address', BigInt(p.person_key)],
+      ['I', 'name_dob', BigInt(p.person_key)],
+      ['I', 'name_address', BigInt(p.person_key)],
+    ]);
     expect(point[4]!.matchLevel).toBeNull();
     // without the city the street alone says nothing (no ZIP, no locality): not matched at I
     expect((await match([{ ...name(), address_1: title(p.address_1) }]))[0]!.matchLevel).not.toBe('I');
@@ -272,7 +315,11 @@ describe('engine internals', () => {
       { ...name(), ...misspelled, address_1: `${Number(String(p.address_1).split(' ')[0]) + 2} ${words.slice(1).join(' ')}` }, // another number
     ];
     const point = await match(recs);
-    expect(point.map((r) => [r.matchLevel, r.matchType])).toEqual([['I', 'name_address'], [null, null], [null, null]]);
+    expect(point.map((r) => [r.matchLevel, r.matchType])).toEqual([
+      ['I', 'name_address'],
+      [null, null],
+      [null, null],
+    ]);
     expect(point[0]!.personKey).toBe(BigInt(p.person_key));
     const many = await match(Array.from({ length: 2001 }, (_, i) => recs[i % recs.length]!));
     expect(many.slice(0, 3)).toEqual(point.map((r, i) => ({ ...r, rowId: String(i + 1) })));
@@ -287,7 +334,11 @@ describe('engine internals', () => {
       { ...name(), zip: p.zip5, dob: y }, // a year alone: weight, never the dob of an I type
     ];
     const point = await match(recs);
-    expect(point.map((r) => [r.matchLevel, r.matchType])).toEqual([['I', 'name_partial_dob_zip'], [null, null], [null, null]]);
+    expect(point.map((r) => [r.matchLevel, r.matchType])).toEqual([
+      ['I', 'name_partial_dob_zip'],
+      [null, null],
+      [null, null],
+    ]);
     expect(point[0]!.personKey).toBe(BigInt(p.person_key));
     expect(point[0]!.warnings.map((w) => w.code)).toEqual(['address_1_missing', 'dob_partial']);
     const many = await match(Array.from({ length: 2001 }, (_, i) => recs[i % recs.length]!));
@@ -309,7 +360,9 @@ describe('engine internals', () => {
     const staged = stageRows(set.map((s, i) => normalizeMatchInput(s.record, { position: i + 1 })));
     try {
       const sync: StagedDecision[] = [];
-      await matcher.matchStaged(staged, ALL, (d) => { sync.push(d); });
+      await matcher.matchStaged(staged, ALL, (d) => {
+        sync.push(d);
+      });
       const async: StagedDecision[] = [];
       let calls = 0;
       await matcher.matchStaged(staged, ALL, (d) => {
@@ -337,7 +390,10 @@ describe('engine internals', () => {
     expect(await matcher.matchBatch(rows.slice(0, 1500), ALL)).toEqual(big.slice(0, 1500));
 
     // Rebuild candidate attributes in JS from the release (no match index) and rescore.
-    const picked = big.map((r, i) => [r, i] as const).filter(([r]) => r.matchLevel === 'I').slice(0, 150);
+    const picked = big
+      .map((r, i) => [r, i] as const)
+      .filter(([r]) => r.matchLevel === 'I')
+      .slice(0, 150);
     for (const [r, i] of picked) {
       const key = r.personKey!;
       const [pp] = await q(`SELECT *, strftime(dob, '%Y-%m-%d') AS dobs FROM graph.persons WHERE person_key = ${key}`);
@@ -345,13 +401,20 @@ describe('engine internals', () => {
       const phones = await q(`SELECT phone_sha256 FROM graph.phones WHERE person_key = ${key}`);
       const addrs = await q(`SELECT * FROM graph.addresses WHERE person_key = ${key}`);
       const cand: CandidateAttributes = {
-        personKey: key, householdKey: pp!.household_key, firstName: pp!.first_name, lastName: pp!.last_name, nickname: pp!.nickname,
-        dob: pp!.dobs, zip5: pp!.zip5,
+        personKey: key,
+        householdKey: pp!.household_key,
+        firstName: pp!.first_name,
+        lastName: pp!.last_name,
+        nickname: pp!.nickname,
+        dob: pp!.dobs,
+        zip5: pp!.zip5,
         emailHashes: emails.flatMap((e) => [emailSha256(e.email), emailSha256(emailMatchKey(e.email))]),
         emailKeys: emails.map((e) => emailMatchKey(e.email)),
         phoneHashes: phones.map((f) => f.phone_sha256),
         addresses: addrs.map((a) => {
-          const k = addressKey(normalizeAddress({ address_1: a.address_1, address_2: a.address_2, city: a.city, state: a.state, zip: a.zip5 }).value!)!;
+          const k = addressKey(
+            normalizeAddress({ address_1: a.address_1, address_2: a.address_2, city: a.city, state: a.state, zip: a.zip5 }).value!,
+          )!;
           return { key: k.key, unit: k.unit, isCurrent: a.is_current };
         }),
       };

@@ -29,7 +29,10 @@ export async function openWarehouseOn(releaseFile: string, threads = 2): Promise
     },
     stream: (sql, onChunk) => streamChunks(conn, sql, onChunk),
     streamRaw: (sql, onChunk) => streamRawChunks(conn, sql, onChunk),
-    close() { conn.closeSync(); inst.closeSync(); },
+    close() {
+      conn.closeSync();
+      inst.closeSync();
+    },
   };
 }
 

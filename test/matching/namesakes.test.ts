@@ -27,7 +27,10 @@ async function matchAll(app: TestApp, bearerToken: string, rows: readonly Namesa
   const out = new Map<string, Record<string, any>>();
   for (let i = 0; i < rows.length; i += 100) {
     const res = await app.app.inject({
-      method: 'POST', url: '/v1/match', headers: bearer(bearerToken), payload: { records: rows.slice(i, i + 100).map((r) => r.record) },
+      method: 'POST',
+      url: '/v1/match',
+      headers: bearer(bearerToken),
+      payload: { records: rows.slice(i, i + 100).map((r) => r.record) },
     });
     expect(res.statusCode).toBe(200);
     for (const rec of res.json().records) out.set(rec.row_id, rec);
@@ -52,28 +55,37 @@ const of = (kind: NamesakeRow['kind']) => set.rows.filter((r) => r.kind === kind
 const personOf = (r: NamesakeRow) => set.persons[r.personId! - 1]!;
 
 describe('POST /v1/match on an imported graph of namesakes in a few ZIPs', () => {
-  it('imports a ZIP without a street as the person\'s locality', async () => {
+  it("imports a ZIP without a street as the person's locality", async () => {
     const zipOnly = set.persons.find((p) => p.street === null)!;
-    const [rec] = (await t.app.inject({
-      method: 'POST', url: '/v1/match', headers: bearer(token), payload: { records: [{ row_id: 'z', first_name: zipOnly.first, last_name: zipOnly.last, dob: zipOnly.dob, zip: zipOnly.zip }] },
-    })).json().records;
+    const [rec] = (
+      await t.app.inject({
+        method: 'POST',
+        url: '/v1/match',
+        headers: bearer(token),
+        payload: { records: [{ row_id: 'z', first_name: zipOnly.first, last_name: zipOnly.last, dob: zipOnly.dob, zip: zipOnly.zip }] },
+      })
+    ).json().records;
     expect(rec).toMatchObject({ match_level: 'I', zip5: zipOnly.zip });
   });
 
-  it('matches every namesake at I to the person of the row\'s ZIP', () => {
+  it("matches every namesake at I to the person of the row's ZIP", () => {
     const rows = of('namesake');
     expect(rows.length).toBeGreaterThan(set.persons.length / 4); // the fixture's third, roughly
-    const wrong = rows.filter((r) => answers.get(r.record.row_id)?.match_level !== 'I' || answers.get(r.record.row_id)?.zip5 !== personOf(r).zip);
+    const wrong = rows.filter(
+      (r) => answers.get(r.record.row_id)?.match_level !== 'I' || answers.get(r.record.row_id)?.zip5 !== personOf(r).zip,
+    );
     expect(wrong.map((r) => `${r.record.row_id}: ${answers.get(r.record.row_id)?.match_level}`)).toEqual([]);
   });
 
   it('matches every person without a namesake at I (name + dob, the ZIP agreeing)', () => {
-    const wrong = of('single').filter((r) => answers.get(r.record.row_id)?.match_level !== 'I' || answers.get(r.record.row_id)?.zip5 !== personOf(r).zip);
+    const wrong = of('single').filter(
+      (r) => answers.get(r.record.row_id)?.match_level !== 'I' || answers.get(r.record.row_id)?.zip5 !== personOf(r).zip,
+    );
     expect(wrong.map((r) => r.record.row_id)).toEqual([]);
     expect(new Set(of('single').map((r) => answers.get(r.record.row_id)!.match_type))).toEqual(new Set(['name_dob']));
   });
 
-  it('leaves people who are not in the graph below I: namesakes\' name and dob in an empty ZIP, a name with another dob', () => {
+  it("leaves people who are not in the graph below I: namesakes' name and dob in an empty ZIP, a name with another dob", () => {
     const absent = [...of('absent_other_zip'), ...of('absent_other_dob')];
     expect(of('absent_other_zip').length).toBeGreaterThan(0);
     expect(of('absent_other_dob').length).toBeGreaterThan(0);
@@ -91,8 +103,11 @@ describe('ads matching refit on the imported graph (no household keys, half the 
       const org = await createTestOrg(fitted);
       const rows = [...of('namesake'), ...of('absent_other_zip'), ...of('absent_other_dob')];
       const got = await matchAll(fitted, await org.token(), rows);
-      const wrong = rows.filter((r) => (got.get(r.record.row_id)?.match_level === 'I') !== (r.personId !== null)
-        || (r.personId !== null && got.get(r.record.row_id)?.zip5 !== personOf(r).zip));
+      const wrong = rows.filter(
+        (r) =>
+          (got.get(r.record.row_id)?.match_level === 'I') !== (r.personId !== null) ||
+          (r.personId !== null && got.get(r.record.row_id)?.zip5 !== personOf(r).zip),
+      );
       expect(wrong.map((r) => `${r.record.row_id}: ${got.get(r.record.row_id)?.match_level}`)).toEqual([]);
     } finally {
       await fitted.app.close();

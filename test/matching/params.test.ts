@@ -12,7 +12,15 @@ import { generateHardenedSet } from '../../src/identity/matcher/hardened-set.ts'
 import { FIELDS } from '../../src/identity/matcher/estimate.ts';
 import { WEIGHTS } from '../../src/identity/matcher/model.ts';
 import { DOB, EMAIL, ID, LAST } from '../../src/identity/matcher/types.ts';
-import { matchParamsPath, paramsPathOfIndex, readMatchParams, scoringOf, writeMatchParams, PRIOR_SCORING, type MatchParams } from '../../src/identity/matcher/params.ts';
+import {
+  matchParamsPath,
+  paramsPathOfIndex,
+  readMatchParams,
+  scoringOf,
+  writeMatchParams,
+  PRIOR_SCORING,
+  type MatchParams,
+} from '../../src/identity/matcher/params.ts';
 import { conflictGuard, refitMatchParams } from '../../src/identity/matcher/refit.ts';
 import { normalizeMatchInput } from '../../src/identity/normalize/record.ts';
 import { testGraph, TEST_GRAPH_DIR, type TestGraph } from './helpers.ts';

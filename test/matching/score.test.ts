@@ -3,7 +3,19 @@ import { addressKey, normalizeAddress } from '../../src/identity/normalize/index
 import { normalizeMatchInput } from '../../src/identity/normalize/record.ts';
 import { emailSha256 } from '../../src/identity/normalize/email.ts';
 import { phoneSha256 } from '../../src/identity/normalize/phone.ts';
-import { jaroWinkler, scoreCandidate, decideRow, I_THRESHOLD, ADDR, DOB, FIRST, ID, LAST, type CandidateAttributes, type ScoredCandidate } from '../../src/identity/matcher/index.ts';
+import {
+  jaroWinkler,
+  scoreCandidate,
+  decideRow,
+  I_THRESHOLD,
+  ADDR,
+  DOB,
+  FIRST,
+  ID,
+  LAST,
+  type CandidateAttributes,
+  type ScoredCandidate,
+} from '../../src/identity/matcher/index.ts';
 
 const home = { address_1: '123 N Main St', address_2: 'Apt 4', city: 'Boston', state: 'MA', zip: '02134' };
 const key = (a: typeof home) => addressKey(normalizeAddress(a).value!)!;
@@ -11,10 +23,19 @@ const key = (a: typeof home) => addressKey(normalizeAddress(a).value!)!;
 function person(over: Partial<CandidateAttributes> = {}): CandidateAttributes {
   const k = key(home);
   return {
-    personKey: 1n, householdKey: 10n, firstName: 'ROBERT', lastName: 'JOHNSON', nickname: null, dob: '1980-03-04', zip5: '02134',
+    personKey: 1n,
+    householdKey: 10n,
+    firstName: 'ROBERT',
+    lastName: 'JOHNSON',
+    nickname: null,
+    dob: '1980-03-04',
+    zip5: '02134',
     emailHashes: [emailSha256('robert.johnson@gmail.com'), emailSha256('robertjohnson@gmail.com')],
     phoneHashes: [phoneSha256('+16175550123')],
-    addresses: [{ key: k.key, unit: k.unit, isCurrent: true }, { key: '77|ELM|10001', unit: null, isCurrent: false }],
+    addresses: [
+      { key: k.key, unit: k.unit, isCurrent: true },
+      { key: '77|ELM|10001', unit: null, isCurrent: false },
+    ],
     ...over,
   };
 }
@@ -93,7 +114,11 @@ describe('scoreCandidate', () => {
     const s = score({ first_name: 'Mary', last_name: 'Johnson', ...home });
     expect(s.individualType).toBeNull();
     const c: ScoredCandidate = { ...s, personKey: 1n, householdKey: 10n, hhRef: 1n };
-    expect(decideRow([c], new Set(['I', 'H', 'D', 'A', 'S']), 'residential', null)).toMatchObject({ level: 'H', type: 'household', householdKey: 10n });
+    expect(decideRow([c], new Set(['I', 'H', 'D', 'A', 'S']), 'residential', null)).toMatchObject({
+      level: 'H',
+      type: 'household',
+      householdKey: 10n,
+    });
     expect(decideRow([c], new Set(['A']), 'residential', null)).toMatchObject({ level: 'A', type: 'address' });
   });
 
@@ -103,20 +128,32 @@ describe('scoreCandidate', () => {
     const b: ScoredCandidate = { ...s, personKey: 2n, householdKey: 10n, hhRef: 1n };
     expect(decideRow([a, b], new Set(['I', 'H']), 'residential', null)).toMatchObject({ level: 'H', personKey: 1n });
     expect(decideRow([a], new Set(['H']), 'residential', null)).toMatchObject({ level: 'H', householdKey: 10n });
-    expect(decideRow([a], new Set(['S']), 'work', { resPerson: 5n, resHousehold: 50n, workPerson: 6n, workHousehold: 60n }))
-      .toMatchObject({ level: 'S', type: 'spatial_work', personKey: 6n });
+    expect(decideRow([a], new Set(['S']), 'work', { resPerson: 5n, resHousehold: 50n, workPerson: 6n, workHousehold: 60n })).toMatchObject({
+      level: 'S',
+      type: 'spatial_work',
+      personKey: 6n,
+    });
     expect(decideRow([a], new Set(['D']), 'residential', null)).toBeNull();
   });
 
-  it('namesakes born the same day are told apart by the row\'s ZIP, never by a ZIP the graph lacks (issue #31)', () => {
+  it("namesakes born the same day are told apart by the row's ZIP, never by a ZIP the graph lacks (issue #31)", () => {
     const row = { first_name: 'Robert', last_name: 'Johnson', dob: '03/04/1980', zip: '02134' };
-    const scored = (p: CandidateAttributes, personKey: bigint, householdKey: bigint): ScoredCandidate => ({ ...score(row, p), personKey, householdKey, hhRef: householdKey });
+    const scored = (p: CandidateAttributes, personKey: bigint, householdKey: bigint): ScoredCandidate => ({
+      ...score(row, p),
+      personKey,
+      householdKey,
+      hhRef: householdKey,
+    });
     const here = scored(person({ addresses: [] }), 1n, 10n);
     const elsewhere = scored(person({ zip5: '10001', addresses: [] }), 2n, 20n);
     const nowhere = scored(person({ zip5: null, addresses: [] }), 3n, 30n);
     expect([here.features.address, elsewhere.features.address, nowhere.features.address]).toEqual([ADDR.zip, ADDR.disagree, ADDR.missing]);
     // Within the ambiguity margin by weight, but the ZIP is the only difference: the person of the row's ZIP.
-    expect(decideRow([here, elsewhere], new Set(['I']), 'residential', null)).toMatchObject({ level: 'I', type: 'name_dob', personKey: 1n });
+    expect(decideRow([here, elsewhere], new Set(['I']), 'residential', null)).toMatchObject({
+      level: 'I',
+      type: 'name_dob',
+      personKey: 1n,
+    });
     // A person whose ZIP the graph does not know may be the row's: still ambiguous.
     expect(decideRow([here, nowhere], new Set(['I']), 'residential', null)).toBeNull();
     // A row in a ZIP neither lives in tells them apart no more than the name and dob do.

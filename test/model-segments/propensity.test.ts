@@ -25,8 +25,13 @@ beforeAll(async () => {
   FL = (await m.g.keys(`state = 'FL'`)).size;
   positiveId = await m.filterSegment([cond('state', '=', 'FL')], 'FL buyers');
   const res = await m.call('POST', '/v1/segments', {
-    name: 'FL propensity', subtype: 'propensity', positive_class_segment_id: positiveId, model_type: 'AUTOML_CLASSIFIER',
-    excluded_columns: ',age,INCOME_BAND', model_name: 'fl-v1', create_audience: true,
+    name: 'FL propensity',
+    subtype: 'propensity',
+    positive_class_segment_id: positiveId,
+    model_type: 'AUTOML_CLASSIFIER',
+    excluded_columns: ',age,INCOME_BAND',
+    model_name: 'fl-v1',
+    create_audience: true,
   });
   if (res.status !== 201) throw new Error(JSON.stringify(res.body));
   prop = res.body;
@@ -44,7 +49,12 @@ describe('propensity build', () => {
     expect(run.status, JSON.stringify(run).slice(0, 1000)).toBe('completed');
     const classShown = await shownSet({ filters: [cond('state', '=', 'FL')] }, await m.g.keys(`state = 'FL'`));
     expect(run.steps[0]).toMatchObject({ name: 'positive_class', status: 'completed', metrics: { positive_class_persons: classShown } });
-    expect(run.metrics).toMatchObject({ purpose: 'propensity', model_type: 'AUTOML_CLASSIFIER', model_name: 'fl-v1', labelled_persons: classShown });
+    expect(run.metrics).toMatchObject({
+      purpose: 'propensity',
+      model_type: 'AUTOML_CLASSIFIER',
+      model_name: 'fl-v1',
+      labelled_persons: classShown,
+    });
     expect(run.metrics.training.excluded_columns).toEqual(['age', 'income_band']);
     // AUTOML trains several candidates and keeps the best by validation AUC.
     expect(run.metrics.candidates.length).toBeGreaterThan(1);
@@ -77,9 +87,17 @@ describe('propensity build', () => {
   }, 150_000);
 
   it('a legacy segment (attached without a positive class) refuses refresh with 422 MISSING_POSITIVE_CLASS_ID', async () => {
-    const legacy = await m.call('POST', '/v1/segments', { name: 'legacy', subtype: 'propensity', generation_metadata_id: run.workflow_run_id });
+    const legacy = await m.call('POST', '/v1/segments', {
+      name: 'legacy',
+      subtype: 'propensity',
+      generation_metadata_id: run.workflow_run_id,
+    });
     expect(legacy.status, JSON.stringify(legacy.body)).toBe(201);
-    expect(legacy.body).toMatchObject({ status: 'active', record_count: await m.shownSize(run.workflow_run_id, propensitySize(FL)), workflow_run_id: run.workflow_run_id });
+    expect(legacy.body).toMatchObject({
+      status: 'active',
+      record_count: await m.shownSize(run.workflow_run_id, propensitySize(FL)),
+      workflow_run_id: run.workflow_run_id,
+    });
     expect(legacy.body.positive_class_segment_id).toBeUndefined();
     const refresh = await m.call('POST', `/v1/segments/${legacy.body.segment_id}/refresh`, {});
     expect(refresh.status).toBe(422);
@@ -87,7 +105,12 @@ describe('propensity build', () => {
     expect(refresh.body.next_step).toBeTruthy();
     expect((await m.call('GET', `/v1/segments/${legacy.body.segment_id}`)).body.status).toBe('active');
     // Attached with its positive class it can be rebuilt.
-    const kept = await m.call('POST', '/v1/segments', { name: 'kept', subtype: 'propensity', generation_metadata_id: run.workflow_run_id, positive_class_segment_id: positiveId });
+    const kept = await m.call('POST', '/v1/segments', {
+      name: 'kept',
+      subtype: 'propensity',
+      generation_metadata_id: run.workflow_run_id,
+      positive_class_segment_id: positiveId,
+    });
     expect(kept.body.positive_class_segment_id).toBe(positiveId);
     const again = await m.call('POST', `/v1/segments/${kept.body.segment_id}/refresh`, {});
     expect(again.status).toBe(200);
@@ -95,35 +118,66 @@ describe('propensity build', () => {
   }, 150_000);
 });
 
-describe('a positive class that is the customer\'s matched list (issue #31, decision 051)', () => {
-  it('leaves the list\'s persons out of the segment: made-up names at real addresses never come back as members', { timeout: 200_000 }, async () => {
-    // A list of made-up names at real addresses: each row matches at A (or S), the resident of the address.
-    const addresses = (await m.g.conn.runAndReadAll(`SELECT address_1, city, state, zip5 FROM graph.persons WHERE address_2 IS NULL
-      QUALIFY row_number() OVER (PARTITION BY address_1, zip5 ORDER BY person_key) = 1 ORDER BY person_key LIMIT 100`)).getRowObjectsJS();
-    const records = addresses.map((a, i) => ({ row_id: `r${i}`, first_name: 'Zyxw', last_name: `Madeup${i}`, address_1: a.address_1, city: a.city, state: a.state, zip: a.zip5 }));
-    const matched = await m.call('POST', '/v1/match', { records, create_scratch_segment: true, field_list: ['zip5'] });
-    expect(matched.status, JSON.stringify(matched.body).slice(0, 500)).toBe(200);
-    expect(matched.body.records.every((r: any) => r.match_level === null || ['A', 'S'].includes(r.match_level))).toBe(true);
-    const listId = matched.body.scratch_segment.segment_id as string;
-    const { database } = await testStores();
-    const list = await database.db.selectFrom('segments').select('members_path').where('id', '=', listId).executeTakeFirstOrThrow();
-    const listed = new Set((await m.g.conn.runAndReadAll(`SELECT person_key FROM read_parquet('${list.members_path}')`)).getRowsJS().map((r) => BigInt(r[0] as bigint)));
-    expect(listed.size).toBeGreaterThanOrEqual(60);
+describe("a positive class that is the customer's matched list (issue #31, decision 051)", () => {
+  it(
+    "leaves the list's persons out of the segment: made-up names at real addresses never come back as members",
+    { timeout: 200_000 },
+    async () => {
+      // A list of made-up names at real addresses: each row matches at A (or S), the resident of the address.
+      const addresses = (
+        await m.g.conn.runAndReadAll(`SELECT address_1, city, state, zip5 FROM graph.persons WHERE address_2 IS NULL
+      QUALIFY row_number() OVER (PARTITION BY address_1, zip5 ORDER BY person_key) = 1 ORDER BY person_key LIMIT 100`)
+      ).getRowObjectsJS();
+      const records = addresses.map((a, i) => ({
+        row_id: `r${i}`,
+        first_name: 'Zyxw',
+        last_name: `Madeup${i}`,
+        address_1: a.address_1,
+        city: a.city,
+        state: a.state,
+        zip: a.zip5,
+      }));
+      const matched = await m.call('POST', '/v1/match', { records, create_scratch_segment: true, field_list: ['zip5'] });
+      expect(matched.status, JSON.stringify(matched.body).slice(0, 500)).toBe(200);
+      expect(matched.body.records.every((r: any) => r.match_level === null || ['A', 'S'].includes(r.match_level))).toBe(true);
+      const listId = matched.body.scratch_segment.segment_id as string;
+      const { database } = await testStores();
+      const list = await database.db.selectFrom('segments').select('members_path').where('id', '=', listId).executeTakeFirstOrThrow();
+      const listed = new Set(
+        (await m.g.conn.runAndReadAll(`SELECT person_key FROM read_parquet('${list.members_path}')`))
+          .getRowsJS()
+          .map((r) => BigInt(r[0] as bigint)),
+      );
+      expect(listed.size).toBeGreaterThanOrEqual(60);
 
-    const res = await m.call('POST', '/v1/segments', { name: 'list propensity', subtype: 'propensity', positive_class_segment_id: listId, target_size: 1000 });
-    expect(res.status, JSON.stringify(res.body)).toBe(201);
-    const built = await m.waitRun(res.body.workflow_run_id, ['completed', 'failed'], 150_000);
-    expect(built.status, JSON.stringify(built).slice(0, 1000)).toBe('completed');
-    const members = await m.runMembers(res.body.workflow_run_id);
-    expect(members.length).toBeGreaterThan(0);
-    expect(members.filter((k) => listed.has(k)), 'persons of the customer\'s list among the propensity segment\'s members').toEqual([]);
-  });
+      const res = await m.call('POST', '/v1/segments', {
+        name: 'list propensity',
+        subtype: 'propensity',
+        positive_class_segment_id: listId,
+        target_size: 1000,
+      });
+      expect(res.status, JSON.stringify(res.body)).toBe(201);
+      const built = await m.waitRun(res.body.workflow_run_id, ['completed', 'failed'], 150_000);
+      expect(built.status, JSON.stringify(built).slice(0, 1000)).toBe('completed');
+      const members = await m.runMembers(res.body.workflow_run_id);
+      expect(members.length).toBeGreaterThan(0);
+      expect(
+        members.filter((k) => listed.has(k)),
+        "persons of the customer's list among the propensity segment's members",
+      ).toEqual([]);
+    },
+  );
 });
 
 describe('bad input changes nothing', () => {
   it('answers each with the error envelope', async () => {
     const small = await m.filterSegment([cond('state', '=', 'FL'), cond('age', '=', 33)], 'tiny');
-    const pendingSeed = await m.call('POST', '/v1/segments', { name: 'paused', subtype: 'similarity', seed_description: 'homeowners', hitl: true });
+    const pendingSeed = await m.call('POST', '/v1/segments', {
+      name: 'paused',
+      subtype: 'similarity',
+      seed_description: 'homeowners',
+      hitl: true,
+    });
     const before = (await m.call('GET', '/v1/segments?limit=100')).body.segments.length;
     const cases: [Record<string, unknown>, number, string][] = [
       [{ subtype: 'propensity' }, 400, 'INVALID_REQUEST'],
@@ -134,7 +188,11 @@ describe('bad input changes nothing', () => {
       [{ subtype: 'propensity', positive_class_segment_id: positiveId, record_limit: 100 }, 400, 'RECORD_LIMIT_UNSUPPORTED'],
       [{ subtype: 'propensity', positive_class_segment_id: positiveId, model_type: 'RANDOM_FOREST' }, 400, 'INVALID_REQUEST'],
       [{ subtype: 'propensity', positive_class_segment_id: positiveId, target_size: 10 }, 400, 'INVALID_REQUEST'],
-      [{ subtype: 'propensity', positive_class_segment_id: positiveId, excluded_columns: ',age,shoe_size' }, 400, 'INVALID_EXCLUDED_COLUMNS'],
+      [
+        { subtype: 'propensity', positive_class_segment_id: positiveId, excluded_columns: ',age,shoe_size' },
+        400,
+        'INVALID_EXCLUDED_COLUMNS',
+      ],
       [{ subtype: 'propensity', positive_class_segment_id: 'seg_nope' }, 404, 'SEGMENT_NOT_FOUND'],
       [{ subtype: 'propensity', positive_class_segment_id: small }, 422, 'AGGREGATION_FLOOR_NOT_MET'],
       [{ subtype: 'similarity', seed_segment_id: pendingSeed.body.segment_id }, 409, 'SEED_SEGMENT_NOT_READY'],
@@ -151,10 +209,18 @@ describe('bad input changes nothing', () => {
       expect(typeof res.body.message).toBe('string');
       expect(res.body.request_id).toBeTruthy();
     }
-    const unknown = await m.call('POST', '/v1/segments', { name: 'bad', subtype: 'propensity', positive_class_segment_id: positiveId, excluded_columns: ',shoe_size' });
+    const unknown = await m.call('POST', '/v1/segments', {
+      name: 'bad',
+      subtype: 'propensity',
+      positive_class_segment_id: positiveId,
+      excluded_columns: ',shoe_size',
+    });
     expect(unknown.body.issues[0]).toMatchObject({ path: '$.excluded_columns', code: 'UNKNOWN_FILTER_FIELD' });
     expect((await m.call('GET', '/v1/segments?limit=100')).body.segments.length).toBe(before);
-    const badResume = await m.call('POST', `/v1/workflows/${pendingSeed.body.workflow_run_id}/resume`, { gate_id: 'seed_interpretation', response: 'maybe' });
+    const badResume = await m.call('POST', `/v1/workflows/${pendingSeed.body.workflow_run_id}/resume`, {
+      gate_id: 'seed_interpretation',
+      response: 'maybe',
+    });
     expect(badResume.status).toBe(400);
     expect(badResume.body.error).toBe('INVALID_REQUEST');
   });
@@ -167,12 +233,22 @@ describe('organizations and scopes', () => {
     const get = await m.call('GET', `/v1/workflows/${run.workflow_run_id}`, undefined, token);
     expect(get.status).toBe(404);
     expect(get.body.error).toBe('WORKFLOW_NOT_FOUND');
-    const resume = await m.call('POST', `/v1/workflows/${run.workflow_run_id}/resume`, { gate_id: 'model_evaluation', response: 'reject' }, token);
+    const resume = await m.call(
+      'POST',
+      `/v1/workflows/${run.workflow_run_id}/resume`,
+      { gate_id: 'model_evaluation', response: 'reject' },
+      token,
+    );
     expect(resume.status).toBe(404);
     const seeded = await m.call('POST', '/v1/segments', { name: 'x', subtype: 'similarity', seed_segment_id: positiveId }, token);
     expect(seeded.status).toBe(404);
     expect(seeded.body.error).toBe('SEGMENT_NOT_FOUND');
-    const attach = await m.call('POST', '/v1/segments', { name: 'x', subtype: 'propensity', generation_metadata_id: run.workflow_run_id }, token);
+    const attach = await m.call(
+      'POST',
+      '/v1/segments',
+      { name: 'x', subtype: 'propensity', generation_metadata_id: run.workflow_run_id },
+      token,
+    );
     expect(attach.body.error).toBe('GENERATION_METADATA_NOT_FOUND');
     expect((await m.workflow(run.workflow_run_id)).status).toBe('completed');
   });
@@ -180,7 +256,12 @@ describe('organizations and scopes', () => {
   it('reading a run needs discovery; answering a gate needs creator', async () => {
     const reader = await m.org.token(['discovery']);
     expect((await m.call('GET', `/v1/workflows/${run.workflow_run_id}`, undefined, reader)).status).toBe(200);
-    const denied = await m.call('POST', `/v1/workflows/${run.workflow_run_id}/resume`, { gate_id: 'model_evaluation', response: 'approve' }, reader);
+    const denied = await m.call(
+      'POST',
+      `/v1/workflows/${run.workflow_run_id}/resume`,
+      { gate_id: 'model_evaluation', response: 'approve' },
+      reader,
+    );
     expect(denied.status).toBe(403);
     expect(denied.body.error).toBe('SCOPE_REQUIRED');
   });

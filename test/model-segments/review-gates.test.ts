@@ -22,7 +22,12 @@ afterAll(async () => {
 
 describe('seed description with review', () => {
   it('shows the seed as filters, takes an edit, then pauses at the model and completes on approve', async () => {
-    const created = await m.call('POST', '/v1/segments', { name: 'described', subtype: 'similarity', seed_description: 'homeowners in California', hitl: true });
+    const created = await m.call('POST', '/v1/segments', {
+      name: 'described',
+      subtype: 'similarity',
+      seed_description: 'homeowners in California',
+      hitl: true,
+    });
     expect(created.status, JSON.stringify(created.body)).toBe(201);
     expect(created.body).toMatchObject({ status: 'pending', seed_description: 'homeowners in California' });
     const id = created.body.workflow_run_id;
@@ -39,11 +44,17 @@ describe('seed description with review', () => {
     expect(run.steps.map((s: any) => s.status)).toEqual(['completed', 'pending', 'pending']);
 
     // The answer must name the open gate; an edit applies only to the seed gate's response shape.
-    expect((await resume(id, { gate_id: 'model_evaluation', response: 'approve' })).body).toMatchObject({ error: 'GATE_NOT_OPEN', open_gate_id: 'seed_interpretation' });
+    expect((await resume(id, { gate_id: 'model_evaluation', response: 'approve' })).body).toMatchObject({
+      error: 'GATE_NOT_OPEN',
+      open_gate_id: 'seed_interpretation',
+    });
     const badEdit = await resume(id, { gate_id: 'seed_interpretation', response: { action: 'edit', filters: [cond('nope', '=', 1)] } });
     expect(badEdit.status).toBe(400);
     expect(badEdit.body).toMatchObject({ error: 'INVALID_FILTER' });
-    const tiny = await resume(id, { gate_id: 'seed_interpretation', response: { action: 'edit', filters: [cond('state', '=', 'CA'), cond('age', '=', 33)] } });
+    const tiny = await resume(id, {
+      gate_id: 'seed_interpretation',
+      response: { action: 'edit', filters: [cond('state', '=', 'CA'), cond('age', '=', 33)] },
+    });
     expect(tiny.status).toBe(422);
     expect(tiny.body).toMatchObject({ error: 'AGGREGATION_FLOOR_NOT_MET' });
     expect((await m.workflow(id)).status).toBe('awaiting_review'); // nothing changed
@@ -55,17 +66,23 @@ describe('seed description with review', () => {
     run = await m.waitRun(id, ['awaiting_review', 'failed']);
     const TX = (await m.g.keys(`state = 'TX'`)).size;
     expect(run).toMatchObject({ status: 'awaiting_review', open_gate_id: 'model_evaluation' });
-    expect(run.steps[0].metrics).toEqual({ seed_persons: await shownSet({ filters: [cond('state', '=', 'TX')] }, await m.g.keys(`state = 'TX'`)) });
+    expect(run.steps[0].metrics).toEqual({
+      seed_persons: await shownSet({ filters: [cond('state', '=', 'TX')] }, await m.g.keys(`state = 'TX'`)),
+    });
     expect(run.gates[1].shows.model_summary).toMatchObject({ record_count: await m.shownSize(id, lookalikeSize(TX)) });
     expect((await m.call('GET', `/v1/segments/${created.body.segment_id}`)).body.status).toBe('pending');
-    expect((await resume(id, { gate_id: 'model_evaluation', response: { action: 'edit', filters: [cond('state', '=', 'TX')] } })).body)
-      .toMatchObject({ error: 'INVALID_GATE_RESPONSE' });
+    expect(
+      (await resume(id, { gate_id: 'model_evaluation', response: { action: 'edit', filters: [cond('state', '=', 'TX')] } })).body,
+    ).toMatchObject({ error: 'INVALID_GATE_RESPONSE' });
 
     const approved = await resume(id, { gate_id: 'model_evaluation', response: 'approve' });
     expect(approved.status).toBe(200);
     run = await m.waitRun(id, ['completed', 'failed']);
     expect(run.status).toBe('completed');
-    expect(run.gates.map((g: any) => [g.gate_id, g.status])).toEqual([['seed_interpretation', 'edited'], ['model_evaluation', 'approved']]);
+    expect(run.gates.map((g: any) => [g.gate_id, g.status])).toEqual([
+      ['seed_interpretation', 'edited'],
+      ['model_evaluation', 'approved'],
+    ]);
     const seg = await m.waitSegment(created.body.segment_id, ['active']);
     expect(seg.record_count).toBe(await m.shownSize(id, lookalikeSize(TX)));
     const again = await resume(id, { gate_id: 'model_evaluation', response: 'approve' });
@@ -83,7 +100,14 @@ describe('seed description with review', () => {
 describe('model evaluation gate rejected', () => {
   it('ends the run and fails the segment and its audience, with segment.failed', async () => {
     const positive = await m.filterSegment([cond('state', '=', 'FL')], 'FL');
-    const created = await m.call('POST', '/v1/segments', { name: 'reviewed', subtype: 'propensity', positive_class_segment_id: positive, hitl: true, create_audience: true, model_type: 'LOGISTIC_REG' });
+    const created = await m.call('POST', '/v1/segments', {
+      name: 'reviewed',
+      subtype: 'propensity',
+      positive_class_segment_id: positive,
+      hitl: true,
+      create_audience: true,
+      model_type: 'LOGISTIC_REG',
+    });
     expect(created.status, JSON.stringify(created.body)).toBe(201);
     const id = created.body.workflow_run_id;
     const run = await m.waitRun(id, ['awaiting_review', 'failed']);
@@ -98,7 +122,12 @@ describe('model evaluation gate rejected', () => {
     expect((await m.call('GET', `/v1/audiences/${created.body.audience_id}`)).body.status).toBe('failed');
     const events = await m.events(created.body.segment_id);
     expect(events.map((e) => e.type)).toEqual(['segment.failed']);
-    expect(events[0]!.data).toMatchObject({ status: 'failed', subtype: 'propensity', error_code: 'REJECTED_AT_REVIEW', workflow_run_id: id });
+    expect(events[0]!.data).toMatchObject({
+      status: 'failed',
+      subtype: 'propensity',
+      error_code: 'REJECTED_AT_REVIEW',
+      workflow_run_id: id,
+    });
     // A failed build can be relaunched.
     const again = await m.call('POST', `/v1/segments/${created.body.segment_id}/refresh`, {});
     expect(again.status).toBe(200);
@@ -135,7 +164,9 @@ describe('durability', () => {
     const created = await m.call('POST', '/v1/segments', { name: 'relaunch', subtype: 'similarity', seed_segment_id: seed });
     await m.waitSegment(created.body.segment_id, ['active']);
     const before = (await m.call('GET', `/v1/segments/${created.body.segment_id}`)).body;
-    m.t.services.modelSegments.hooks.beforeLaunch = () => { throw new Error('queue down'); };
+    m.t.services.modelSegments.hooks.beforeLaunch = () => {
+      throw new Error('queue down');
+    };
     try {
       const res = await m.call('POST', `/v1/segments/${created.body.segment_id}/refresh`, {});
       expect(res.status).toBe(502);

@@ -34,9 +34,13 @@ export async function setup(): Promise<ModelTest> {
   const { queue, database } = await testStores();
   const def = s.t.services.modelSegments.jobDefinitions()[0] as JobDefinition;
   await queue.ensureQueue(def.name, def.queue);
-  const workerId = await queue.work<any>(def.name, { batchSize: 1, pollingIntervalSeconds: 0.5, notifyPollingIntervalSeconds: 1, includeMetadata: true } as never, async (jobs) => {
-    for (const job of jobs) await def.handle(job.data, { id: job.id, retryCount: (job as { retryCount?: number }).retryCount ?? 0 });
-  });
+  const workerId = await queue.work<any>(
+    def.name,
+    { batchSize: 1, pollingIntervalSeconds: 0.5, notifyPollingIntervalSeconds: 1, includeMetadata: true } as never,
+    async (jobs) => {
+      for (const job of jobs) await def.handle(job.data, { id: job.id, retryCount: (job as { retryCount?: number }).retryCount ?? 0 });
+    },
+  );
   const m: ModelTest = {
     ...s,
     async filterSegment(filters, name = 'seed') {
@@ -52,7 +56,9 @@ export async function setup(): Promise<ModelTest> {
       await waitFor(async () => {
         last = await m.workflow(id);
         return statuses.includes(last.status);
-      }, ms).catch(() => { throw new Error(`timed out waiting for run ${statuses}; last ${JSON.stringify(last)?.slice(0, 2000)}`); });
+      }, ms).catch(() => {
+        throw new Error(`timed out waiting for run ${statuses}; last ${JSON.stringify(last)?.slice(0, 2000)}`);
+      });
       return last;
     },
     async waitSegment(id, statuses, ms = 60_000) {
@@ -60,21 +66,40 @@ export async function setup(): Promise<ModelTest> {
       await waitFor(async () => {
         last = (await s.call('GET', `/v1/segments/${id}`)).body;
         return statuses.includes(last.status);
-      }, ms).catch(() => { throw new Error(`timed out waiting for segment ${statuses}; last ${JSON.stringify(last)}`); });
+      }, ms).catch(() => {
+        throw new Error(`timed out waiting for segment ${statuses}; last ${JSON.stringify(last)}`);
+      });
       return last;
     },
     async events(segmentId) {
-      const rows = await database.db.selectFrom('events').select(['type', 'body']).where('subject_id', '=', segmentId).orderBy('created_at').execute();
+      const rows = await database.db
+        .selectFrom('events')
+        .select(['type', 'body'])
+        .where('subject_id', '=', segmentId)
+        .orderBy('created_at')
+        .execute();
       return rows.map((r) => ({ type: r.type, data: (typeof r.body === 'string' ? JSON.parse(r.body) : r.body).data }));
     },
     async shownSize(runId, n) {
-      const run = await database.db.selectFrom('workflow_runs').select(['members_path', 'segment_id', 'kind']).where('id', '=', runId).executeTakeFirstOrThrow();
-      const include = [{ kind: 'members' as const, segmentId: run.segment_id, subtype: run.kind as 'similarity', parquetPath: run.members_path }];
-      return testPrivacy.protectCount({ question: questionOf({ kind: 'composition', composition: { include, exclude: [], setLogic: 'union' } }), trueCount: n }).count;
+      const run = await database.db
+        .selectFrom('workflow_runs')
+        .select(['members_path', 'segment_id', 'kind'])
+        .where('id', '=', runId)
+        .executeTakeFirstOrThrow();
+      const include = [
+        { kind: 'members' as const, segmentId: run.segment_id, subtype: run.kind as 'similarity', parquetPath: run.members_path },
+      ];
+      return testPrivacy.protectCount({
+        question: questionOf({ kind: 'composition', composition: { include, exclude: [], setLogic: 'union' } }),
+        trueCount: n,
+      }).count;
     },
     async shownLabelled(runId, n) {
       const run = await database.db.selectFrom('workflow_runs').select('input').where('id', '=', runId).executeTakeFirstOrThrow();
-      const input = (typeof run.input === 'string' ? JSON.parse(run.input) : run.input) as { labelled_query: MembershipQuery; labelled_set?: MeasuredSet };
+      const input = (typeof run.input === 'string' ? JSON.parse(run.input) : run.input) as {
+        labelled_query: MembershipQuery;
+        labelled_set?: MeasuredSet;
+      };
       // Shown by the labelled set's members when the seed step measured them (decision 052).
       if (input.labelled_set) return testPrivacy.protectSet({ set: { ...input.labelled_set, n } }).count;
       return testPrivacy.protectCount({ question: questionOf(input.labelled_query), trueCount: n }).count;

@@ -18,10 +18,15 @@ export async function duckWarehouse(): Promise<DuckWarehouse> {
     conn,
     async query<T>(sql: string, params?: unknown[]) {
       const reader = await conn.runAndReadAll(sql, params as DuckDBValue[] | undefined);
-      return reader.getRowObjectsJS().map((r) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, typeof v === 'bigint' ? Number(v) : v]))) as T[];
+      return reader
+        .getRowObjectsJS()
+        .map((r) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, typeof v === 'bigint' ? Number(v) : v]))) as T[];
     },
     stream: (sql, onChunk) => streamChunks(conn, sql, onChunk),
-    close() { conn.closeSync(); instance.closeSync(); },
+    close() {
+      conn.closeSync();
+      instance.closeSync();
+    },
   };
 }
 

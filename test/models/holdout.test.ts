@@ -14,7 +14,9 @@ beforeAll(async () => {
   wh = await duckWarehouse();
   // 20k persons, score rounded to 3 decimals (many ties), label more likely with the score.
   const u = (f: string) => `((hash('${f}:' || range::VARCHAR) >> 11)::DOUBLE / 9007199254740992.0)`;
-  await wh.query(`CREATE TABLE s AS SELECT range AS person_key, round(${u('s')}, 3) AS score, ${u('y')} < 0.02 + 0.3 * round(${u('s')}, 3) ^ 3 AS y FROM range(20000)`);
+  await wh.query(
+    `CREATE TABLE s AS SELECT range AS person_key, round(${u('s')}, 3) AS score, ${u('y')} < 0.02 + 0.3 * round(${u('s')}, 3) ^ 3 AS y FROM range(20000)`,
+  );
   await wh.query('CREATE TABLE scores AS SELECT person_key, score FROM s');
   await wh.query('CREATE TABLE labels AS SELECT person_key FROM s WHERE y');
 });
@@ -23,14 +25,21 @@ afterAll(() => wh.close());
 describe('holdoutMetrics', () => {
   it('computes AUC, log loss, decile lift and the cut on the holdout part only', async () => {
     const rows = await wh.query<{ person_key: number; score: number; y: boolean }>(
-      `SELECT person_key, score, y FROM s WHERE ${partSql('person_key', SEED)} = 2 ORDER BY person_key`);
+      `SELECT person_key, score, y FROM s WHERE ${partSql('person_key', SEED)} = 2 ORDER BY person_key`,
+    );
     const cut = 0.9;
     const m = await holdoutMetrics(wh, { scores: 'scores', labels: 'labels', seed: SEED, floor: 3, cut });
     const pos = rows.filter((r) => r.y).length;
     expect(m.persons).toBe(rows.length);
     expect(rows.length).toBeGreaterThan(2500);
     expect(m.positives).toBe(pos);
-    expect(m.roc_auc).toBeCloseTo(rocAuc(rows.map((r) => r.score), rows.map((r) => (r.y ? 1 : 0))), 12);
+    expect(m.roc_auc).toBeCloseTo(
+      rocAuc(
+        rows.map((r) => r.score),
+        rows.map((r) => (r.y ? 1 : 0)),
+      ),
+      12,
+    );
     const ll = rows.reduce((a, r) => a - Math.log(Math.max(1e-15, r.y ? r.score : 1 - r.score)), 0) / rows.length;
     expect(m.log_loss).toBeCloseTo(ll, 9);
     const above = rows.filter((r) => r.score >= cut);
@@ -49,7 +58,15 @@ describe('holdoutMetrics', () => {
     for (const d of hidden) expect(d.positives).toBeNull();
     expect(m.withheld.join(' ')).toContain(`lift of decile ${hidden.map((d) => d.decile).join(', ')}`);
     const all = await holdoutMetrics(wh, { scores: 'scores', labels: 'labels', seed: SEED, floor: 100_000, cut: 0.9 });
-    expect(all).toMatchObject({ positives: null, prevalence: null, roc_auc: null, log_loss: null, top_decile_lift: null, precision_at_cut: null, recall_at_cut: null });
+    expect(all).toMatchObject({
+      positives: null,
+      prevalence: null,
+      roc_auc: null,
+      log_loss: null,
+      top_decile_lift: null,
+      precision_at_cut: null,
+      recall_at_cut: null,
+    });
     expect(all.deciles.every((d) => d.lift === null && d.positives === null)).toBe(true);
   });
 });

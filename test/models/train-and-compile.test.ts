@@ -23,7 +23,14 @@ import { createPersons, duckWarehouse, type DuckWarehouse } from './duck-warehou
 const COLUMNS = ['age', 'homeowner', 'income_band', 'interests', 'moved_in', 'home_value', 'state'];
 const sources = featureSources(CATALOG_FIELDS).filter((s) => COLUMNS.includes(s.field));
 
-interface Fixture { wh: DuckWarehouse; raw: RawSample; features: Feature[]; train: Design; valid: Design; all: Design }
+interface Fixture {
+  wh: DuckWarehouse;
+  raw: RawSample;
+  features: Feature[];
+  train: Design;
+  valid: Design;
+  all: Design;
+}
 
 async function fixture(xor: boolean): Promise<Fixture> {
   const wh = await duckWarehouse();
@@ -34,11 +41,23 @@ async function fixture(xor: boolean): Promise<Fixture> {
   const features = deriveFeatures(sources, raw, DEFAULT_DERIVE);
   const ones = new Float64Array(raw.n).fill(1);
   const rows = (part: number) => Array.from({ length: raw.n }, (_, i) => i).filter((i) => raw.part[i] === part);
-  const everyone = await pullRawSample(wh, `SELECT 0 AS part, p.y, ${rawSelectList(sources, 'p')} FROM persons p ORDER BY p.person_key`, sources);
+  const everyone = await pullRawSample(
+    wh,
+    `SELECT 0 AS part, p.y, ${rawSelectList(sources, 'p')} FROM persons p ORDER BY p.person_key`,
+    sources,
+  );
   return {
-    wh, raw, features,
-    train: encodeDesign(features, raw, rows(0), ones), valid: encodeDesign(features, raw, rows(1), ones),
-    all: encodeDesign(features, everyone, Array.from({ length: everyone.n }, (_, i) => i), new Float64Array(everyone.n).fill(1)),
+    wh,
+    raw,
+    features,
+    train: encodeDesign(features, raw, rows(0), ones),
+    valid: encodeDesign(features, raw, rows(1), ones),
+    all: encodeDesign(
+      features,
+      everyone,
+      Array.from({ length: everyone.n }, (_, i) => i),
+      new Float64Array(everyone.n).fill(1),
+    ),
   };
 }
 
@@ -59,13 +78,26 @@ const maxDiff = (a: ArrayLike<number>, b: ArrayLike<number>) => Math.max(...Arra
 
 describe('linear planted model', () => {
   let f: Fixture;
-  beforeAll(async () => { f = await fixture(false); });
+  beforeAll(async () => {
+    f = await fixture(false);
+  });
   afterAll(() => f.wh.close());
 
   it('derives the features the catalog names', () => {
     const names = f.features.map((x) => x.name);
     expect(names.slice(0, 3)).toEqual(['age', 'moved_in', 'home_value']);
-    expect(names).toEqual(expect.arrayContaining(['age:missing', 'homeowner', 'homeowner:missing', 'income_band=250k_plus', 'state=CA', 'interests=golf', 'interests=fitness', 'interests=yoga']));
+    expect(names).toEqual(
+      expect.arrayContaining([
+        'age:missing',
+        'homeowner',
+        'homeowner:missing',
+        'income_band=250k_plus',
+        'state=CA',
+        'interests=golf',
+        'interests=fitness',
+        'interests=yoga',
+      ]),
+    );
   });
 
   it('logistic regression recovers the planted weights and the SQL expression scores exactly as JS', async () => {
@@ -87,7 +119,10 @@ describe('linear planted model', () => {
     const bins = binNumeric(f.train, thresholds);
     for (const tree of model.trees) {
       const perLeaf = new Map<number, number>();
-      for (let i = 0; i < f.train.n; i++) { const l = leafOf(tree, f.train, bins, thresholds, i); perLeaf.set(l, (perLeaf.get(l) ?? 0) + 1); }
+      for (let i = 0; i < f.train.n; i++) {
+        const l = leafOf(tree, f.train, bins, thresholds, i);
+        perLeaf.set(l, (perLeaf.get(l) ?? 0) + 1);
+      }
       // Subsampling: a leaf was fitted on >= 150 sampled rows, so holds well over 100 of all rows.
       expect(Math.min(...perLeaf.values())).toBeGreaterThan(100);
     }
@@ -95,14 +130,21 @@ describe('linear planted model', () => {
   });
 
   it('stops adding trees once they hold the split-node budget', () => {
-    const { model } = trainBoosted(f.train, f.valid, { ...DEFAULT_BOOST, maxTrees: 200, patience: 200, maxSplitNodes: 40, minSplitGain: 0, minLeafRows: 50 });
+    const { model } = trainBoosted(f.train, f.valid, {
+      ...DEFAULT_BOOST,
+      maxTrees: 200,
+      patience: 200,
+      maxSplitNodes: 40,
+      minSplitGain: 0,
+      minLeafRows: 50,
+    });
     const splits = model.trees.map((t) => t.filter((n) => 'f' in n).length);
     expect(splits.slice(0, -1).reduce((a, b) => a + b, 0)).toBeLessThan(40);
     expect(splits.reduce((a, b) => a + b, 0)).toBeGreaterThanOrEqual(40);
   });
 
   it('a split gain threshold stops trees on labels that are noise', () => {
-    const noise = { ...f.train, y: Uint8Array.from(f.train.y, (_, i) => (Math.imul(i, 2654435761) >>> 0) % 7 === 0 ? 1 : 0) };
+    const noise = { ...f.train, y: Uint8Array.from(f.train.y, (_, i) => ((Math.imul(i, 2654435761) >>> 0) % 7 === 0 ? 1 : 0)) };
     const { model } = trainBoosted(noise, f.valid, { ...DEFAULT_BOOST, maxTrees: 20, minSplitGain: 20, minLeafRows: 50 });
     expect(model.trees.every((t) => t.length === 1)).toBe(true);
   });
@@ -110,7 +152,9 @@ describe('linear planted model', () => {
 
 describe('interaction', () => {
   let f: Fixture;
-  beforeAll(async () => { f = await fixture(true); });
+  beforeAll(async () => {
+    f = await fixture(true);
+  });
   afterAll(() => f.wh.close());
 
   it('trees find what logistic regression cannot', () => {

@@ -29,9 +29,16 @@ describe('sign-in and consent in a browser', () => {
     const state = oauth.generateRandomState();
     const url = new URL(`${server.url}/v1/oauth/authorize`);
     for (const [k, v] of Object.entries({
-      client_id: client.client_id, redirect_uri: 'http://127.0.0.1/callback', response_type: 'code', scope: 'discovery creator account-read',
-      resource: server.resources.mcp, state, code_challenge: await oauth.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256',
-    })) url.searchParams.set(k, v);
+      client_id: client.client_id,
+      redirect_uri: 'http://127.0.0.1/callback',
+      response_type: 'code',
+      scope: 'discovery creator account-read',
+      resource: server.resources.mcp,
+      state,
+      code_challenge: await oauth.calculatePKCECodeChallenge(verifier),
+      code_challenge_method: 'S256',
+    }))
+      url.searchParams.set(k, v);
 
     const page = await browser.newPage();
     // The client's redirect target does not exist: catch the navigation to it instead of loading it.
@@ -58,9 +65,14 @@ describe('sign-in and consent in a browser', () => {
 
     expect(callback).not.toBeNull();
     const params = oauth.validateAuthResponse(as, client, callback!, state);
-    const tokens = await oauth.processAuthorizationCodeResponse(as, client, await oauth.authorizationCodeGrantRequest(
-      as, client, oauth.None(), params, 'http://127.0.0.1/callback', verifier, { additionalParameters: { resource: server.resources.mcp }, ...insecure },
-    ));
+    const tokens = await oauth.processAuthorizationCodeResponse(
+      as,
+      client,
+      await oauth.authorizationCodeGrantRequest(as, client, oauth.None(), params, 'http://127.0.0.1/callback', verifier, {
+        additionalParameters: { resource: server.resources.mcp },
+        ...insecure,
+      }),
+    );
     expect(tokens.scope?.split(' ').sort()).toEqual(['creator', 'discovery']);
   }, 60_000);
 });

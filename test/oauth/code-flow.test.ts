@@ -45,7 +45,11 @@ describe('OAuth authorization code flow (public agent client)', () => {
   });
 
   it('serves RFC 9728 metadata for the three resources and names it in the 401 challenge of the REST API', async () => {
-    for (const [path, resource] of [['/v1', server.resources.api], ['/mcp', server.resources.mcp], ['/agent', server.resources.a2a]] as const) {
+    for (const [path, resource] of [
+      ['/v1', server.resources.api],
+      ['/mcp', server.resources.mcp],
+      ['/agent', server.resources.a2a],
+    ] as const) {
       const doc = await json(await fetch(`${server.url}/.well-known/oauth-protected-resource${path}`));
       expect(doc).toMatchObject({ resource, authorization_servers: [server.url], bearer_methods_supported: ['header'] });
     }
@@ -55,11 +59,17 @@ describe('OAuth authorization code flow (public agent client)', () => {
   });
 
   it('signs in, asks consent, returns code, state and iss, and issues tokens bound to the tool resource with an RS256 id_token', async () => {
-    const auth = await authorize(server, owner, { client, scope: 'openid email discovery creator', approve: ['openid', 'email', 'discovery'] });
+    const auth = await authorize(server, owner, {
+      client,
+      scope: 'openid email discovery creator',
+      approve: ['openid', 'email', 'discovery'],
+    });
     expect(auth.callback.origin + auth.callback.pathname).toBe('http://127.0.0.1/callback');
     expect(auth.callback.searchParams.get('iss')).toBe(server.url);
     expect(auth.callback.searchParams.get('state')).toBe(auth.state);
-    const tokens = await oauth.processAuthorizationCodeResponse(as, client, await redeem(server, as, client, auth), { requireIdToken: true });
+    const tokens = await oauth.processAuthorizationCodeResponse(as, client, await redeem(server, as, client, auth), {
+      requireIdToken: true,
+    });
     expect(tokens.token_type.toLowerCase()).toBe('bearer');
     expect(tokens.expires_in).toBe(1800);
     expect(tokens.scope?.split(' ').sort()).toEqual(['discovery', 'email', 'openid']); // creator was not ticked
@@ -68,7 +78,12 @@ describe('OAuth authorization code flow (public agent client)', () => {
     expect(idToken.sub).toBe(owner.userId);
     expect(JSON.parse(Buffer.from(tokens.id_token!.split('.')[0]!, 'base64url').toString()).alg).toBe('RS256');
 
-    const info = await oauth.processUserInfoResponse(as, client, owner.userId, await oauth.userInfoRequest(as, client, tokens.access_token, insecure));
+    const info = await oauth.processUserInfoResponse(
+      as,
+      client,
+      owner.userId,
+      await oauth.userInfoRequest(as, client, tokens.access_token, insecure),
+    );
     expect(info).toEqual({ sub: owner.userId, email: owner.email, email_verified: true });
 
     const session = await server.services.oauth.verifyAccessToken(tokens.access_token, server.resources.mcp);
@@ -79,14 +94,26 @@ describe('OAuth authorization code flow (public agent client)', () => {
   it('accepts a token for the REST API on /v1 with the same scope checks, and refuses a tool-resource token there (TOKEN_INVALID)', async () => {
     const { owner: person, org } = await orgWithOwner(server);
     const api = await authorize(server, person, { client, scope: 'discovery', resource: server.resources.api });
-    const apiTokens = await oauth.processAuthorizationCodeResponse(as, client, await redeem(server, as, client, api, { resource: server.resources.api }));
+    const apiTokens = await oauth.processAuthorizationCodeResponse(
+      as,
+      client,
+      await redeem(server, as, client, api, { resource: server.resources.api }),
+    );
     const session = await fetch(`${server.url}/v1/auth/session`, { headers: bearer(apiTokens.access_token) });
     expect(session.status).toBe(200);
-    expect(await json(session)).toMatchObject({ org_id: org.orgId, user_id: person.userId, key_id: null, via: 'oauth', scopes: ['discovery'] });
+    expect(await json(session)).toMatchObject({
+      org_id: org.orgId,
+      user_id: person.userId,
+      key_id: null,
+      via: 'oauth',
+      scopes: ['discovery'],
+    });
     expect(session.headers.get('x-ratelimit-limit')).toBe('12000'); // rate limits apply per organization as for API keys
 
     const creatorOnly = await fetch(`${server.url}/v1/webhook-subscriptions`, {
-      method: 'POST', headers: { ...bearer(apiTokens.access_token), 'content-type': 'application/json' }, body: '{}',
+      method: 'POST',
+      headers: { ...bearer(apiTokens.access_token), 'content-type': 'application/json' },
+      body: '{}',
     });
     expect(creatorOnly.status).toBe(403);
     expect((await json(creatorOnly)).error).toBe('SCOPE_REQUIRED');
@@ -97,8 +124,12 @@ describe('OAuth authorization code flow (public agent client)', () => {
     const refused = await fetch(`${server.url}/v1/auth/session`, { headers: bearer(mcpTokens.access_token) });
     expect(refused.status).toBe(401);
     expect((await json(refused)).error).toBe('TOKEN_INVALID');
-    expect(refused.headers.get('www-authenticate')).toMatch(/^Bearer error="invalid_token", resource_metadata=".*\/\.well-known\/oauth-protected-resource\/v1", error_description=/);
-    await expect(server.services.oauth.verifyAccessToken(apiTokens.access_token, server.resources.a2a)).rejects.toMatchObject({ code: 'TOKEN_INVALID' });
+    expect(refused.headers.get('www-authenticate')).toMatch(
+      /^Bearer error="invalid_token", resource_metadata=".*\/\.well-known\/oauth-protected-resource\/v1", error_description=/,
+    );
+    await expect(server.services.oauth.verifyAccessToken(apiTokens.access_token, server.resources.a2a)).rejects.toMatchObject({
+      code: 'TOKEN_INVALID',
+    });
   });
 
   it('rotates refresh tokens; a failed refresh (trailing-slash resource) never rotates; reuse of a consumed one revokes the grant', async () => {
@@ -111,12 +142,16 @@ describe('OAuth authorization code flow (public agent client)', () => {
     expect(second.refresh_token).not.toBe(first.refresh_token);
     expect(second.access_token).not.toBe(first.access_token);
     const third = await refresh(server, as, client, second.refresh_token!, null); // an omitted resource means the granted one
-    await expect(server.services.oauth.verifyAccessToken(third.access_token, server.resources.mcp)).resolves.toMatchObject({ via: 'oauth' });
+    await expect(server.services.oauth.verifyAccessToken(third.access_token, server.resources.mcp)).resolves.toMatchObject({
+      via: 'oauth',
+    });
 
     expect((await tokenError(refresh(server, as, client, first.refresh_token!))).error).toBe('invalid_grant');
     // The grant is gone: the newest refresh token and the access tokens stop working too.
     expect((await tokenError(refresh(server, as, client, third.refresh_token!))).error).toBe('invalid_grant');
-    await expect(server.services.oauth.verifyAccessToken(third.access_token, server.resources.mcp)).rejects.toMatchObject({ code: 'TOKEN_INVALID' });
+    await expect(server.services.oauth.verifyAccessToken(third.access_token, server.resources.mcp)).rejects.toMatchObject({
+      code: 'TOKEN_INVALID',
+    });
   });
 
   it('refuses a reused code (and revokes what it issued), an expired code, and a code redeemed for another resource', async () => {
@@ -124,7 +159,9 @@ describe('OAuth authorization code flow (public agent client)', () => {
     const tokens = await oauth.processAuthorizationCodeResponse(as, client, await redeem(server, as, client, auth));
     const reused = await tokenError(oauth.processAuthorizationCodeResponse(as, client, await redeem(server, as, client, auth)));
     expect(reused.error).toBe('invalid_grant');
-    await expect(server.services.oauth.verifyAccessToken(tokens.access_token, server.resources.mcp)).rejects.toMatchObject({ code: 'TOKEN_INVALID' });
+    await expect(server.services.oauth.verifyAccessToken(tokens.access_token, server.resources.mcp)).rejects.toMatchObject({
+      code: 'TOKEN_INVALID',
+    });
 
     const late = await authorize(server, owner, { client, scope: 'discovery' });
     server.clock.advance(61 * SECOND); // codes live 60 seconds (spec 5.7)
@@ -132,13 +169,19 @@ describe('OAuth authorization code flow (public agent client)', () => {
     expect(expired.error).toBe('invalid_grant');
 
     const other = await authorize(server, owner, { client, scope: 'discovery' });
-    const wrong = await tokenError(oauth.processAuthorizationCodeResponse(as, client, await redeem(server, as, client, other, { resource: server.resources.a2a })));
+    const wrong = await tokenError(
+      oauth.processAuthorizationCodeResponse(as, client, await redeem(server, as, client, other, { resource: server.resources.a2a })),
+    );
     expect(wrong.error).toBe('invalid_target');
   });
 
   it('expires access tokens after 30 minutes on the service clock (TOKEN_EXPIRED), and revocation ends them at once', async () => {
     const auth = await authorize(server, owner, { client, scope: 'discovery', resource: server.resources.api });
-    const tokens = await oauth.processAuthorizationCodeResponse(as, client, await redeem(server, as, client, auth, { resource: server.resources.api }));
+    const tokens = await oauth.processAuthorizationCodeResponse(
+      as,
+      client,
+      await redeem(server, as, client, auth, { resource: server.resources.api }),
+    );
     server.clock.advance(29 * MINUTE);
     expect((await fetch(`${server.url}/v1/auth/session`, { headers: bearer(tokens.access_token) })).status).toBe(200);
     server.clock.advance(61 * SECOND);
@@ -152,7 +195,8 @@ describe('OAuth authorization code flow (public agent client)', () => {
     const revoked = await fetch(`${server.url}/v1/auth/session`, { headers: bearer(renewed.access_token) });
     // Unknown now: the next step names both ways to a new token (an API-key exchange's or OAuth's).
     expect(await json(revoked)).toMatchObject({
-      error: 'TOKEN_INVALID', message: 'The access token is unknown or has been revoked.',
+      error: 'TOKEN_INVALID',
+      message: 'The access token is unknown or has been revoked.',
       next_step: expect.stringMatching(/POST \/v1\/auth\/token.*GET \/v1\/oauth\/authorize/),
     });
     await oauth.processRevocationResponse(await oauth.revocationRequest(as, client, oauth.None(), renewed.refresh_token!, insecure));
@@ -189,12 +233,18 @@ describe('OAuth authorization code flow (public agent client)', () => {
     const tokens = await oauth.processAuthorizationCodeResponse(as, client, await redeem(server, as, client, auth));
     const sweep = server.services.jobDefinitions().find((j) => j.name === 'oauth.sweep')!;
     await sweep.handle({}, { id: 'test', retryCount: 0 });
-    await expect(server.services.oauth.verifyAccessToken(tokens.access_token, server.resources.mcp)).resolves.toMatchObject({ via: 'oauth' });
+    await expect(server.services.oauth.verifyAccessToken(tokens.access_token, server.resources.mcp)).resolves.toMatchObject({
+      via: 'oauth',
+    });
     server.clock.advance(25 * 60 * MINUTE); // the access token is now a day and more past its 30 minutes
-    await expect(server.services.oauth.verifyAccessToken(tokens.access_token, server.resources.mcp)).rejects.toMatchObject({ code: 'TOKEN_EXPIRED' });
+    await expect(server.services.oauth.verifyAccessToken(tokens.access_token, server.resources.mcp)).rejects.toMatchObject({
+      code: 'TOKEN_EXPIRED',
+    });
     const { deleted } = (await sweep.handle({}, { id: 'test', retryCount: 0 })) as { deleted: number };
     expect(deleted).toBeGreaterThan(0);
-    await expect(server.services.oauth.verifyAccessToken(tokens.access_token, server.resources.mcp)).rejects.toMatchObject({ code: 'TOKEN_INVALID' });
+    await expect(server.services.oauth.verifyAccessToken(tokens.access_token, server.resources.mcp)).rejects.toMatchObject({
+      code: 'TOKEN_INVALID',
+    });
     expect((await refresh(server, as, client, tokens.refresh_token!)).access_token).toBeTruthy(); // the 90-day refresh token stays
   });
 });

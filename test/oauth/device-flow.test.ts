@@ -12,8 +12,11 @@ import { formOf, ScriptBrowser } from './script-browser.ts';
 import { oauthServer, orgWithOwner, type OAuthServer, type Person } from './setup.ts';
 
 const DEVICE_ONLY = {
-  client_name: 'Terminal Agent', redirect_uris: undefined, response_types: [],
-  grant_types: ['urn:ietf:params:oauth:grant-type:device_code', 'refresh_token'], token_endpoint_auth_method: 'none',
+  client_name: 'Terminal Agent',
+  redirect_uris: undefined,
+  response_types: [],
+  grant_types: ['urn:ietf:params:oauth:grant-type:device_code', 'refresh_token'],
+  token_endpoint_auth_method: 'none',
 };
 
 describe('OAuth device authorization grant', () => {
@@ -30,9 +33,20 @@ describe('OAuth device authorization grant', () => {
   });
 
   const start = async (resource = server.resources.a2a, forClient = client) =>
-    oauth.processDeviceAuthorizationResponse(as, forClient, await oauth.deviceAuthorizationRequest(as, forClient, oauth.None(), { resource, scope: 'discovery' }, insecure));
+    oauth.processDeviceAuthorizationResponse(
+      as,
+      forClient,
+      await oauth.deviceAuthorizationRequest(as, forClient, oauth.None(), { resource, scope: 'discovery' }, insecure),
+    );
   const poll = async (deviceCode: string, forClient = client) =>
-    oauth.processDeviceCodeResponse(as, forClient, await oauth.deviceCodeGrantRequest(as, forClient, oauth.None(), deviceCode, { additionalParameters: { resource: server.resources.a2a }, ...insecure }));
+    oauth.processDeviceCodeResponse(
+      as,
+      forClient,
+      await oauth.deviceCodeGrantRequest(as, forClient, oauth.None(), deviceCode, {
+        additionalParameters: { resource: server.resources.a2a },
+        ...insecure,
+      }),
+    );
 
   /** The person opens verification_uri_complete, confirms the code, signs in and answers consent. */
   async function approveOnVerificationPage(uri: string, person: Person, approve?: string[] | 'deny') {
@@ -77,7 +91,9 @@ describe('OAuth device authorization grant', () => {
     expect((await json(rest)).error).toBe('TOKEN_INVALID'); // bound to the A2A resource only
 
     const renewed = await refresh(server, as, client, tokens.refresh_token!, server.resources.a2a);
-    await expect(server.services.oauth.verifyAccessToken(renewed.access_token, server.resources.a2a)).resolves.toMatchObject({ via: 'oauth' });
+    await expect(server.services.oauth.verifyAccessToken(renewed.access_token, server.resources.a2a)).resolves.toMatchObject({
+      via: 'oauth',
+    });
     expect((await tokenError(poll(device.device_code))).error).toBe('invalid_grant'); // a device code is used once
   });
 
@@ -94,7 +110,13 @@ describe('OAuth device authorization grant', () => {
   it('accepts the MCP resource too, refuses the REST API resource, and binds codes to their client and resource', async () => {
     const mcp = await start(server.resources.mcp);
     expect(mcp.device_code).toBeTruthy();
-    const rest = await oauth.deviceAuthorizationRequest(as, client, oauth.None(), { resource: server.resources.api, scope: 'discovery' }, insecure);
+    const rest = await oauth.deviceAuthorizationRequest(
+      as,
+      client,
+      oauth.None(),
+      { resource: server.resources.api, scope: 'discovery' },
+      insecure,
+    );
     expect(rest.status).toBe(400);
     expect((await json(rest)).error).toBe('invalid_target');
     const none = await oauth.deviceAuthorizationRequest(as, client, oauth.None(), { scope: 'discovery' }, insecure);
@@ -106,15 +128,21 @@ describe('OAuth device authorization grant', () => {
     await approveOnVerificationPage(device.verification_uri_complete!, owner);
     server.clock.advance(10 * SECOND);
     const wrongResource = await oauth.deviceCodeGrantRequest(as, client, oauth.None(), device.device_code, {
-      additionalParameters: { resource: server.resources.mcp }, ...insecure,
+      additionalParameters: { resource: server.resources.mcp },
+      ...insecure,
     });
     expect((await json(wrongResource)).error).toBe('invalid_target');
   });
 
   it('refuses a dynamic registration that asks for a client secret (registration is for public clients)', async () => {
     const res = await fetch(`${server.url}/v1/oauth/register`, {
-      method: 'POST', headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ client_name: 'Secretive', redirect_uris: ['https://app.example/cb'], token_endpoint_auth_method: 'client_secret_basic' }),
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        client_name: 'Secretive',
+        redirect_uris: ['https://app.example/cb'],
+        token_endpoint_auth_method: 'client_secret_basic',
+      }),
     });
     expect(res.status).toBe(400);
     expect(await json(res)).toMatchObject({ error: 'invalid_client_metadata' });

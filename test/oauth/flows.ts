@@ -12,13 +12,21 @@ export async function discover(server: OAuthServer, algorithm: 'oauth2' | 'oidc'
 }
 
 /** Dynamic client registration (RFC 7591) of a public client. */
-export async function registerPublicClient(server: OAuthServer, metadata: Record<string, unknown> = {}): Promise<oauth.Client & { client_id: string }> {
+export async function registerPublicClient(
+  server: OAuthServer,
+  metadata: Record<string, unknown> = {},
+): Promise<oauth.Client & { client_id: string }> {
   const res = await fetch(`${server.url}/v1/oauth/register`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({
-      client_name: 'Test Agent', application_type: 'native', redirect_uris: ['http://127.0.0.1/callback'],
-      grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'none', ...metadata,
+      client_name: 'Test Agent',
+      application_type: 'native',
+      redirect_uris: ['http://127.0.0.1/callback'],
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'none',
+      ...metadata,
     }),
   });
   expect(res.status, await res.clone().text()).toBe(201);
@@ -54,7 +62,13 @@ export function consentForm(body: string, approve: string[] | 'deny' | undefined
 }
 
 /** Signs the person in and answers the consent page, starting from a page of the interaction. */
-export async function signInAndConsent(server: OAuthServer, browser: ScriptBrowser, start: string, person: Person, approve?: string[] | 'deny') {
+export async function signInAndConsent(
+  server: OAuthServer,
+  browser: ScriptBrowser,
+  start: string,
+  person: Person,
+  approve?: string[] | 'deny',
+) {
   let page = await browser.follow(start, server.url);
   if (page.body.includes('name="password"')) {
     const login = formOf(page.body);
@@ -82,7 +96,9 @@ export async function authorize(server: OAuthServer, person: Person, options: Au
     scope: options.scope,
     state,
     ...(options.resource === null ? {} : { resource: options.resource ?? server.resources.mcp }),
-    ...(options.codeChallenge === null ? {} : { code_challenge: options.codeChallenge ?? (await oauth.calculatePKCECodeChallenge(verifier)), code_challenge_method: 'S256' }),
+    ...(options.codeChallenge === null
+      ? {}
+      : { code_challenge: options.codeChallenge ?? (await oauth.calculatePKCECodeChallenge(verifier)), code_challenge_method: 'S256' }),
     ...options.extra,
   };
   for (const [k, v] of Object.entries(params)) url.searchParams.set(k, v);
@@ -92,12 +108,27 @@ export async function authorize(server: OAuthServer, person: Person, options: Au
 }
 
 /** Redeems the code of an authorization as the client would (validating `state` and `iss` first). */
-export async function redeem(server: OAuthServer, as: oauth.AuthorizationServer, client: oauth.Client, auth: Authorized, options: { resource?: string | null; redirectUri?: string; clientAuth?: oauth.ClientAuth } = {}) {
+export async function redeem(
+  server: OAuthServer,
+  as: oauth.AuthorizationServer,
+  client: oauth.Client,
+  auth: Authorized,
+  options: { resource?: string | null; redirectUri?: string; clientAuth?: oauth.ClientAuth } = {},
+) {
   const params = oauth.validateAuthResponse(as, client, auth.callback, auth.state);
   const additionalParameters = options.resource === null ? undefined : { resource: options.resource ?? server.resources.mcp };
-  return oauth.authorizationCodeGrantRequest(as, client, options.clientAuth ?? oauth.None(), params, options.redirectUri ?? 'http://127.0.0.1/callback', auth.verifier, {
-    additionalParameters, ...insecure,
-  });
+  return oauth.authorizationCodeGrantRequest(
+    as,
+    client,
+    options.clientAuth ?? oauth.None(),
+    params,
+    options.redirectUri ?? 'http://127.0.0.1/callback',
+    auth.verifier,
+    {
+      additionalParameters,
+      ...insecure,
+    },
+  );
 }
 
 /** The error of a token-endpoint answer oauth4webapi refused. */
@@ -112,9 +143,16 @@ export async function tokenError(promise: Promise<unknown>): Promise<{ error: st
   throw new Error('expected the token endpoint to refuse');
 }
 
-export async function refresh(server: OAuthServer, as: oauth.AuthorizationServer, client: oauth.Client, refreshToken: string, resource: string | null = server.resources.mcp) {
+export async function refresh(
+  server: OAuthServer,
+  as: oauth.AuthorizationServer,
+  client: oauth.Client,
+  refreshToken: string,
+  resource: string | null = server.resources.mcp,
+) {
   const res = await oauth.refreshTokenGrantRequest(as, client, oauth.None(), refreshToken, {
-    ...(resource === null ? {} : { additionalParameters: { resource } }), ...insecure,
+    ...(resource === null ? {} : { additionalParameters: { resource } }),
+    ...insecure,
   });
   return oauth.processRefreshTokenResponse(as, client, res);
 }

@@ -24,17 +24,39 @@ class HostProvider implements OAuthClientProvider {
   saved: OAuthTokens | undefined;
   verifier = '';
   authorizationUrl: URL | null = null;
-  get redirectUrl() { return REDIRECT; }
-  get clientMetadata(): OAuthClientMetadata {
-    return { client_name: 'SDK Host', redirect_uris: [REDIRECT], grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'none' };
+  get redirectUrl() {
+    return REDIRECT;
   }
-  clientInformation() { return this.client; }
-  saveClientInformation(info: OAuthClientInformationMixed) { this.client = info; }
-  tokens() { return this.saved; }
-  saveTokens(tokens: OAuthTokens) { this.saved = tokens; }
-  redirectToAuthorization(url: URL) { this.authorizationUrl = url; }
-  saveCodeVerifier(verifier: string) { this.verifier = verifier; }
-  codeVerifier() { return this.verifier; }
+  get clientMetadata(): OAuthClientMetadata {
+    return {
+      client_name: 'SDK Host',
+      redirect_uris: [REDIRECT],
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'none',
+    };
+  }
+  clientInformation() {
+    return this.client;
+  }
+  saveClientInformation(info: OAuthClientInformationMixed) {
+    this.client = info;
+  }
+  tokens() {
+    return this.saved;
+  }
+  saveTokens(tokens: OAuthTokens) {
+    this.saved = tokens;
+  }
+  redirectToAuthorization(url: URL) {
+    this.authorizationUrl = url;
+  }
+  saveCodeVerifier(verifier: string) {
+    this.verifier = verifier;
+  }
+  codeVerifier() {
+    return this.verifier;
+  }
 }
 
 describe('the official MCP TypeScript SDK 1.x, given only the URL', () => {
@@ -53,11 +75,15 @@ describe('the official MCP TypeScript SDK 1.x, given only the URL', () => {
     const { owner } = await orgWithOwner(server);
     const host = new HostProvider();
     const first = new Client({ name: 'sdk-host', version: '1.0.0' });
-    await expect(first.connect(new StreamableHTTPClientTransport(new URL(server.resources.mcp), { authProvider: host }))).rejects.toBeInstanceOf(UnauthorizedError);
+    await expect(
+      first.connect(new StreamableHTTPClientTransport(new URL(server.resources.mcp), { authProvider: host })),
+    ).rejects.toBeInstanceOf(UnauthorizedError);
 
     // Registered with the scopes the tool resource advertises, and sent to the authorization endpoint with them.
     expect(host.client?.client_id).toEqual(expect.any(String));
-    const prm = await (await fetch(`${server.url}/.well-known/oauth-protected-resource${new URL(server.resources.mcp).pathname.replace(/\/$/, '')}`)).json() as { scopes_supported: string[] };
+    const prm = (await (
+      await fetch(`${server.url}/.well-known/oauth-protected-resource${new URL(server.resources.mcp).pathname.replace(/\/$/, '')}`)
+    ).json()) as { scopes_supported: string[] };
     const url = host.authorizationUrl!;
     expect(url.origin + url.pathname).toBe(`${server.url}/v1/oauth/authorize`);
     expect(url.searchParams.get('scope')).toBe(prm.scopes_supported.join(' '));

@@ -20,7 +20,15 @@ export async function startMetadataServer(): Promise<MetadataServer> {
   const pems = await generate([{ name: 'commonName', value: 'localhost' }], {
     keySize: 2048,
     algorithm: 'sha256',
-    extensions: [{ name: 'subjectAltName', altNames: [{ type: 2, value: 'localhost' }, { type: 7, ip: '127.0.0.1' }] }],
+    extensions: [
+      {
+        name: 'subjectAltName',
+        altNames: [
+          { type: 2, value: 'localhost' },
+          { type: 7, ip: '127.0.0.1' },
+        ],
+      },
+    ],
   });
   const documents = new Map<string, { body: string; headers: Record<string, string> }>();
   const counts = new Map<string, number>();
@@ -38,19 +46,29 @@ export async function startMetadataServer(): Promise<MetadataServer> {
     new Promise<Response>((resolve, reject) => {
       const headers: Record<string, string> = {};
       new Headers(init.headers).forEach((v, k) => (headers[k] = v));
-      const req = request(url, {
-        method: init.method ?? 'GET', headers, ca: pems.cert, signal: init.signal ?? undefined,
-        lookup: (_host, options, cb) => ((options as { all?: boolean }).all ? (cb as never as (e: null, a: object[]) => void)(null, [{ address: '127.0.0.1', family: 4 }]) : cb(null, '127.0.0.1', 4)),
-      }, (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => {
-          const out = new Headers();
-          for (const [k, v] of Object.entries(res.headers)) if (typeof v === 'string') out.set(k, v);
-          resolve(new Response(Buffer.concat(chunks), { status: res.statusCode ?? 500, headers: out }));
-        });
-        res.on('error', reject);
-      });
+      const req = request(
+        url,
+        {
+          method: init.method ?? 'GET',
+          headers,
+          ca: pems.cert,
+          signal: init.signal ?? undefined,
+          lookup: (_host, options, cb) =>
+            (options as { all?: boolean }).all
+              ? (cb as never as (e: null, a: object[]) => void)(null, [{ address: '127.0.0.1', family: 4 }])
+              : cb(null, '127.0.0.1', 4),
+        },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('end', () => {
+            const out = new Headers();
+            for (const [k, v] of Object.entries(res.headers)) if (typeof v === 'string') out.set(k, v);
+            resolve(new Response(Buffer.concat(chunks), { status: res.statusCode ?? 500, headers: out }));
+          });
+          res.on('error', reject);
+        },
+      );
       req.on('error', reject);
       req.end();
     });

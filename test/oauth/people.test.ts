@@ -34,7 +34,11 @@ describe('people, invitations and OAuth grants', () => {
   });
 
   const api = (method: string, path: string, token: string, body?: unknown) =>
-    fetch(`${server.url}${path}`, { method, headers: { ...bearer(token), ...(body ? { 'content-type': 'application/json' } : {}) }, body: body ? JSON.stringify(body) : undefined });
+    fetch(`${server.url}${path}`, {
+      method,
+      headers: { ...bearer(token), ...(body ? { 'content-type': 'application/json' } : {}) },
+      body: body ? JSON.stringify(body) : undefined,
+    });
 
   /** A REST-resource connection for a person: its tokens. */
   async function connect(person: Person) {
@@ -50,7 +54,7 @@ describe('people, invitations and OAuth grants', () => {
     expect(user).toMatchObject({ email, role: 'member', status: 'invited', email_verified: false });
 
     // Not yet: an invited person has no password and an unverified email.
-    expect((await server.services.organizations.signInCandidates(email, PASSWORD))).toEqual([]);
+    expect(await server.services.organizations.signInCandidates(email, PASSWORD)).toEqual([]);
 
     const outbox = await (await fetch(`${server.url}/dev/outbox`)).text();
     const link = outbox.match(new RegExp(`${server.url.replace(/[.:/]/g, '\\$&')}/v1/oauth/invitations/[A-Za-z0-9]+`))?.[0];
@@ -83,7 +87,7 @@ describe('people, invitations and OAuth grants', () => {
     expect((await fetch(link)).status).toBe(404);
   });
 
-  it('checks membership on every call: removal and suspension refuse the person\'s tokens and end their grants', async () => {
+  it("checks membership on every call: removal and suspension refuse the person's tokens and end their grants", async () => {
     const removed = await addPerson(server, org);
     const suspended = await addPerson(server, org);
     const quietlySuspended = await addPerson(server, org);
@@ -108,12 +112,17 @@ describe('people, invitations and OAuth grants', () => {
     expect(page).toBeInstanceOf(Error);
   });
 
-  it('lets owners and admins list and revoke the organization\'s grants; others get 403, other organizations 404', async () => {
+  it("lets owners and admins list and revoke the organization's grants; others get 403, other organizations 404", async () => {
     const person = await addPerson(server, org);
     const tokens = await connect(person);
     const listed = await json(await api('GET', '/v1/settings/oauth-grants', adminToken));
     const grant = listed.grants.find((g: { user_id: string }) => g.user_id === person.userId);
-    expect(grant).toMatchObject({ client_id: client.client_id, client_name: 'Grants Agent', user_email: person.email, resources: [{ resource: server.resources.api, scopes: ['discovery'] }] });
+    expect(grant).toMatchObject({
+      client_id: client.client_id,
+      client_name: 'Grants Agent',
+      user_email: person.email,
+      resources: [{ resource: server.resources.api, scopes: ['discovery'] }],
+    });
 
     const memberKey = await org.token(['discovery', 'account'], person.userId);
     const forbidden = await api('GET', '/v1/settings/oauth-grants', memberKey);
@@ -137,7 +146,8 @@ describe('mail over SMTP (production transport)', () => {
   it('sends through SMTP_URL and records the message as sent; a failing server leaves the error on the outbox row', async () => {
     const received: { to: string; data: string }[] = [];
     const smtp = new SMTPServer({
-      authOptional: true, disabledCommands: ['STARTTLS'],
+      authOptional: true,
+      disabledCommands: ['STARTTLS'],
       onData(stream, session, done) {
         let data = '';
         stream.on('data', (c: Buffer) => (data += c.toString()));
@@ -152,9 +162,18 @@ describe('mail over SMTP (production transport)', () => {
     const { database } = await testStores();
     const clock = { now: () => new Date() };
     try {
-      const mailer = createMailer({ db: database.db, clock, smtpUrl: `smtp://127.0.0.1:${port}`, from: 'Audience Data Service <no-reply@example.com>' });
+      const mailer = createMailer({
+        db: database.db,
+        clock,
+        smtpUrl: `smtp://127.0.0.1:${port}`,
+        from: 'Audience Data Service <no-reply@example.com>',
+      });
       expect(mailer.transport).toBe('smtp');
-      const id = await mailer.send({ to: 'someone@example.com', subject: 'Hello', text: 'Choose your password here: https://x.example/i/abc' });
+      const id = await mailer.send({
+        to: 'someone@example.com',
+        subject: 'Hello',
+        text: 'Choose your password here: https://x.example/i/abc',
+      });
       expect(received).toHaveLength(1);
       expect(received[0]!.to).toBe('someone@example.com');
       expect(received[0]!.data).toContain('Subject: Hello');

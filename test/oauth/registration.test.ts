@@ -18,7 +18,12 @@ async function register(metadata: Record<string, unknown>) {
   const res = await fetch(`${server.url}/v1/oauth/register`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ client_name: 'S', redirect_uris: ['http://127.0.0.1:5000/cb'], token_endpoint_auth_method: 'none', ...metadata }),
+    body: JSON.stringify({
+      client_name: 'S',
+      redirect_uris: ['http://127.0.0.1:5000/cb'],
+      token_endpoint_auth_method: 'none',
+      ...metadata,
+    }),
   });
   return { status: res.status, body: await json(res) };
 }
@@ -26,7 +31,13 @@ async function register(metadata: Record<string, unknown>) {
 describe('dynamic client registration: scopes', () => {
   it('registers every scope set the metadata advertises, as the MCP SDK sends them', async () => {
     const as = await json(await fetch(`${server.url}/.well-known/oauth-authorization-server`));
-    const sets = [['discovery'], ['discovery', 'creator'], ['discovery', 'openid', 'email'], ['account-read'], as.scopes_supported as string[]];
+    const sets = [
+      ['discovery'],
+      ['discovery', 'creator'],
+      ['discovery', 'openid', 'email'],
+      ['account-read'],
+      as.scopes_supported as string[],
+    ];
     for (const kind of ['api', 'mcp', 'a2a'] as const) {
       const resource = new URL(server.resources[kind]);
       const prm = await json(await fetch(`${resource.origin}/.well-known/oauth-protected-resource${resource.pathname.replace(/\/$/, '')}`));
@@ -52,7 +63,13 @@ describe('dynamic client registration: scopes', () => {
 
 describe('dynamic client registration: redirect URIs', () => {
   it('registers http only on loopback hosts (127.0.0.0/8, [::1], localhost), and https anywhere', async () => {
-    for (const uri of ['http://127.0.0.1:5000/cb', 'http://127.5.6.7/cb', 'http://[::1]:8080/cb', 'http://localhost:3000/callback', 'https://app.example/cb']) {
+    for (const uri of [
+      'http://127.0.0.1:5000/cb',
+      'http://127.5.6.7/cb',
+      'http://[::1]:8080/cb',
+      'http://localhost:3000/callback',
+      'https://app.example/cb',
+    ]) {
       // Native clients (any port) take the loopback literals of RFC 8252 section 7.3 only: 127.0.0.1, [::1], localhost.
       for (const applicationType of uri.startsWith('https') || uri.includes('127.5.6.7') ? ['web'] : ['web', 'native']) {
         const res = await register({ redirect_uris: [uri], application_type: applicationType });
@@ -63,12 +80,19 @@ describe('dynamic client registration: redirect URIs', () => {
 
   it('refuses http on any other host with invalid_redirect_uri, whatever the application type', async () => {
     const refused = [
-      'http://evil.example/cb', 'http://localhost.evil.example/cb', 'http://127.0.0.1.evil.example/cb', 'http://10.0.0.1/cb',
-      'http://[::ffff:127.0.0.1]/cb', 'http://0.0.0.0:5000/cb',
+      'http://evil.example/cb',
+      'http://localhost.evil.example/cb',
+      'http://127.0.0.1.evil.example/cb',
+      'http://10.0.0.1/cb',
+      'http://[::ffff:127.0.0.1]/cb',
+      'http://0.0.0.0:5000/cb',
     ];
     for (const uri of refused) {
       for (const applicationType of [undefined, 'web', 'native']) {
-        const res = await register({ redirect_uris: ['http://127.0.0.1:5000/cb', uri], ...(applicationType ? { application_type: applicationType } : {}) });
+        const res = await register({
+          redirect_uris: ['http://127.0.0.1:5000/cb', uri],
+          ...(applicationType ? { application_type: applicationType } : {}),
+        });
         expect(res.status, `${uri} (${applicationType})`).toBe(400);
         expect(res.body.error, `${uri} (${applicationType})`).toBe('invalid_redirect_uri');
         expect(res.body.error_description).toContain('loopback');
@@ -81,13 +105,26 @@ describe('dynamic client registration: redirect URIs', () => {
     const path = '/clients/plain-http.json';
     const clientId = `${server.documents.origin}${path}`;
     server.documents.serve(path, {
-      client_id: clientId, client_name: 'Plain HTTP', redirect_uris: ['http://evil.example/cb'],
-      grant_types: ['authorization_code'], response_types: ['code'], token_endpoint_auth_method: 'none',
+      client_id: clientId,
+      client_name: 'Plain HTTP',
+      redirect_uris: ['http://evil.example/cb'],
+      grant_types: ['authorization_code'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'none',
     });
-    const res = await fetch(`${server.url}/v1/oauth/authorize?${new URLSearchParams({
-      client_id: clientId, redirect_uri: 'http://evil.example/cb', response_type: 'code', scope: 'discovery', resource: server.resources.mcp,
-      code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM', code_challenge_method: 'S256', state: 's',
-    })}`, { redirect: 'manual' });
+    const res = await fetch(
+      `${server.url}/v1/oauth/authorize?${new URLSearchParams({
+        client_id: clientId,
+        redirect_uri: 'http://evil.example/cb',
+        response_type: 'code',
+        scope: 'discovery',
+        resource: server.resources.mcp,
+        code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+        code_challenge_method: 'S256',
+        state: 's',
+      })}`,
+      { redirect: 'manual' },
+    );
     expect(res.status).toBe(400);
     expect(res.headers.get('location')).toBeNull();
     const page = await res.text();

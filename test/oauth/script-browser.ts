@@ -14,7 +14,10 @@ export class ScriptBrowser {
   private cookies = new Map<string, { value: string; path: string }>();
 
   private cookieHeader(url: URL): string {
-    return [...this.cookies].filter(([, c]) => url.pathname.startsWith(c.path)).map(([name, c]) => `${name}=${c.value}`).join('; ');
+    return [...this.cookies]
+      .filter(([, c]) => url.pathname.startsWith(c.path))
+      .map(([name, c]) => `${name}=${c.value}`)
+      .join('; ');
   }
 
   private remember(response: Response): void {
@@ -28,7 +31,10 @@ export class ScriptBrowser {
     }
   }
 
-  async request(url: string, init: { method?: string; form?: Record<string, string | string[]>; headers?: Record<string, string> } = {}): Promise<Page> {
+  async request(
+    url: string,
+    init: { method?: string; form?: Record<string, string | string[]>; headers?: Record<string, string> } = {},
+  ): Promise<Page> {
     const target = new URL(url);
     const headers: Record<string, string> = { ...init.headers };
     const cookie = this.cookieHeader(target);
@@ -44,7 +50,12 @@ export class ScriptBrowser {
     const response = await fetch(target, { method: init.method ?? (body ? 'POST' : 'GET'), headers, body, redirect: 'manual' });
     this.remember(response);
     const location = response.headers.get('location');
-    return { status: response.status, url: target.href, location: location ? new URL(location, target).href : null, body: await response.text() };
+    return {
+      status: response.status,
+      url: target.href,
+      location: location ? new URL(location, target).href : null,
+      body: await response.text(),
+    };
   }
 
   /** GETs `url` and follows redirects while they stay on `origin`; stops at the first page or off-site redirect. */
@@ -63,7 +74,11 @@ export function formOf(body: string): { action: string; fields: Record<string, s
   for (const input of form[2]!.matchAll(/<input[^>]*type="hidden"[^>]*>/g)) {
     const name = input[0].match(/name="([^"]+)"/)?.[1];
     const value = input[0].match(/value="([^"]*)"/)?.[1];
-    if (name) fields[name] = (value ?? '').replace(/&amp;/g, '&').replace(/&quot;/g, '"').replace(/&#39;/g, "'");
+    if (name)
+      fields[name] = (value ?? '')
+        .replace(/&amp;/g, '&')
+        .replace(/&quot;/g, '"')
+        .replace(/&#39;/g, "'");
   }
   return { action: form[1]!.replace(/&amp;/g, '&'), fields };
 }

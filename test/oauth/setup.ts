@@ -31,7 +31,11 @@ export async function startOAuthServer(config: { dataDir?: string } = {}): Promi
   const documents = await startMetadataServer();
   // A cheap password hash cost keeps sign-ins fast in tests; production uses 2^17.
   const oauth = oauthSettings({ PASSWORD_SCRYPT_LOG_N: '10' }, url);
-  const t = await testApp({ clock, config: { ...config, publicUrl: url, host: '127.0.0.1', port, oauth }, deps: { metadataTransport: documents.transport } });
+  const t = await testApp({
+    clock,
+    config: { ...config, publicUrl: url, host: '127.0.0.1', port, oauth },
+    deps: { metadataTransport: documents.transport },
+  });
   await t.app.listen({ host: '127.0.0.1', port });
   return { ...t, url, clock, documents, resources: oauth.resources };
 }

@@ -29,15 +29,26 @@ function questions(rows: readonly PersonRow[], count: number, perBranch = 3): Me
   const condition = (): FilterCondition => {
     const p = person();
     switch (Math.floor(r() * 9)) {
-      case 0: return c('state', '=', String(p.state));
-      case 1: return c('state', 'IN', [String(p.state), String(person().state)]);
-      case 2: { const a = 18 + Math.floor(r() * 60); return c('age', 'BETWEEN', [a, a + Math.floor(r() * 20)]); }
-      case 3: return c('gender', '=', pick(['M', 'F']));
-      case 4: return c('age', pick(['<', '>=', '!=']), 18 + Math.floor(r() * 60));
-      case 5: return c('city', '=', String(p.city).toLowerCase());
-      case 6: return c('zip5', '=', String(p.zip5));
-      case 7: return c('marital_status', '=', String(p.marital_status ?? 'single'));
-      default: return c('income_band', 'IS NOT NULL');
+      case 0:
+        return c('state', '=', String(p.state));
+      case 1:
+        return c('state', 'IN', [String(p.state), String(person().state)]);
+      case 2: {
+        const a = 18 + Math.floor(r() * 60);
+        return c('age', 'BETWEEN', [a, a + Math.floor(r() * 20)]);
+      }
+      case 3:
+        return c('gender', '=', pick(['M', 'F']));
+      case 4:
+        return c('age', pick(['<', '>=', '!=']), 18 + Math.floor(r() * 60));
+      case 5:
+        return c('city', '=', String(p.city).toLowerCase());
+      case 6:
+        return c('zip5', '=', String(p.zip5));
+      case 7:
+        return c('marital_status', '=', String(p.marital_status ?? 'single'));
+      default:
+        return c('income_band', 'IS NOT NULL');
     }
   };
   const out: MembershipQuery[] = [];
@@ -47,7 +58,8 @@ function questions(rows: readonly PersonRow[], count: number, perBranch = 3): Me
     for (let b = 0; b < nb; b++) branches.push(Array.from({ length: 1 + Math.floor(r() * perBranch) }, condition));
     const p = person();
     // One-person branches, redundant copies and implied conditions: the items low-effect detection is for.
-    if (r() < 0.4) branches.push([c('zip5', '=', String(p.zip5)), c('age', '=', Number(p.age)), c('gender', '=', String(p.gender))].slice(0, perBranch));
+    if (r() < 0.4)
+      branches.push([c('zip5', '=', String(p.zip5)), c('age', '=', Number(p.age)), c('gender', '=', String(p.gender))].slice(0, perBranch));
     if (r() < 0.3) branches.push([...branches[0]!, condition()].slice(0, perBranch));
     if (r() < 0.3 && branches[0]!.length < perBranch) branches[0]!.push(c('state', '!=', 'ZZ'));
     out.push(anyOf(...branches));
@@ -56,8 +68,12 @@ function questions(rows: readonly PersonRow[], count: number, perBranch = 3): Me
 }
 
 const comparable = (m: Measured) => ({
-  total: m.total, query: m.query, lowEffect: m.lowEffect,
-  buckets: [...m.buckets].sort((a, b) => JSON.stringify([a.dimension, a.group_value]).localeCompare(JSON.stringify([b.dimension, b.group_value]))),
+  total: m.total,
+  query: m.query,
+  lowEffect: m.lowEffect,
+  buckets: [...m.buckets].sort((a, b) =>
+    JSON.stringify([a.dimension, a.group_value]).localeCompare(JSON.stringify([b.dimension, b.group_value])),
+  ),
 });
 
 describe('measuring raw filters by masks gives what measuring by forms gives', () => {
@@ -67,7 +83,13 @@ describe('measuring raw filters by masks gives what measuring by forms gives', (
   const run = (sql: string, params: unknown[]) => w.query(sql, params);
 
   beforeAll(async () => {
-    const dataDir = await sharedGraph(join(tmpdir(), 'ads-privacy-attacks-graph'), { persons: GRAPH_PERSONS, seed: 11, releaseDate: '2026-01-01', threads: 1, memoryLimit: '512MB' });
+    const dataDir = await sharedGraph(join(tmpdir(), 'ads-privacy-attacks-graph'), {
+      persons: GRAPH_PERSONS,
+      seed: 11,
+      releaseDate: '2026-01-01',
+      threads: 1,
+      memoryLimit: '512MB',
+    });
     w = await openWarehouse({ dataDir, threads: 1, connections: 1, memoryLimit: '512MB' });
     const rows = await readPersons(dataDir);
     qs = questions(rows, 40);
@@ -81,24 +103,28 @@ describe('measuring raw filters by masks gives what measuring by forms gives', (
     ['group_by age', { dim: { name: 'age', expr: 'p.age', field: 'age' } }],
     ['default breakdowns', { breakdown: `graph.${BREAKDOWN_CODES_TABLE}` }],
   ];
-  it.each(groupings)('%s: 80 questions, the same sets, layers and removed items, read whole or from a sample', async (_, grouping) => {
-    let lowEffect = 0;
-    let fewerStatements = 0;
-    for (const q of [...qs, ...narrow]) {
-      const base = { catalog: CATALOG_FIELDS, ...grouping };
-      const byForms = await privacy.measure(run, q, { ...base, strategy: 'forms' });
-      const byMasks = await privacy.measure(run, q, { ...base, persons: GRAPH_PERSONS });
-      expect(comparable(byMasks), JSON.stringify(q)).toEqual(comparable(byForms));
-      // A sample of about 1,000 rows (5%): questions of at most two conditions a branch read a sample.
-      const sampled = await privacy.measure(run, q, { ...base, persons: GRAPH_PERSONS, sampleRows: 1000 });
-      expect(comparable(sampled), JSON.stringify(q)).toEqual(comparable(byForms));
-      lowEffect += byForms.lowEffect + byForms.buckets.filter((b) => b.set.layers.length < byForms.total.layers.length + 1).length;
-      if (byMasks.statements < byForms.statements) fewerStatements += 1;
-    }
-    // The questions do exercise removal, and masks read less.
-    expect(lowEffect).toBeGreaterThan(5);
-    expect(fewerStatements).toBeGreaterThan(10);
-  }, 300_000);
+  it.each(groupings)(
+    '%s: 80 questions, the same sets, layers and removed items, read whole or from a sample',
+    async (_, grouping) => {
+      let lowEffect = 0;
+      let fewerStatements = 0;
+      for (const q of [...qs, ...narrow]) {
+        const base = { catalog: CATALOG_FIELDS, ...grouping };
+        const byForms = await privacy.measure(run, q, { ...base, strategy: 'forms' });
+        const byMasks = await privacy.measure(run, q, { ...base, persons: GRAPH_PERSONS });
+        expect(comparable(byMasks), JSON.stringify(q)).toEqual(comparable(byForms));
+        // A sample of about 1,000 rows (5%): questions of at most two conditions a branch read a sample.
+        const sampled = await privacy.measure(run, q, { ...base, persons: GRAPH_PERSONS, sampleRows: 1000 });
+        expect(comparable(sampled), JSON.stringify(q)).toEqual(comparable(byForms));
+        lowEffect += byForms.lowEffect + byForms.buckets.filter((b) => b.set.layers.length < byForms.total.layers.length + 1).length;
+        if (byMasks.statements < byForms.statements) fewerStatements += 1;
+      }
+      // The questions do exercise removal, and masks read less.
+      expect(lowEffect).toBeGreaterThan(5);
+      expect(fewerStatements).toBeGreaterThan(10);
+    },
+    300_000,
+  );
 
   it('a total over a sample (sampleRows below the graph) is the same as measured exactly', async () => {
     let sampled = 0;

@@ -28,8 +28,12 @@ beforeAll(async () => {
 afterAll(() => t.app.close());
 
 type Res = { statusCode: number; body: string; json: () => any };
-const json = (method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE', url: string, payload?: string | Buffer, headers: Record<string, string> = {}) =>
-  t.app.inject({ method, url, headers: { ...bearer(token), 'content-type': 'application/json', ...headers }, payload }) as Promise<Res>;
+const json = (
+  method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE',
+  url: string,
+  payload?: string | Buffer,
+  headers: Record<string, string> = {},
+) => t.app.inject({ method, url, headers: { ...bearer(token), 'content-type': 'application/json', ...headers }, payload }) as Promise<Res>;
 
 function expectEnvelope(res: Res, status: number, code?: string) {
   expect(res.statusCode, res.body.slice(0, 300)).toBe(status);
@@ -55,7 +59,11 @@ describe('strings the stores cannot keep', () => {
 
   it('NUL in stored strings (a segment name, a campaign name) is 400 and nothing is stored', async () => {
     const before = await segmentCount();
-    const seg = await json('POST', '/v1/segments', JSON.stringify({ name: 'a\u0000b', subtype: 'filter', filters: [{ field: 'state', op: '=', value: 'CA' }] }));
+    const seg = await json(
+      'POST',
+      '/v1/segments',
+      JSON.stringify({ name: 'a\u0000b', subtype: 'filter', filters: [{ field: 'state', op: '=', value: 'CA' }] }),
+    );
     expectEnvelope(seg, 400, 'INVALID_REQUEST');
     expect(seg.json().issues[0].path).toBe('$.name');
     expectEnvelope(await json('POST', '/v1/campaigns', JSON.stringify({ name: 'bell\u0007' })), 400, 'INVALID_REQUEST');
@@ -68,7 +76,10 @@ describe('strings the stores cannot keep', () => {
     expectEnvelope(await json('POST', COUNT, '{"filters":[{"field":"state","op":"=","value":"CA"}],"\\ud800":1}'), 400, 'INVALID_REQUEST');
     expectEnvelope(await json('POST', COUNT, '{"filters":[{"\\udc00field":"state","op":"=","value":"CA"}]}'), 400, 'INVALID_REQUEST');
     expectEnvelope(await json('POST', COUNT, '{"filters":[{"field":"state","op":"=","value":"\\ud83d"}]}'), 400, 'INVALID_REQUEST');
-    expectEnvelope(await json('POST', '/v1/segments', '{"name":"x\\udfff","subtype":"filter","filters":[{"field":"state","op":"=","value":"CA"}]}'), 400);
+    expectEnvelope(
+      await json('POST', '/v1/segments', '{"name":"x\\udfff","subtype":"filter","filters":[{"field":"state","op":"=","value":"CA"}]}'),
+      400,
+    );
     // A proper pair (an emoji) is fine where text is free.
     expect((await json('POST', '/v1/campaigns', JSON.stringify({ name: 'launch \u{1F680}' }))).statusCode).toBe(201);
   });
@@ -78,7 +89,10 @@ describe('strings the stores cannot keep', () => {
     expectEnvelope(await json('POST', COUNT, `{"filters":[{"field":"state","op":"IN","value":${deepArray}}]}`), 400, 'INVALID_REQUEST');
     const deepObject = '{"a":'.repeat(5000) + '1' + '}'.repeat(5000);
     expectEnvelope(await json('POST', COUNT, `{"filters":[{"field":"state","op":"=","value":${deepObject}}]}`), 400, 'INVALID_REQUEST');
-    expectEnvelope(await json('POST', '/v1/segments', `{"name":"deep","subtype":"filter","filters":[{"field":"state","op":"=","value":${deepObject}}]}`), 400);
+    expectEnvelope(
+      await json('POST', '/v1/segments', `{"name":"deep","subtype":"filter","filters":[{"field":"state","op":"=","value":${deepObject}}]}`),
+      400,
+    );
   });
 
   it('malformed LIKE escapes: 400 INVALID_FILTER with the place and a fix', async () => {
@@ -94,12 +108,13 @@ describe('strings the stores cannot keep', () => {
 });
 
 describe("Fastify's and Node's own refusals carry the envelope", () => {
-  const raw = (text: string) => new Promise<string>((resolve) => {
-    const socket = net.connect(port, '127.0.0.1', () => socket.write(text));
-    let out = '';
-    socket.on('data', (d) => (out += d));
-    socket.on('close', () => resolve(out));
-  });
+  const raw = (text: string) =>
+    new Promise<string>((resolve) => {
+      const socket = net.connect(port, '127.0.0.1', () => socket.write(text));
+      let out = '';
+      socket.on('data', (d) => (out += d));
+      socket.on('close', () => resolve(out));
+    });
   const bodyOf = (response: string) => JSON.parse(response.slice(response.indexOf('\r\n\r\n') + 4));
 
   it('a malformed percent-encoding is 400 and an over-long path parameter 414, both in the envelope', async () => {
@@ -132,7 +147,11 @@ describe('Content-Encoding', () => {
   it('gzip, deflate and br bodies are decoded and answered like plain ones', async () => {
     const plain = await json('POST', COUNT, body);
     expect(plain.statusCode).toBe(200);
-    for (const [encoding, bytes] of [['gzip', gzipSync(body)], ['deflate', deflateSync(body)], ['br', brotliCompressSync(body)]] as const) {
+    for (const [encoding, bytes] of [
+      ['gzip', gzipSync(body)],
+      ['deflate', deflateSync(body)],
+      ['br', brotliCompressSync(body)],
+    ] as const) {
       const res = await json('POST', COUNT, bytes, { 'content-encoding': encoding });
       expect(res.statusCode, encoding).toBe(200);
       expect(res.json().count, encoding).toBe(plain.json().count);
@@ -156,16 +175,30 @@ describe('bounds per request (README limits table)', () => {
     const orGroups = await json('POST', COUNT, JSON.stringify({ filter_groups: groups }));
     expectEnvelope(orGroups, 400, 'LIMIT_EXCEEDED');
     expect(orGroups.json()).toMatchObject({ limit: FILTER_BOUNDS.groups, got: 20_000 });
-    const lists = Array.from({ length: 6 }, () => ({ field: 'zip', op: 'IN', value: Array.from({ length: 1000 }, (_, i) => String(10000 + i)) }));
+    const lists = Array.from({ length: 6 }, () => ({
+      field: 'zip',
+      op: 'IN',
+      value: Array.from({ length: 1000 }, (_, i) => String(10000 + i)),
+    }));
     expectEnvelope(await json('POST', COUNT, JSON.stringify({ filters: lists })), 400, 'LIMIT_EXCEEDED');
     const before = await segmentCount();
-    expectEnvelope(await json('POST', '/v1/segments', JSON.stringify({ name: 'huge', subtype: 'filter', filters: Array.from({ length: 201 }, (_, i) => condition(i)) })), 400, 'LIMIT_EXCEEDED');
+    expectEnvelope(
+      await json(
+        'POST',
+        '/v1/segments',
+        JSON.stringify({ name: 'huge', subtype: 'filter', filters: Array.from({ length: 201 }, (_, i) => condition(i)) }),
+      ),
+      400,
+      'LIMIT_EXCEEDED',
+    );
     expect(await segmentCount()).toBe(before);
   });
 
   it('requests at the bounds are answered', async () => {
     const atBound = Array.from({ length: FILTER_BOUNDS.groups }, (_, i) => ({
-      id: `g${i}`, combinator: 'OR', filters: Array.from({ length: FILTER_BOUNDS.conditions / FILTER_BOUNDS.groups }, () => condition(1)),
+      id: `g${i}`,
+      combinator: 'OR',
+      filters: Array.from({ length: FILTER_BOUNDS.conditions / FILTER_BOUNDS.groups }, () => condition(1)),
     }));
     const res = await json('POST', COUNT, JSON.stringify({ filter_groups: atBound }));
     expect(res.statusCode, res.body.slice(0, 300)).toBe(200);
@@ -173,7 +206,6 @@ describe('bounds per request (README limits table)', () => {
 });
 
 describe('the compute budget is charged for the work done', () => {
-
   it('each condition beyond the first is charged as one more 4-byte read per row', async () => {
     const everyone = { field: 'age', op: '>=', value: 0 };
     const one = await json('POST', COUNT, JSON.stringify({ filters: [everyone] }));

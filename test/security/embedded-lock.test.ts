@@ -19,12 +19,21 @@ afterEach(() => {
 const pause = (ms: number) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 
 async function holderProcess(dataDir: string): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', '-e',
-    `import('./src/db/embedded-lock.ts').then((m) => { m.acquireEmbeddedLock(${JSON.stringify(dataDir)}); console.log('locked'); setInterval(() => {}, 1000); })`],
-  { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(
+    process.execPath,
+    [
+      '--import',
+      'tsx',
+      '-e',
+      `import('./src/db/embedded-lock.ts').then((m) => { m.acquireEmbeddedLock(${JSON.stringify(dataDir)}); console.log('locked'); setInterval(() => {}, 1000); })`,
+    ],
+    { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] },
+  );
   children.push(child);
   await new Promise<void>((resolve, reject) => {
-    child.stdout!.on('data', (d: Buffer) => { if (d.toString().includes('locked')) resolve(); });
+    child.stdout!.on('data', (d: Buffer) => {
+      if (d.toString().includes('locked')) resolve();
+    });
     child.on('exit', (code) => reject(new Error(`holder exited ${code}`)));
   });
   return child;
@@ -63,7 +72,11 @@ describe('embedded store lock', () => {
 
     write(me); // exactly that live process: refused
     expect(() => acquireEmbeddedLock(dir)).toThrow(EmbeddedStoreBusyError);
-    for (const stale of [{ ...me, start: String(Number(info.start) - 1) }, { ...me, boot: 'another-boot' }, { ...me, host: 'another-host' }]) {
+    for (const stale of [
+      { ...me, start: String(Number(info.start) - 1) },
+      { ...me, boot: 'another-boot' },
+      { ...me, host: 'another-host' },
+    ]) {
       write(stale);
       acquireEmbeddedLock(dir)();
     }

@@ -12,14 +12,46 @@ import { generateTestGraph } from '../discovery/graph.ts';
  * property its schema declares, and hostile whole bodies. No answer may be a 5xx, and every refusal
  * carries the spec section 7 envelope with a request_id. The generator is seeded: runs repeat.
  */
-const deep = (n: number): unknown => { let v: unknown = 'x'; for (let i = 0; i < n; i++) v = [v]; return v; };
+const deep = (n: number): unknown => {
+  let v: unknown = 'x';
+  for (let i = 0; i < n; i++) v = [v];
+  return v;
+};
 const HOSTILE_VALUES: unknown[] = [
-  'a\u0000b', '\u0007', 'x\ud800', '\udfff', 'x'.repeat(20_000), "' OR 1=1 --", '%_\\', '\\', '../../../etc/passwd', '${jndi:ldap://x}',
-  '', ' ', -1, 0, 1e308, -1e308, 2 ** 64, 1.5, true, null, {}, [], [null], { ['\ud800']: 1 }, deep(200), deep(20), ['a'.repeat(10_000)],
-  Array.from({ length: 3000 }, (_, i) => i), '2026-02-30', '9999-99-99T99:99:99Z', 'NaN',
+  'a\u0000b',
+  '\u0007',
+  'x\ud800',
+  '\udfff',
+  'x'.repeat(20_000),
+  "' OR 1=1 --",
+  '%_\\',
+  '\\',
+  '../../../etc/passwd',
+  '${jndi:ldap://x}',
+  '',
+  ' ',
+  -1,
+  0,
+  1e308,
+  -1e308,
+  2 ** 64,
+  1.5,
+  true,
+  null,
+  {},
+  [],
+  [null],
+  { ['\ud800']: 1 },
+  deep(200),
+  deep(20),
+  ['a'.repeat(10_000)],
+  Array.from({ length: 3000 }, (_, i) => i),
+  '2026-02-30',
+  '9999-99-99T99:99:99Z',
+  'NaN',
 ];
 const HOSTILE_IDS = ['%00', '%01abc', 'x'.repeat(300), '%E0%A4%A', '..%2F..%2Fetc', "'%20OR%201=1", '%ED%A0%80', 'seg_%7F', '%20', 'null'];
-const HOSTILE_BODIES = ['[]', '"text"', '123', 'null', '{', '{"a":1}}', '[' .repeat(3000), JSON.stringify(deep(100)), '{"\\ud800":1}'];
+const HOSTILE_BODIES = ['[]', '"text"', '123', 'null', '{', '{"a":1}}', '['.repeat(3000), JSON.stringify(deep(100)), '{"\\ud800":1}'];
 
 /** A small seeded PRNG (mulberry32). */
 function rng(seed: number) {
@@ -31,7 +63,8 @@ function rng(seed: number) {
   };
 }
 
-const propsOf = (schema: unknown): string[] => Object.keys((schema as { properties?: Record<string, unknown> } | undefined)?.properties ?? {});
+const propsOf = (schema: unknown): string[] =>
+  Object.keys((schema as { properties?: Record<string, unknown> } | undefined)?.properties ?? {});
 
 let t: TestApp;
 let token: string;
@@ -55,7 +88,8 @@ describe('fuzz over every operation schema', () => {
     async function send(op: Operation, url: string, payload: string | undefined, label: string) {
       sent++;
       const res = await t.app.inject({
-        method: op.method as 'GET', url,
+        method: op.method as 'GET',
+        url,
         headers: { ...bearer(token), ...(payload !== undefined ? { 'content-type': 'application/json' } : {}) },
         ...(payload !== undefined ? { payload } : {}),
       });
@@ -68,7 +102,8 @@ describe('fuzz over every operation schema', () => {
         } catch {
           return failures.push(`not JSON: ${where}`);
         }
-        if (typeof body.error !== 'string' || typeof body.message !== 'string' || !/^req_/.test(String(body.request_id))) failures.push(`no envelope: ${where}`);
+        if (typeof body.error !== 'string' || typeof body.message !== 'string' || !/^req_/.test(String(body.request_id)))
+          failures.push(`no envelope: ${where}`);
       }
     }
 
@@ -85,8 +120,13 @@ describe('fuzz over every operation schema', () => {
       for (const q of propsOf(op.input.query)) {
         for (let i = 0; i < 4; i++) {
           const v = pick(HOSTILE_VALUES);
-          const text = typeof v === 'string' ? v : JSON.stringify(v) ?? 'null';
-          await send(op, `${pathWith(op)}?${q}=${encodeURIComponent((text.slice(0, 4000) as unknown as { toWellFormed(): string }).toWellFormed()).replace(/%EF%BF%BD/g, '%ED%A0%80')}`, validishBody, `query ${q}`);
+          const text = typeof v === 'string' ? v : (JSON.stringify(v) ?? 'null');
+          await send(
+            op,
+            `${pathWith(op)}?${q}=${encodeURIComponent((text.slice(0, 4000) as unknown as { toWellFormed(): string }).toWellFormed()).replace(/%EF%BF%BD/g, '%ED%A0%80')}`,
+            validishBody,
+            `query ${q}`,
+          );
         }
       }
       if (!hasBody) continue;

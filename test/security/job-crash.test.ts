@@ -12,8 +12,15 @@ import { serveProcess, type Served } from '../helpers/serve-process.ts';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'ads-crash-'));
 const env = {
-  DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', GRAPH_PERSONS: '2000', LOG_LEVEL: 'info', DATABASE_URL: '', MATCH_WARMUP: 'false',
-  JOB_HEARTBEAT_SECONDS: '10', JOB_SUPERVISE_SECONDS: '2',
+  DATA_DIR: dataDir,
+  PORT: '0',
+  HOST: '127.0.0.1',
+  GRAPH_PERSONS: '2000',
+  LOG_LEVEL: 'info',
+  DATABASE_URL: '',
+  MATCH_WARMUP: 'false',
+  JOB_HEARTBEAT_SECONDS: '10',
+  JOB_SUPERVISE_SECONDS: '2',
 };
 const ROWS = 400_000;
 const started: Served[] = [];
@@ -33,7 +40,8 @@ async function until<T>(what: string, probe: () => Promise<T | undefined>, ms: n
 
 function csv(rows: number): string {
   const lines = ['first_name,last_name,email,zip'];
-  for (let i = 0; i < rows; i++) lines.push(`Ann${i % 97},Smith${i},ann.smith${i}@example.com,${String(10000 + (i % 80000)).padStart(5, '0')}`);
+  for (let i = 0; i < rows; i++)
+    lines.push(`Ann${i % 97},Smith${i},ann.smith${i}@example.com,${String(10000 + (i % 80000)).padStart(5, '0')}`);
   return `${lines.join('\n')}\n`;
 }
 
@@ -43,7 +51,7 @@ const runDirs = (orgId: string, segmentId: string) => {
 };
 
 describe.skipIf(process.platform !== 'linux')('a worker killed mid file match', () => {
-  it('resumes on a new process within the short lease, with the dead run\'s staging removed', async () => {
+  it("resumes on a new process within the short lease, with the dead run's staging removed", async () => {
     const a = await serveProcess(['src/main.ts', 'serve'], env, 300_000);
     started.push(a);
     const rawKey = a.output().match(/(ads_live_\S+)/)?.[1];
@@ -51,7 +59,9 @@ describe.skipIf(process.platform !== 'linux')('a worker killed mid file match', 
     await until('the default graph', async () => (a.output().includes('Graph ready') ? true : undefined), 300_000, 500);
     const call = async (base: string, method: string, path: string, body?: unknown, token?: string) => {
       const res = await fetch(`${base}${path}`, {
-        method, headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) }, body: body === undefined ? undefined : JSON.stringify(body),
+        method,
+        headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+        body: body === undefined ? undefined : JSON.stringify(body),
       });
       return { status: res.status, body: (await res.json()) as any };
     };
@@ -61,15 +71,24 @@ describe.skipIf(process.platform !== 'linux')('a worker killed mid file match', 
     expect(created.status).toBe(201);
     const segmentId = created.body.segment_id ?? created.body.id;
     const orgId = (await call(a.url, 'GET', '/v1/auth/session', undefined, token)).body.org_id;
-    const put = await fetch(created.body.upload_url.replace(/^https?:\/\/[^/]+/, a.url), { method: 'PUT', body: csv(ROWS), headers: { 'content-type': 'text/csv' } });
+    const put = await fetch(created.body.upload_url.replace(/^https?:\/\/[^/]+/, a.url), {
+      method: 'PUT',
+      body: csv(ROWS),
+      headers: { 'content-type': 'text/csv' },
+    });
     expect(put.status).toBeLessThan(300);
 
     // Mid match: the run has started (its folder exists) and is still matching.
-    const deadRun = await until('the run to start', async () => {
-      const fm = (await call(a.url, 'GET', `/v1/match/file/${segmentId}`, undefined, token)).body;
-      const dirs = runDirs(orgId, segmentId);
-      return fm.matching_status === 'matching' && dirs.length === 1 ? dirs[0] : undefined;
-    }, 120_000, 100);
+    const deadRun = await until(
+      'the run to start',
+      async () => {
+        const fm = (await call(a.url, 'GET', `/v1/match/file/${segmentId}`, undefined, token)).body;
+        const dirs = runDirs(orgId, segmentId);
+        return fm.matching_status === 'matching' && dirs.length === 1 ? dirs[0] : undefined;
+      },
+      120_000,
+      100,
+    );
     process.kill(-a.child.pid!, 'SIGKILL');
     await new Promise((r) => a.child.once('exit', r));
     expect(runDirs(orgId, segmentId)).toEqual([deadRun]);
@@ -78,10 +97,15 @@ describe.skipIf(process.platform !== 'linux')('a worker killed mid file match', 
     const b = await serveProcess(['src/main.ts', 'serve'], env, 300_000);
     started.push(b);
     token = await tokenOf(b.url);
-    const done = await until('the match to complete on the new process', async () => {
-      const fm = (await call(b.url, 'GET', `/v1/match/file/${segmentId}`, undefined, token)).body;
-      return ['completed', 'failed'].includes(fm.matching_status) ? fm : undefined;
-    }, 240_000, 500);
+    const done = await until(
+      'the match to complete on the new process',
+      async () => {
+        const fm = (await call(b.url, 'GET', `/v1/match/file/${segmentId}`, undefined, token)).body;
+        return ['completed', 'failed'].includes(fm.matching_status) ? fm : undefined;
+      },
+      240_000,
+      500,
+    );
     expect(done.matching_status).toBe('completed');
     expect(done.input_record_count).toBe(ROWS); // every row, once: the dead run's partial work is not counted
     expect(b.output()).toContain('file match resumed after its previous run died');

@@ -16,14 +16,22 @@ beforeAll(async () => {
 }, 300_000);
 
 const endpoints = (): { name: string; url: string; headers: Record<string, string> }[] => [
-  { name: 'MCP', url: server.resources.mcp, headers: { accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25' } },
+  {
+    name: 'MCP',
+    url: server.resources.mcp,
+    headers: { accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25' },
+  },
   { name: 'A2A 1.0', url: `${server.resources.a2a}/a2a`, headers: { 'a2a-version': '1.0' } },
   { name: 'A2A 0.3', url: `${server.resources.a2a}/a2a`, headers: {} },
 ];
 
 async function post(url: string, headers: Record<string, string>, body: string | Buffer, contentType = 'application/json') {
-  const res = await fetch(url, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': contentType, ...headers }, body });
-  return { status: res.status, body: await res.json() as Record<string, any> };
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': contentType, ...headers },
+    body,
+  });
+  return { status: res.status, body: (await res.json()) as Record<string, any> };
 }
 
 describe('JSON-RPC endpoints refuse what they cannot read as JSON-RPC errors', () => {
@@ -32,7 +40,11 @@ describe('JSON-RPC endpoints refuse what they cannot read as JSON-RPC errors', (
       for (const text of ['{"jsonrpc":"2.0","id":1,"method":', 'not json', '{"a":1}}']) {
         const res = await post(url, headers, text);
         expect(res.status, `${name} ${text}`).toBe(400);
-        expect(res.body, name).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32700, message: expect.stringMatching(/^Parse error/) } });
+        expect(res.body, name).toMatchObject({
+          jsonrpc: '2.0',
+          id: null,
+          error: { code: -32700, message: expect.stringMatching(/^Parse error/) },
+        });
         expect(res.body.error.data, name).toMatchObject({ error: 'INVALID_JSON', request_id: expect.stringMatching(/^req_/) });
         expect(res.body).not.toHaveProperty('code'); // not REST's envelope at the top level
       }
@@ -47,7 +59,11 @@ describe('JSON-RPC endpoints refuse what they cannot read as JSON-RPC errors', (
       for (const contentType of ['text/plain', 'application/xml', 'multipart/form-data; boundary=x']) {
         const other = await post(url, headers, 'hello', contentType);
         expect([200, 400, 415], `${name} ${contentType}`).toContain(other.status);
-        expect(other.body, `${name} ${contentType}`).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: expect.any(Number), message: expect.any(String) } });
+        expect(other.body, `${name} ${contentType}`).toMatchObject({
+          jsonrpc: '2.0',
+          id: null,
+          error: { code: expect.any(Number), message: expect.any(String) },
+        });
       }
       const unknown = await post(url, { ...headers, 'content-encoding': 'compress' }, '{}');
       expect(unknown.status, name).toBe(415);

@@ -13,7 +13,13 @@ import { loadMasterKeys, MasterKeyError } from '../../src/db/master-key.ts';
 import { encodeGraphPersonId } from '../../src/identity/person-id.ts';
 import { ManualClock, systemClock } from '../../src/lib/clock.ts';
 import { hmacSha256 } from '../../src/lib/crypto.ts';
-import { ACCESS_TOKEN_SECRET, createServerKeys, OBJECT_URL_SECRET, PERSON_ID_SECRET, rollSigningKeys } from '../../src/db/server-secrets.ts';
+import {
+  ACCESS_TOKEN_SECRET,
+  createServerKeys,
+  OBJECT_URL_SECRET,
+  PERSON_ID_SECRET,
+  rollSigningKeys,
+} from '../../src/db/server-secrets.ts';
 import { signAccessToken } from '../../src/modules/auth/tokens.ts';
 import { createUrlSigner } from '../../src/objects/signed-urls.ts';
 import { bearer, createTestOrg, testApp, type TestApp, type TestOrg } from '../helpers/app.ts';
@@ -24,7 +30,10 @@ const session = (t: TestApp, token: string) => t.app.inject({ method: 'GET', url
 
 /** A token as an attacker would mint it: any claims, signed with a guessed key. */
 function mint(secret: string, org: TestOrg, lifetimeSeconds: number, now = Math.floor(Date.now() / 1000)): string {
-  return signAccessToken({ org: org.orgId, sub: org.ownerId, kid: 'key_forged', scopes: ALL_SCOPES, iat: now, exp: now + lifetimeSeconds }, secret);
+  return signAccessToken(
+    { org: org.orgId, sub: org.ownerId, kid: 'key_forged', scopes: ALL_SCOPES, iat: now, exp: now + lifetimeSeconds },
+    secret,
+  );
 }
 
 describe('a database dump alone', () => {
@@ -99,7 +108,9 @@ describe('a database dump alone', () => {
     const expires = Math.floor(now.getTime() / 1000) + 600;
     const sig = (k: string) => hmacSha256(k, `PUT\n${path}\n${expires}`).toString('base64url');
     expect(() => signer.verify('PUT', path, { expires: String(expires), signature: sig('k-rolled') }, now)).not.toThrow();
-    expect(() => signer.verify('PUT', path, { expires: String(expires), signature: sig('k-other') }, now)).toThrow(expect.objectContaining({ code: 'UPLOAD_URL_INVALID' }));
+    expect(() => signer.verify('PUT', path, { expires: String(expires), signature: sig('k-other') }, now)).toThrow(
+      expect.objectContaining({ code: 'UPLOAD_URL_INVALID' }),
+    );
   });
 });
 
@@ -144,7 +155,9 @@ describe('the master key file and its rotation (embedded store)', () => {
   // Tier 01 ids under the person-id key below, computed once and fixed here: they must never change.
   const FIXED_IDS = ['KEYS_01_4AMEVS5OWB67Z5LZFPM4QA2RYE', 'KEYS_01_KGMWJFDZCQZ5BNLDSTHRD35KTU'];
   const personIds = (secret: string) =>
-    [123456789n, 987654321012n].map((personKey) => encodeGraphPersonId({ orgId: 'org_keys_fixture', orgClientCode: 'KEYS', personKey, secret }));
+    [123456789n, 987654321012n].map((personKey) =>
+      encodeGraphPersonId({ orgId: 'org_keys_fixture', orgClientCode: 'KEYS', personKey, secret }),
+    );
 
   it('creates DATA_DIR/master.key with mode 0600 beside the store, and seals a plain-text key left by an older version', async () => {
     const database = await openDatabase({ databaseUrl: null, dataDir, env });
@@ -159,7 +172,11 @@ describe('the master key file and its rotation (embedded store)', () => {
       const keys = createServerKeys(database, systemClock);
       // Two: this key, and the webhook-secret key a fresh database's migration 007 created.
       expect(await keys.sealStored()).toBe(2);
-      const row = await database.db.selectFrom('server_secrets').select('value').where('name', '=', PERSON_ID_SECRET).executeTakeFirstOrThrow();
+      const row = await database.db
+        .selectFrom('server_secrets')
+        .select('value')
+        .where('name', '=', PERSON_ID_SECRET)
+        .executeTakeFirstOrThrow();
       expect(row.value.startsWith(`mk1.${database.masterKeys[0]!.id}.`)).toBe(true);
       expect(row.value).not.toContain('fixed-legacy-person-id-key-0001');
       expect(personIds(await createServerKeys(database, systemClock).secret(PERSON_ID_SECRET))).toEqual(FIXED_IDS);
@@ -178,10 +195,14 @@ describe('the master key file and its rotation (embedded store)', () => {
     const database = await openDatabase({ databaseUrl: null, dataDir, env });
     try {
       const id = database.masterKeys[0]!.id;
-      for (const row of await database.db.selectFrom('server_secrets').select('value').execute()) expect(row.value.startsWith(`mk1.${id}.`)).toBe(true);
+      for (const row of await database.db.selectFrom('server_secrets').select('value').execute())
+        expect(row.value.startsWith(`mk1.${id}.`)).toBe(true);
       expect(personIds(await createServerKeys(database, systemClock).secret(PERSON_ID_SECRET))).toEqual(FIXED_IDS);
       // The old master key (say, from an old backup of the key file) no longer opens the database's keys.
-      const stale = createServerKeys({ db: database.db, masterKeys: loadMasterKeys({ dataDir: null, env: { ADS_MASTER_KEY: oldKeyText } }) }, systemClock);
+      const stale = createServerKeys(
+        { db: database.db, masterKeys: loadMasterKeys({ dataDir: null, env: { ADS_MASTER_KEY: oldKeyText } }) },
+        systemClock,
+      );
       await expect(stale.secret(PERSON_ID_SECRET)).rejects.toBeInstanceOf(MasterKeyError);
     } finally {
       await database.close();

@@ -36,15 +36,28 @@ beforeAll(async () => {
 describe('malformed Content-Encoding on every registered route', () => {
   it('covers every adapter: REST, the authorization server, the pages, MCP, A2A, uploads, downloads', () => {
     const urls = new Set(routes.map((r) => r.url));
-    for (const url of [OAUTH_ROUTES.token, OAUTH_ROUTES.revocation, OAUTH_ROUTES.device_authorization, OAUTH_ROUTES.registration, OAUTH_ROUTES.code_verification,
-      '/mcp', '/agent/a2a', '/v1/segments', '/v1/auth/token', '/healthz']) {
+    for (const url of [
+      OAUTH_ROUTES.token,
+      OAUTH_ROUTES.revocation,
+      OAUTH_ROUTES.device_authorization,
+      OAUTH_ROUTES.registration,
+      OAUTH_ROUTES.code_verification,
+      '/mcp',
+      '/agent/a2a',
+      '/v1/segments',
+      '/v1/auth/token',
+      '/healthz',
+    ]) {
       expect(urls, url).toContain(url);
     }
-    expect([...urls].some((u) => u.includes('/uploads/') || u.includes('upload')), 'an upload route').toBe(true);
+    expect(
+      [...urls].some((u) => u.includes('/uploads/') || u.includes('upload')),
+      'an upload route',
+    ).toBe(true);
     expect(routes.length).toBeGreaterThan(80);
   });
 
-  it('answers each with a 4xx in the route\'s own protocol, never a 5xx', async () => {
+  it("answers each with a 4xx in the route's own protocol, never a 5xx", async () => {
     const failures: string[] = [];
     let sent = 0;
     for (const route of routes) {
@@ -52,7 +65,8 @@ describe('malformed Content-Encoding on every registered route', () => {
         const contentType = CONTENT_TYPES[sent % CONTENT_TYPES.length]!;
         sent++;
         const res = await server.app.inject({
-          method: route.method, url: concreteUrl(route.url),
+          method: route.method,
+          url: concreteUrl(route.url),
           headers: { authorization: `Bearer ${token}`, 'content-type': contentType, 'content-encoding': encoding },
           payload: body,
         });
@@ -65,10 +79,18 @@ describe('malformed Content-Encoding on every registered route', () => {
     expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
   }, 120_000);
 
-  it('the authorization server\'s endpoints answer RFC 6749 invalid_request over a real socket', async () => {
-    for (const path of [OAUTH_ROUTES.token, OAUTH_ROUTES.revocation, OAUTH_ROUTES.device_authorization, OAUTH_ROUTES.registration, OAUTH_ROUTES.code_verification]) {
+  it("the authorization server's endpoints answer RFC 6749 invalid_request over a real socket", async () => {
+    for (const path of [
+      OAUTH_ROUTES.token,
+      OAUTH_ROUTES.revocation,
+      OAUTH_ROUTES.device_authorization,
+      OAUTH_ROUTES.registration,
+      OAUTH_ROUTES.code_verification,
+    ]) {
       const res = await fetch(`${server.url}${path}`, {
-        method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', 'content-encoding': 'gzip' }, body: MALFORMED[0]!.body,
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', 'content-encoding': 'gzip' },
+        body: MALFORMED[0]!.body,
       });
       expect(res.status, path).toBe(400);
       expect(await res.json(), path).toMatchObject({ error: 'invalid_request', error_description: expect.any(String) });
@@ -79,14 +101,25 @@ describe('malformed Content-Encoding on every registered route', () => {
   it('a well-formed gzip body still works where bodies are decoded, and a GET with a broken one is refused', async () => {
     const { gzipSync } = await import('node:zlib');
     const res = await fetch(`${server.url}/v1/discovery/count`, {
-      method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'content-encoding': 'gzip' },
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'content-encoding': 'gzip' },
       body: gzipSync(JSON.stringify({ filters: [{ field: 'state', op: '=', value: 'CA' }] })),
     });
     expect(res.status).toBe(200);
-    const get = await server.app.inject({ method: 'GET', url: '/healthz', headers: { 'content-encoding': 'gzip' }, payload: MALFORMED[0]!.body });
+    const get = await server.app.inject({
+      method: 'GET',
+      url: '/healthz',
+      headers: { 'content-encoding': 'gzip' },
+      payload: MALFORMED[0]!.body,
+    });
     expect(get.statusCode).toBe(400);
     expect(get.json()).toMatchObject({ error: 'INVALID_REQUEST', request_id: expect.stringMatching(/^req_/) });
-    const nowhere = await server.app.inject({ method: 'POST', url: '/v1/no-such-route', headers: { 'content-encoding': 'gzip', 'content-type': 'application/json' }, payload: MALFORMED[0]!.body });
+    const nowhere = await server.app.inject({
+      method: 'POST',
+      url: '/v1/no-such-route',
+      headers: { 'content-encoding': 'gzip', 'content-type': 'application/json' },
+      payload: MALFORMED[0]!.body,
+    });
     expect(nowhere.statusCode).toBeGreaterThanOrEqual(400);
     expect(nowhere.statusCode).toBeLessThan(500);
   });

@@ -14,19 +14,35 @@ let served: Served;
 let exit: Promise<number | null>;
 let exited = false;
 beforeAll(async () => {
-  served = await serveProcess(['test/helpers/faulty-serve.ts'], {
-    DATA_DIR: mkdtempSync(join(tmpdir(), 'ads-faulty-')), PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', GRAPH_PERSONS: '0', DATABASE_URL: '',
-  }, 300_000);
-  exit = new Promise((resolve) => served.child.on('exit', (code) => {
-    exited = true;
-    resolve(code);
-  }));
+  served = await serveProcess(
+    ['test/helpers/faulty-serve.ts'],
+    {
+      DATA_DIR: mkdtempSync(join(tmpdir(), 'ads-faulty-')),
+      PORT: '0',
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'warn',
+      GRAPH_PERSONS: '0',
+      DATABASE_URL: '',
+    },
+    300_000,
+  );
+  exit = new Promise((resolve) =>
+    served.child.on('exit', (code) => {
+      exited = true;
+      resolve(code);
+    }),
+  );
 }, 320_000);
 afterAll(async () => {
   if (served && !exited) await served.stop();
 });
 
-const logLines = () => served.output().split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Record<string, any>);
+const logLines = () =>
+  served
+    .output()
+    .split('\n')
+    .filter((l) => l.startsWith('{'))
+    .map((l) => JSON.parse(l) as Record<string, any>);
 const waitFor = async <T>(find: () => T | undefined, ms = 10_000): Promise<T | undefined> => {
   for (const end = Date.now() + ms; Date.now() < end; await new Promise((r) => setTimeout(r, 100))) {
     const found = find();
@@ -52,7 +68,11 @@ describe('failures outside any handler', () => {
     const requestId = res.headers.get('x-request-id');
     expect(await Promise.race([exit, new Promise((r) => setTimeout(() => r('still running'), 60_000))])).toBe(1);
     const line = logLines().find((l) => l.msg?.startsWith('uncaught exception'));
-    expect(line, served.output().slice(-3000)).toMatchObject({ level: 60, reqId: requestId, err: { message: 'thrown outside any handler' } });
+    expect(line, served.output().slice(-3000)).toMatchObject({
+      level: 60,
+      reqId: requestId,
+      err: { message: 'thrown outside any handler' },
+    });
     expect(served.output()).toContain('uncaught exception: finishing in-flight requests and jobs, then stopping.');
   }, 90_000);
 });

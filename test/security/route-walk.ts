@@ -24,9 +24,14 @@ export function routeList(routes: readonly RouteOptions[]): RouteCase[] {
 }
 
 /** The route's URL with a plausible id in each parameter (most then answer 404, which is fine: no 5xx). */
-export const concreteUrl = (url: string) => url.replace(/:(\w+)(\([^)]*\))?/g, (_, name: string) => `${name}_fuzz0000000000`).replace(/\*/g, 'x');
+export const concreteUrl = (url: string) =>
+  url.replace(/:(\w+)(\([^)]*\))?/g, (_, name: string) => `${name}_fuzz0000000000`).replace(/\*/g, 'x');
 
-interface Answer { statusCode: number; body: string; headers: Record<string, unknown> }
+interface Answer {
+  statusCode: number;
+  body: string;
+  headers: Record<string, unknown>;
+}
 
 /**
  * What is wrong with the answer, or null. A refusal must be in the route's protocol; HEAD has no body.
@@ -47,15 +52,24 @@ export function answerShape(route: RouteCase, res: Answer, options: { expect4xx:
     const type = String(res.headers['content-type'] ?? '');
     if (type.startsWith('text/html') && (route.protocol === 'rest' || (route.protocol === 'oauth' && !options.strict))) return null;
     if (route.protocol === 'oauth' && !options.strict && route.method === 'OPTIONS') return null;
-    if (route.protocol === 'oauth' && !options.strict && /^\/v1\/oauth\/(authorize|device)/.test(route.url) && type.startsWith('text/plain')) return null;
+    if (
+      route.protocol === 'oauth' &&
+      !options.strict &&
+      /^\/v1\/oauth\/(authorize|device)/.test(route.url) &&
+      type.startsWith('text/plain')
+    )
+      return null;
     return `not JSON: ${where}`;
   }
   const envelope = typeof body.error === 'string' && typeof body.message === 'string' && /^req_/.test(String(body.request_id));
-  if (route.protocol === 'oauth') return typeof body.error === 'string' && typeof body.error_description === 'string' ? null : `not an RFC 6749 error: ${where}`;
+  if (route.protocol === 'oauth')
+    return typeof body.error === 'string' && typeof body.error_description === 'string' ? null : `not an RFC 6749 error: ${where}`;
   if (route.protocol === 'jsonrpc') {
     // A bearer or Origin refusal is HTTP's, before any JSON-RPC is read (MCP authorization): 401/403 with the envelope.
     if ((res.statusCode === 401 || res.statusCode === 403) && envelope) return null;
-    return body.jsonrpc === '2.0' && 'id' in body && Number.isInteger(body.error?.code) && typeof body.error?.message === 'string' ? null : `not a JSON-RPC error: ${where}`;
+    return body.jsonrpc === '2.0' && 'id' in body && Number.isInteger(body.error?.code) && typeof body.error?.message === 'string'
+      ? null
+      : `not a JSON-RPC error: ${where}`;
   }
   return envelope ? null : `not the section 7 envelope: ${where}`;
 }

@@ -23,15 +23,27 @@ describe('ids in a body belong to the caller', () => {
     const mine = await f.create({ name: 'my list' }, undefined);
     const mineAsOther = await f.call('POST', '/v1/match/file', { name: 'other user list' }, { token: otherToken });
     expect(mineAsOther.status).toBe(201);
-    const res = await f.call('POST', `/v1/segments/${mineAsOther.body.segment_id}/upload-failed`, { audience_id: theirs.audience_id }, { token: otherToken });
+    const res = await f.call(
+      'POST',
+      `/v1/segments/${mineAsOther.body.segment_id}/upload-failed`,
+      { audience_id: theirs.audience_id },
+      { token: otherToken },
+    );
     expect(res.status).toBe(404);
     expect(res.body).toMatchObject({ error: 'AUDIENCE_NOT_FOUND' });
     expect(res.body.request_id).toBeTruthy();
     // The owner's private audience and segment are untouched; the caller's own segment too.
     expect((await f.call('GET', `/v1/audiences/${theirs.audience_id}`)).body.status).not.toBe('failed');
-    expect((await f.call('GET', `/v1/segments/${mineAsOther.body.segment_id}`, undefined, { token: otherToken })).body.status).toBe('pending');
+    expect((await f.call('GET', `/v1/segments/${mineAsOther.body.segment_id}`, undefined, { token: otherToken })).body.status).toBe(
+      'pending',
+    );
     // An audience the caller can see that does not include this segment: 400 SEGMENT_NOT_A_MEMBER.
-    const wrong = await f.call('POST', `/v1/segments/${mineAsOther.body.segment_id}/upload-failed`, { audience_id: mine.audience_id }, { token: otherToken });
+    const wrong = await f.call(
+      'POST',
+      `/v1/segments/${mineAsOther.body.segment_id}/upload-failed`,
+      { audience_id: mine.audience_id },
+      { token: otherToken },
+    );
     expect(wrong.body.error).toBe('SEGMENT_NOT_A_MEMBER');
     // Another user's private segment in the path: 404.
     const path = await f.call('POST', `/v1/segments/${theirs.segment_id}/upload-failed`, {}, { token: otherToken });
@@ -41,13 +53,23 @@ describe('ids in a body belong to the caller', () => {
   it("replaying another user's Idempotency-Key creates the caller's own segment, never returns theirs", async () => {
     const key = `shared-key-${Date.now()}`;
     const theirs = await f.create({ name: 'idem private', visibility: 'private' }, { 'idempotency-key': key });
-    const replay = await f.call('POST', '/v1/match/file', { name: 'idem private', visibility: 'private' }, { token: otherToken, headers: { 'idempotency-key': key } });
+    const replay = await f.call(
+      'POST',
+      '/v1/match/file',
+      { name: 'idem private', visibility: 'private' },
+      { token: otherToken, headers: { 'idempotency-key': key } },
+    );
     expect(replay.status).toBe(201);
     expect(replay.headers['idempotent-replayed']).toBe('false');
     expect(replay.body.segment_id).not.toBe(theirs.segment_id);
     expect(replay.body.upload_url).not.toContain(theirs.segment_id);
     // The owner's own retry still replays the owner's segment.
-    const again = await f.call('POST', '/v1/match/file', { name: 'idem private', visibility: 'private' }, { headers: { 'idempotency-key': key } });
+    const again = await f.call(
+      'POST',
+      '/v1/match/file',
+      { name: 'idem private', visibility: 'private' },
+      { headers: { 'idempotency-key': key } },
+    );
     expect(again.body.segment_id).toBe(theirs.segment_id);
   });
 });
@@ -76,7 +98,9 @@ describe('deleted segments', () => {
       const result = await def.handle({ orgId: f.org.orgId, segmentId: c.segment_id, uploadVersion: 1 }, { id: 'job-test', retryCount: 0 });
       expect(result).toEqual({ skipped: true, reason: 'segment_deleted' });
       // A redelivery of the same job is a no-op: the match is settled as failed.
-      expect(await def.handle({ orgId: f.org.orgId, segmentId: c.segment_id, uploadVersion: 1 }, { id: 'job-test', retryCount: 1 })).toEqual({ skipped: true });
+      expect(
+        await def.handle({ orgId: f.org.orgId, segmentId: c.segment_id, uploadVersion: 1 }, { id: 'job-test', retryCount: 1 }),
+      ).toEqual({ skipped: true });
     } finally {
       log.warn = original;
     }

@@ -15,7 +15,12 @@ describe('audiences, compositions and campaigns (spec 4.4, 4.6, 3)', () => {
   const ids: Record<string, string> = {};
   beforeAll(async () => {
     s = await setup();
-    for (const [k, f] of Object.entries({ A: cond('state', 'IN', ['CA', 'TX', 'NY']), B: cond('age', '>=', 50), C: cond('homeowner', '=', true), D: cond('gender', '=', 'F') })) {
+    for (const [k, f] of Object.entries({
+      A: cond('state', 'IN', ['CA', 'TX', 'NY']),
+      B: cond('age', '>=', 50),
+      C: cond('homeowner', '=', true),
+      D: cond('gender', '=', 'F'),
+    })) {
       ids[k] = (await s.segment({ name: k, filters: [f], create_audience: false })).segment_id;
     }
   }, 300_000);
@@ -29,23 +34,54 @@ describe('audiences, compositions and campaigns (spec 4.4, 4.6, 3)', () => {
     const u = await s.call('POST', '/v1/audiences', { name: 'u', segment_ids: [ids.A, ids.B, ids.C], excluded_segment_ids: [ids.D] });
     expect(u.status).toBe(201);
     expect(u.body.record_count).toEqual(near(minus(union(A, B, C), D).size));
-    const i = await s.call('POST', '/v1/audiences', { name: 'i', segment_ids: [ids.A, ids.B], set_logic: 'intersection', excluded_segment_ids: [ids.D] });
+    const i = await s.call('POST', '/v1/audiences', {
+      name: 'i',
+      segment_ids: [ids.A, ids.B],
+      set_logic: 'intersection',
+      excluded_segment_ids: [ids.D],
+    });
     expect(i.body.record_count).toEqual(near(minus(inter(A, B), D).size));
-    expect(i.body).toMatchObject({ set_logic: 'intersection', snapshot_version: 1, campaign_id: null, data_release: { major: 1, minor: 0 },
-      segment_refs: [{ segment_id: ids.A, role: 'include' }, { segment_id: ids.B, role: 'include' }, { segment_id: ids.D, role: 'exclude' }],
-      parent_audience_id: null, last_delivery_quote_id: null, expires_at: '2026-05-30' });
+    expect(i.body).toMatchObject({
+      set_logic: 'intersection',
+      snapshot_version: 1,
+      campaign_id: null,
+      data_release: { major: 1, minor: 0 },
+      segment_refs: [
+        { segment_id: ids.A, role: 'include' },
+        { segment_id: ids.B, role: 'include' },
+        { segment_id: ids.D, role: 'exclude' },
+      ],
+      parent_audience_id: null,
+      last_delivery_quote_id: null,
+      expires_at: '2026-05-30',
+    });
     expect(i.body.segments.map((x: any) => x.name)).toEqual(['A', 'B']);
     expect(i.body.excluded_segments[0]).toMatchObject({ id: ids.D, subtype: 'filter', current_version: 1, record_limit: null });
     expect(i.body.excluded_segments[0]).not.toHaveProperty('segment_id');
     expect(i.body.matched_record_count).toBeUndefined();
     // Discovery's resolver port sees the same composition.
-    const comp = await s.t.services.segmentsModule.api.resolveSegmentInput({ orgId: s.org.orgId, userId: s.org.ownerId }, {
-      kind: 'segments', segmentIds: [ids.A, ids.B], setLogic: 'intersection', excludedSegmentIds: [ids.D],
-    });
+    const comp = await s.t.services.segmentsModule.api.resolveSegmentInput(
+      { orgId: s.org.orgId, userId: s.org.ownerId },
+      {
+        kind: 'segments',
+        segmentIds: [ids.A, ids.B],
+        setLogic: 'intersection',
+        excludedSegmentIds: [ids.D],
+      },
+    );
     expect((await s.g.ports.count({ kind: 'composition', composition: comp })).total).toBe(minus(inter(A, B), D).size);
-    await expect(s.t.services.segmentsModule.api.resolveSegmentInput({ orgId: s.org.orgId, userId: s.org.ownerId }, { kind: 'audience', audienceId: 'aud_nope' })).rejects.toMatchObject({ code: 'AUDIENCE_NOT_FOUND' });
+    await expect(
+      s.t.services.segmentsModule.api.resolveSegmentInput(
+        { orgId: s.org.orgId, userId: s.org.ownerId },
+        { kind: 'audience', audienceId: 'aud_nope' },
+      ),
+    ).rejects.toMatchObject({ code: 'AUDIENCE_NOT_FOUND' });
     // And over HTTP: discovery counts saved segments and audiences.
-    const viaDiscovery = await s.call('POST', '/v1/discovery/count', { segment_ids: [ids.A, ids.B], set_logic: 'intersection', excluded_segment_ids: [ids.D] });
+    const viaDiscovery = await s.call('POST', '/v1/discovery/count', {
+      segment_ids: [ids.A, ids.B],
+      set_logic: 'intersection',
+      excluded_segment_ids: [ids.D],
+    });
     expect(viaDiscovery.status, JSON.stringify(viaDiscovery.body)).toBe(200);
     // The same question gets the same answer in discovery as in the audience's stored record_count.
     expect(viaDiscovery.body.count).toBe(i.body.record_count);
@@ -71,22 +107,40 @@ describe('audiences, compositions and campaigns (spec 4.4, 4.6, 3)', () => {
   });
 
   it('bulk-creates up to 25, reporting items with missing segments', async () => {
-    const res = await s.call('POST', '/v1/audiences/bulk-create', { audiences: [
-      { name: 'one', segment_ids: [ids.A] },
-      { name: 'refs win', segment_ids: ['seg_ignored'], segment_refs: [{ segment_id: ids.B, role: 'include' }, { segment_id: ids.D, role: 'exclude' }] },
-      { name: 'missing', segment_ids: [ids.A, 'seg_gone'] },
-      { name: 'given', segment_ids: [ids.A, ids.C], record_count: 1234 },
-    ] });
+    const res = await s.call('POST', '/v1/audiences/bulk-create', {
+      audiences: [
+        { name: 'one', segment_ids: [ids.A] },
+        {
+          name: 'refs win',
+          segment_ids: ['seg_ignored'],
+          segment_refs: [
+            { segment_id: ids.B, role: 'include' },
+            { segment_id: ids.D, role: 'exclude' },
+          ],
+        },
+        { name: 'missing', segment_ids: [ids.A, 'seg_gone'] },
+        { name: 'given', segment_ids: [ids.A, ids.C], record_count: 1234 },
+      ],
+    });
     expect(res.status).toBe(200);
     expect(res.body.audiences.map((a: any) => a.name)).toEqual(['one', 'refs win', 'given']);
     // One included segment: its own stored count, the same question as its raw filters.
-    expect(res.body.audiences[0].record_count).toBe(await shownSet({ filters: [cond('state', 'IN', ['CA', 'TX', 'NY'])] }, await s.g.keys(`state IN ('CA','TX','NY')`)));
+    expect(res.body.audiences[0].record_count).toBe(
+      await shownSet({ filters: [cond('state', 'IN', ['CA', 'TX', 'NY'])] }, await s.g.keys(`state IN ('CA','TX','NY')`)),
+    );
     expect(res.body.audiences[1].segment_ids).toEqual([ids.B]);
     expect(res.body.audiences[2].record_count).toBe(1234);
-    expect(res.body.errors).toEqual([expect.objectContaining({ index: 2, name: 'missing', error: 'SEGMENT_NOT_FOUND', segment_ids: ['seg_gone'] })]);
-    const tooMany = await s.call('POST', '/v1/audiences/bulk-create', { audiences: Array.from({ length: 26 }, (_, i) => ({ name: `n${i}`, segment_ids: [ids.A] })) });
+    expect(res.body.errors).toEqual([
+      expect.objectContaining({ index: 2, name: 'missing', error: 'SEGMENT_NOT_FOUND', segment_ids: ['seg_gone'] }),
+    ]);
+    const tooMany = await s.call('POST', '/v1/audiences/bulk-create', {
+      audiences: Array.from({ length: 26 }, (_, i) => ({ name: `n${i}`, segment_ids: [ids.A] })),
+    });
     expect(tooMany.status).toBe(400);
-    const badCampaign = await s.call('POST', '/v1/audiences/bulk-create', { campaign_id: 'cmp_x', audiences: [{ name: 'n', segment_ids: [ids.A] }] });
+    const badCampaign = await s.call('POST', '/v1/audiences/bulk-create', {
+      campaign_id: 'cmp_x',
+      audiences: [{ name: 'n', segment_ids: [ids.A] }],
+    });
     expect(badCampaign.body.error).toBe('INVALID_CAMPAIGN_ID');
     // On a read nothing is created, so the message must not say so.
     const unknownList = await s.call('GET', '/v1/audiences?campaign_id=cmp_unknown00000000000000');
@@ -106,7 +160,10 @@ describe('audiences, compositions and campaigns (spec 4.4, 4.6, 3)', () => {
       delete s.t.services.segmentsModule.faults.count;
     }
     expect(aud).toMatchObject({ record_count: null, record_count_reason: 'counting' });
-    await s.t.services.segmentsModule.jobDefinitions().find((d) => d.name === 'recount')!.handle({ orgId: s.org.orgId, kind: 'audience', id: aud.audience_id, version: 1 }, { id: 'test', retryCount: 0 });
+    await s.t.services.segmentsModule
+      .jobDefinitions()
+      .find((d) => d.name === 'recount')!
+      .handle({ orgId: s.org.orgId, kind: 'audience', id: aud.audience_id, version: 1 }, { id: 'test', retryCount: 0 });
     const after = (await s.call('GET', `/v1/audiences/${aud.audience_id}`)).body;
     expect(after.record_count).toEqual(near(union(await s.g.keys(`state IN ('CA','TX','NY')`), await s.g.keys('age >= 50')).size));
   }, 60_000);
@@ -116,22 +173,41 @@ describe('audiences, compositions and campaigns (spec 4.4, 4.6, 3)', () => {
     const id = aud.audience_id;
     expect((await s.call('PATCH', `/v1/audiences/${id}`, { status: 'archived' })).body.status).toBe('archived');
     expect((await s.call('GET', '/v1/audiences?limit=100')).body.audiences.map((a: any) => a.audience_id)).not.toContain(id);
-    expect((await s.call('GET', '/v1/audiences?limit=100&include_archived=true')).body.audiences.map((a: any) => a.audience_id)).toContain(id);
-    expect((await s.call('PATCH', `/v1/audiences/${id}`, { status: 'active', name: 'renamed' })).body).toMatchObject({ status: 'active', name: 'renamed' });
+    expect((await s.call('GET', '/v1/audiences?limit=100&include_archived=true')).body.audiences.map((a: any) => a.audience_id)).toContain(
+      id,
+    );
+    expect((await s.call('PATCH', `/v1/audiences/${id}`, { status: 'active', name: 'renamed' })).body).toMatchObject({
+      status: 'active',
+      name: 'renamed',
+    });
 
     const refresh = (body: unknown) => s.call('POST', `/v1/audiences/${id}/refresh`, body);
     expect((await refresh({})).body.error).toBe('SEGMENT_ID_REQUIRED');
     expect((await refresh({ segment_id: ids.C })).body.error).toBe('SEGMENT_NOT_A_MEMBER');
     s.clock.advance(5 * DAY);
     const ok = await refresh({ segment_id: ids.A });
-    expect(ok.body).toMatchObject({ audience_id: id, segment_id: ids.A, version: 2, status: 'active', subtype: 'filter', refreshed: true, expires_at: '2026-06-04' });
+    expect(ok.body).toMatchObject({
+      audience_id: id,
+      segment_id: ids.A,
+      version: 2,
+      status: 'active',
+      subtype: 'filter',
+      refreshed: true,
+      expires_at: '2026-06-04',
+    });
     const got = (await s.call('GET', `/v1/audiences/${id}`)).body;
     expect(got).toMatchObject({ snapshot_version: 2, record_count: null, record_count_reason: 'not_counted' });
     expect((await s.call('POST', `/v1/audiences/${id}/count`)).body.record_count).toBe(aud.record_count);
 
     const fork = await s.call('POST', `/v1/audiences/${id}/fork`, { name: 'forked' });
     expect(fork.status).toBe(201);
-    expect(fork.body).toMatchObject({ parent_audience_id: id, parent_snapshot_version: 2, snapshot_version: 1, record_count: aud.record_count, segment_ids: [ids.A, ids.B] });
+    expect(fork.body).toMatchObject({
+      parent_audience_id: id,
+      parent_snapshot_version: 2,
+      snapshot_version: 1,
+      record_count: aud.record_count,
+      segment_ids: [ids.A, ids.B],
+    });
 
     await s.call('PATCH', `/v1/segments/${ids.B}`, { status: 'archived' });
     expect((await refresh({ segment_id: ids.B })).body.error).toBe('SEGMENT_ARCHIVED');
@@ -142,7 +218,12 @@ describe('audiences, compositions and campaigns (spec 4.4, 4.6, 3)', () => {
     await sweepExpired(database.db, s.clock);
     expect((await s.call('GET', `/v1/audiences/${id}`)).body.status).toBe('expired');
     expect((await s.call('PATCH', `/v1/audiences/${id}`, { status: 'active' })).body.error).toBe('INVALID_STATUS_TRANSITION');
-    await expect(s.t.services.segmentsModule.api.resolveSegmentInput({ orgId: s.org.orgId, userId: s.org.ownerId }, { kind: 'audience', audienceId: id })).rejects.toMatchObject({ code: 'AUDIENCE_EXPIRED' });
+    await expect(
+      s.t.services.segmentsModule.api.resolveSegmentInput(
+        { orgId: s.org.orgId, userId: s.org.ownerId },
+        { kind: 'audience', audienceId: id },
+      ),
+    ).rejects.toMatchObject({ code: 'AUDIENCE_EXPIRED' });
     // A segment refresh revives the (expired) member segments; the audience refresh renews the audience.
     await s.call('POST', `/v1/segments/${ids.A}/refresh`, {});
     expect((await refresh({ segment_id: ids.A })).body).toMatchObject({ status: 'active', version: 3 });
@@ -179,7 +260,8 @@ describe('audiences, compositions and campaigns (spec 4.4, 4.6, 3)', () => {
     const org = await createTestOrg(s.t);
     const tok = await org.token();
     const call = (m: string, url: string, body?: unknown) => s.call(m, url, body, tok);
-    const seg = (await call('POST', '/v1/segments', { name: 's', filters: [cond('state', '=', 'CA')], create_audience: false })).body.segment_id;
+    const seg = (await call('POST', '/v1/segments', { name: 's', filters: [cond('state', '=', 'CA')], create_audience: false })).body
+      .segment_id;
     const made: string[] = [];
     for (let i = 0; i < 7; i++) {
       s.clock.advance(1000);
@@ -233,7 +315,9 @@ describe('audiences, compositions and campaigns (spec 4.4, 4.6, 3)', () => {
     expect(got.audiences[0].linked_at).toBeTruthy();
     const list = (await call('GET', '/v1/campaigns')).body;
     expect(list.campaigns.every((c: any) => c.audiences.length === 0)).toBe(true);
-    expect((await call('PATCH', `/v1/campaigns/${cmp}`, { status: 'archived', description: 'x'.repeat(1000) })).body.status).toBe('archived');
+    expect((await call('PATCH', `/v1/campaigns/${cmp}`, { status: 'archived', description: 'x'.repeat(1000) })).body.status).toBe(
+      'archived',
+    );
     expect((await call('PATCH', `/v1/campaigns/${cmp}`, { description: 'x'.repeat(1001) })).status).toBe(400);
     // Usage stats count campaigns of active audiences.
     expect((await call('GET', `/v1/segments/${seg}`)).body).toMatchObject({ audience_count: 6, campaign_count: 1 });

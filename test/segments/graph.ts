@@ -27,8 +27,18 @@ const EQ: FilterOperator[] = ['=', '!=', 'IN', 'NOT IN', 'IS NULL', 'IS NOT NULL
 const ORD: FilterOperator[] = [...EQ, '<', '<=', '>', '>=', 'BETWEEN'];
 function field(name: string, type: CatalogField['type'], operators: FilterOperator[], extra: Partial<CatalogField> = {}): CatalogField {
   return {
-    name, type, operators, description: name, category: 'test', filterable: true, aliases: [], pii: false, tags: ['audience'],
-    enrichment_price_cents: 0, storage: { kind: 'column', column: name }, ...extra,
+    name,
+    type,
+    operators,
+    description: name,
+    category: 'test',
+    filterable: true,
+    aliases: [],
+    pii: false,
+    tags: ['audience'],
+    enrichment_price_cents: 0,
+    storage: { kind: 'column', column: name },
+    ...extra,
   };
 }
 /** Used only when the real catalog (src/modules/catalog/fields.ts) is not in the tree yet. */

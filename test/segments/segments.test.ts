@@ -23,8 +23,16 @@ describe('filter segments: lifecycle and errors (spec 4.3, 3)', () => {
   it('creates an active, counted filter segment with a wrapper audience', async () => {
     const seg = await s.segment({ name: 'California', filters: [cond('state', '=', 'CA')] });
     expect(seg).toMatchObject({
-      subtype: 'filter', status: 'active', visibility: 'org', current_version: 1, record_count: ca, record_count_reason: null,
-      record_limit: null, ephemeral: false, expires_at: '2026-05-30', data_release: { major: 1, minor: 0 },
+      subtype: 'filter',
+      status: 'active',
+      visibility: 'org',
+      current_version: 1,
+      record_count: ca,
+      record_count_reason: null,
+      record_limit: null,
+      ephemeral: false,
+      expires_at: '2026-05-30',
+      data_release: { major: 1, minor: 0 },
       lineage: { parent_segment_id: null, root_segment_id: null, parent_version: null },
       filters: [{ field: 'state', op: '=', value: 'CA' }],
     });
@@ -59,10 +67,18 @@ describe('filter segments: lifecycle and errors (spec 4.3, 3)', () => {
       [{ name: 'x', filters: [cond('state', '=', 'CA')], record_limit: 1_000_000_001 }, 400, 'INVALID_REQUEST'],
       [{ name: 'x', filters: [cond('gender', '=', 'F')], record_limit: 10 }, 400, 'CAP_GEOGRAPHY_REQUIRED'],
       // Second OR branch has no geography.
-      [{ name: 'x', filter_groups: [
-        { id: 'a', combinator: 'AND', filters: [cond('state', '=', 'CA')] },
-        { id: 'b', combinator: 'OR', filters: [cond('gender', '=', 'F')] },
-      ], record_limit: 10 }, 400, 'CAP_GEOGRAPHY_REQUIRED'],
+      [
+        {
+          name: 'x',
+          filter_groups: [
+            { id: 'a', combinator: 'AND', filters: [cond('state', '=', 'CA')] },
+            { id: 'b', combinator: 'OR', filters: [cond('gender', '=', 'F')] },
+          ],
+          record_limit: 10,
+        },
+        400,
+        'CAP_GEOGRAPHY_REQUIRED',
+      ],
       // Too many ZIP3 regions (CA, TX, NY, FL together are well over 100).
       [{ name: 'x', filters: [cond('state', 'IN', ['CA', 'TX', 'NY', 'FL'])], record_limit: 10 }, 400, 'CAP_GEOGRAPHY_REQUIRED'],
     ];
@@ -79,7 +95,9 @@ describe('filter segments: lifecycle and errors (spec 4.3, 3)', () => {
 
   it('answers 502 FILTER_CATALOG_UNAVAILABLE when the catalog cannot be read, creating nothing', async () => {
     const before = (await s.call('GET', '/v1/segments?limit=100')).body.count;
-    s.t.services.segmentsModule.faults.catalog = async () => { throw new Error('down'); };
+    s.t.services.segmentsModule.faults.catalog = async () => {
+      throw new Error('down');
+    };
     try {
       const res = await s.call('POST', '/v1/segments', { name: 'x', filters: [cond('state', '=', 'CA')] });
       expect(res.status).toBe(502);
@@ -104,7 +122,8 @@ describe('filter segments: lifecycle and errors (spec 4.3, 3)', () => {
     expect(capped).toMatchObject({ record_count: near(200), record_limit: 200 });
     const whole = await s.segment({ filters: [cond('state', '=', 'CA')], create_audience: false });
     const women = await s.segment({ filters: [cond('gender', '=', 'F')], create_audience: false });
-    const compose = async (body: Record<string, unknown>) => (await s.call('POST', '/v1/audiences', { name: 'c', ...body })).body.record_count;
+    const compose = async (body: Record<string, unknown>) =>
+      (await s.call('POST', '/v1/audiences', { name: 'c', ...body })).body.record_count;
     // The subset lies inside the uncapped membership, and the same subset is used every time.
     expect(await compose({ segment_ids: [capped.segment_id, whole.segment_id], set_logic: 'union' })).toEqual(near(caTrue));
     expect(await compose({ segment_ids: [capped.segment_id, whole.segment_id], set_logic: 'intersection' })).toEqual(near(200));
@@ -136,17 +155,29 @@ describe('filter segments: lifecycle and errors (spec 4.3, 3)', () => {
     expect(noop.body).toMatchObject({ refreshed: false, current_version: 1, affected_audiences: [seg.audience_id] });
     s.clock.advance(10 * DAY);
     const forced = await s.call('POST', `/v1/segments/${id}/refresh`, { force: true });
-    expect(forced.body).toMatchObject({ refreshed: true, current_version: 2, expires_at: '2026-06-09', affected_audiences: [seg.audience_id] });
+    expect(forced.body).toMatchObject({
+      refreshed: true,
+      current_version: 2,
+      expires_at: '2026-06-09',
+      affected_audiences: [seg.audience_id],
+    });
     // Spec 3: the refresh clears record_count; the new version's count lands through the recount job.
     expect(forced.body).toMatchObject({ record_count: null, record_count_reason: 'counting' });
     expect(typeof forced.body.next_step).toBe('string');
     const recount = s.t.services.segmentsModule.jobDefinitions().find((d) => d.name === 'recount')!;
     await recount.handle({ orgId: s.org.orgId, kind: 'segment', id, version: 2 }, { id: 'job', retryCount: 0 });
-    expect((await s.call('GET', `/v1/segments/${id}`)).body).toMatchObject({ current_version: 2, record_count: await shownSet({ filters: [cond('state', '=', 'TX')] }, await s.g.keys(`state = 'TX'`)), record_count_reason: null });
+    expect((await s.call('GET', `/v1/segments/${id}`)).body).toMatchObject({
+      current_version: 2,
+      record_count: await shownSet({ filters: [cond('state', '=', 'TX')] }, await s.g.keys(`state = 'TX'`)),
+      record_count_reason: null,
+    });
 
     // Filters edit bumps the version and recounts.
     const edited = await patch({ filters: [cond('state', '=', 'NY')] });
-    expect(edited.body).toMatchObject({ current_version: 3, record_count: await shownSet({ filters: [cond('state', '=', 'NY')] }, await s.g.keys(`state = 'NY'`)) });
+    expect(edited.body).toMatchObject({
+      current_version: 3,
+      record_count: await shownSet({ filters: [cond('state', '=', 'NY')] }, await s.g.keys(`state = 'NY'`)),
+    });
 
     // TTL: the sweep expires segment and audience; reactivating by PATCH is refused, refresh renews.
     s.clock.advance(91 * DAY);
@@ -182,7 +213,8 @@ describe('filter segments: lifecycle and errors (spec 4.3, 3)', () => {
   it('deletes with confirm_impact; deleted segments vanish everywhere', async () => {
     const a = await s.segment({ filters: [cond('state', '=', 'CA')] });
     const b = await s.segment({ filters: [cond('gender', '=', 'M')], create_audience: false });
-    const aud = (await s.call('POST', '/v1/audiences', { name: 'two', segment_ids: [a.segment_id], excluded_segment_ids: [b.segment_id] })).body;
+    const aud = (await s.call('POST', '/v1/audiences', { name: 'two', segment_ids: [a.segment_id], excluded_segment_ids: [b.segment_id] }))
+      .body;
     const blocked = await s.call('DELETE', `/v1/segments/${b.segment_id}`);
     expect(blocked).toMatchObject({ status: 409, body: { error: 'SEGMENT_IN_USE', audience_count: 1, campaign_count: 0 } });
     expect(blocked.body.audiences[0].audience_id).toBe(aud.audience_id);
@@ -203,8 +235,13 @@ describe('filter segments: lifecycle and errors (spec 4.3, 3)', () => {
     const root = await s.segment({ filters: [cond('state', '=', 'CA')], create_audience: false });
     await s.call('POST', `/v1/segments/${root.segment_id}/refresh`, { force: true });
     const child = (await s.call('POST', `/v1/segments/${root.segment_id}/duplicate`, {})).body;
-    expect(child).toMatchObject({ name: 'seg (copy)', current_version: 1, record_count: ca, shared_source_data: false,
-      lineage: { parent_segment_id: root.segment_id, root_segment_id: root.segment_id, parent_version: 2 } });
+    expect(child).toMatchObject({
+      name: 'seg (copy)',
+      current_version: 1,
+      record_count: ca,
+      shared_source_data: false,
+      lineage: { parent_segment_id: root.segment_id, root_segment_id: root.segment_id, parent_version: 2 },
+    });
     const grandchild = (await s.call('POST', `/v1/segments/${child.segment_id}/duplicate`, { name: 'g', create_audience: true })).body;
     expect(grandchild.lineage).toEqual({ parent_segment_id: child.segment_id, root_segment_id: root.segment_id, parent_version: 1 });
     expect(grandchild.audience_id).toMatch(/^aud_/);
@@ -215,14 +252,23 @@ describe('filter segments: lifecycle and errors (spec 4.3, 3)', () => {
     const colleague = await s.org.token(undefined, await s.org.addUser('member'));
     expect((await s.call('GET', `/v1/segments/${priv.segment_id}`, undefined, colleague)).status).toBe(404);
     expect((await s.call('PATCH', `/v1/segments/${priv.segment_id}`, { name: 'n' }, colleague)).status).toBe(404);
-    expect((await s.call('GET', '/v1/segments?limit=100', undefined, colleague)).body.segments.map((x: any) => x.segment_id)).not.toContain(priv.segment_id);
-    expect((await s.call('POST', '/v1/audiences', { name: 'x', segment_ids: [priv.segment_id] }, colleague)).body.error).toBe('SEGMENT_NOT_FOUND');
+    expect((await s.call('GET', '/v1/segments?limit=100', undefined, colleague)).body.segments.map((x: any) => x.segment_id)).not.toContain(
+      priv.segment_id,
+    );
+    expect((await s.call('POST', '/v1/audiences', { name: 'x', segment_ids: [priv.segment_id] }, colleague)).body.error).toBe(
+      'SEGMENT_NOT_FOUND',
+    );
     expect((await s.call('GET', `/v1/segments/${priv.segment_id}`)).status).toBe(200);
 
     const other = await createTestOrg(s.t);
     const otherToken = await other.token();
-    for (const [m, url] of [['GET', `/v1/segments/${priv.segment_id}`], ['PATCH', `/v1/segments/${priv.segment_id}`], ['DELETE', `/v1/segments/${priv.segment_id}`],
-      ['POST', `/v1/segments/${priv.segment_id}/refresh`], ['GET', `/v1/audiences/${priv.audience_id}`]] as const) {
+    for (const [m, url] of [
+      ['GET', `/v1/segments/${priv.segment_id}`],
+      ['PATCH', `/v1/segments/${priv.segment_id}`],
+      ['DELETE', `/v1/segments/${priv.segment_id}`],
+      ['POST', `/v1/segments/${priv.segment_id}/refresh`],
+      ['GET', `/v1/audiences/${priv.audience_id}`],
+    ] as const) {
       const res = await s.call(m, url, m === 'PATCH' ? { name: 'n' } : m === 'POST' ? {} : undefined, otherToken);
       expect(res.status, `${m} ${url}`).toBe(404);
     }
@@ -234,7 +280,10 @@ describe('filter segments: lifecycle and errors (spec 4.3, 3)', () => {
     const made: string[] = [];
     for (let i = 0; i < 6; i++) {
       s.clock.advance(1000);
-      made.push((await s.call('POST', '/v1/segments', { name: `p${i}`, filters: [cond('state', '=', 'CA')], create_audience: false }, tok)).body.segment_id);
+      made.push(
+        (await s.call('POST', '/v1/segments', { name: `p${i}`, filters: [cond('state', '=', 'CA')], create_audience: false }, tok)).body
+          .segment_id,
+      );
     }
     await s.call('PATCH', `/v1/segments/${made[1]}`, { status: 'archived' }, tok);
     await s.call('DELETE', `/v1/segments/${made[4]}`, undefined, tok);

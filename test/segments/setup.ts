@@ -30,11 +30,21 @@ export async function setup(start = '2026-03-01T12:00:00Z', dataDir?: string): P
   };
   const call = async (method: string, url: string, body?: unknown, given?: string) => {
     const tok = given ?? (await fresh());
-    const res = await t.app.inject({ method: method as 'GET', url, headers: bearer(tok), ...(body === undefined ? {} : { payload: body as object }) });
+    const res = await t.app.inject({
+      method: method as 'GET',
+      url,
+      headers: bearer(tok),
+      ...(body === undefined ? {} : { payload: body as object }),
+    });
     return { status: res.statusCode, body: res.body ? res.json() : null };
   };
   return {
-    t, g, clock, org, token, call,
+    t,
+    g,
+    clock,
+    org,
+    token,
+    call,
     async segment(body, tok) {
       const res = await call('POST', '/v1/segments', { name: 'seg', ...body }, tok);
       if (res.status !== 201) throw new Error(`segment create ${res.status}: ${JSON.stringify(res.body)}`);

@@ -10,7 +10,10 @@ import { existsSync } from 'node:fs';
 export const CHROMIUM = '/usr/bin/chromium';
 export const CURL = '/usr/bin/curl';
 
-const NEEDED: [binary: string, pkg: string][] = [[CHROMIUM, 'chromium'], [CURL, 'curl']];
+const NEEDED: [binary: string, pkg: string][] = [
+  [CHROMIUM, 'chromium'],
+  [CURL, 'curl'],
+];
 
 export default function setup(): void {
   const missing = NEEDED.filter(([binary]) => !existsSync(binary)).map(([, pkg]) => pkg);

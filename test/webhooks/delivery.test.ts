@@ -34,14 +34,30 @@ describe('webhook delivery', () => {
   };
   const emit = async (orgId: string, webhookUrl?: string, type: 'segment.ready' | 'delivery.failed' = 'segment.ready') =>
     (await db()).transaction().execute((trx) =>
-      t.services.events.emit(trx, { orgId, type: type as 'segment.ready', subject: { kind: 'segment', id: 'seg_1', name: 'Dog owners' }, data: readyData, webhookUrl }),
+      t.services.events.emit(trx, {
+        orgId,
+        type: type as 'segment.ready',
+        subject: { kind: 'segment', id: 'seg_1', name: 'Dog owners' },
+        data: readyData,
+        webhookUrl,
+      }),
     );
   const setOrgUrl = async (o: TestOrg, url: string) =>
-    (await t.app.inject({ method: 'PUT', url: '/v1/settings/webhook', headers: bearer(await o.token(['account'])), payload: { url } })).json();
+    (
+      await t.app.inject({ method: 'PUT', url: '/v1/settings/webhook', headers: bearer(await o.token(['account'])), payload: { url } })
+    ).json();
   const subscribe = async (o: TestOrg, target_url: string, events: string[]) =>
-    (await t.app.inject({ method: 'POST', url: '/v1/webhook-subscriptions', headers: bearer(await o.token(['account'])), payload: { target_url, events } })).json();
+    (
+      await t.app.inject({
+        method: 'POST',
+        url: '/v1/webhook-subscriptions',
+        headers: bearer(await o.token(['account'])),
+        payload: { target_url, events },
+      })
+    ).json();
   const deliveries = async (o: TestOrg, eventId: string) =>
-    (await t.app.inject({ method: 'GET', url: `/v1/events/${eventId}/deliveries`, headers: bearer(await o.token(['account'])) })).json().deliveries;
+    (await t.app.inject({ method: 'GET', url: `/v1/events/${eventId}/deliveries`, headers: bearer(await o.token(['account'])) })).json()
+      .deliveries;
 
   it('signs each request so the published helper verifies it; a replayed old timestamp is rejected', async () => {
     const o = await createTestOrg(t);
@@ -51,17 +67,41 @@ describe('webhook delivery', () => {
     await waitFor(() => r.received.length === 1);
     const req = r.received[0]!;
     const check = (over: Partial<Parameters<typeof verifyWebhook>[0]> = {}) =>
-      verifyWebhook({ secret, rawBody: req.rawBody, timestamp: req.headers['x-svc-timestamp'], signature: req.headers['x-svc-signature'], ...over });
+      verifyWebhook({
+        secret,
+        rawBody: req.rawBody,
+        timestamp: req.headers['x-svc-timestamp'],
+        signature: req.headers['x-svc-signature'],
+        ...over,
+      });
     expect(check()).toMatchObject({ ok: true });
     // Signed with the secret shown once, although only its sealed form is stored (ADR 006).
-    const stored = await (await db()).selectFrom('webhook_settings').select('secret').where('org_id', '=', o.orgId).executeTakeFirstOrThrow();
+    const stored = await (
+      await db()
+    )
+      .selectFrom('webhook_settings')
+      .select('secret')
+      .where('org_id', '=', o.orgId)
+      .executeTakeFirstOrThrow();
     expect(stored.secret).not.toContain(secret);
     expect(stored.secret).toMatch(/^wsk1\./);
     expect(req.headers['x-svc-signature']).toMatch(/^v1=[0-9a-f]{64}$/);
-    expect(req.headers).toMatchObject({ 'x-svc-event-id': eventId, 'x-svc-event-type': 'segment.ready', 'content-type': 'application/json' });
+    expect(req.headers).toMatchObject({
+      'x-svc-event-id': eventId,
+      'x-svc-event-type': 'segment.ready',
+      'content-type': 'application/json',
+    });
     expect(req.headers['user-agent']).toMatch(/AudienceDataService-Webhooks/);
     const body = JSON.parse(req.rawBody);
-    expect(body).toMatchObject({ id: eventId, type: 'segment.ready', org_id: o.orgId, api_version: '2026-11-01', links: {}, subject: { kind: 'segment', id: 'seg_1', name: 'Dog owners' }, data: readyData });
+    expect(body).toMatchObject({
+      id: eventId,
+      type: 'segment.ready',
+      org_id: o.orgId,
+      api_version: '2026-11-01',
+      links: {},
+      subject: { kind: 'segment', id: 'seg_1', name: 'Dog owners' },
+      data: readyData,
+    });
     expect(Object.keys(body).sort()).toEqual(['api_version', 'created_at', 'data', 'id', 'links', 'org_id', 'subject', 'type']);
     // Replay five minutes and one second later: refused. Tampered body or wrong secret: refused.
     const sent = Number(req.headers['x-svc-timestamp']);
@@ -81,13 +121,30 @@ describe('webhook delivery', () => {
     expect(r.received).toHaveLength(5);
     for (const req of r.received) {
       expect(req.headers['x-svc-event-id']).toBe(eventId);
-      expect(verifyWebhook({ secret, rawBody: req.rawBody, timestamp: req.headers['x-svc-timestamp'], signature: req.headers['x-svc-signature'] }).ok).toBe(true);
+      expect(
+        verifyWebhook({
+          secret,
+          rawBody: req.rawBody,
+          timestamp: req.headers['x-svc-timestamp'],
+          signature: req.headers['x-svc-signature'],
+        }).ok,
+      ).toBe(true);
     }
     expect(new Set(r.received.map((x) => x.rawBody)).size).toBe(1);
     const [d] = await deliveries(o, eventId);
-    expect(d).toMatchObject({ id: deliveryIds[0], destination: 'organization', attempt_count: 5, last_status_code: 200, failure_reason: null });
+    expect(d).toMatchObject({
+      id: deliveryIds[0],
+      destination: 'organization',
+      attempt_count: 5,
+      last_status_code: 200,
+      failure_reason: null,
+    });
     expect(d.attempts.map((a: { status_code: number | null; outcome: string }) => [a.status_code, a.outcome])).toEqual([
-      [500, 'retry'], [429, 'retry'], [408, 'retry'], [null, 'retry'], [200, 'succeeded'],
+      [500, 'retry'],
+      [429, 'retry'],
+      [408, 'retry'],
+      [null, 'retry'],
+      [200, 'succeeded'],
     ]);
     expect(d.attempts[3].error).toMatch(/400 ms/);
   });
@@ -100,7 +157,11 @@ describe('webhook delivery', () => {
     await waitFor(async () => (await deliveries(o, eventId))[0]?.status === 'failed', 25_000);
     await sleep(800);
     expect(r.received).toHaveLength(10);
-    expect((await deliveries(o, eventId))[0]).toMatchObject({ attempt_count: 10, failure_reason: 'attempts_exhausted', last_status_code: 503 });
+    expect((await deliveries(o, eventId))[0]).toMatchObject({
+      attempt_count: 10,
+      failure_reason: 'attempts_exhausted',
+      last_status_code: 503,
+    });
   }, 40_000);
 
   it('410 Gone ends delivery and disables the subscription; another 4xx is final for that event', async () => {
@@ -114,7 +175,11 @@ describe('webhook delivery', () => {
     const byDest = Object.fromEntries((await deliveries(o, eventId)).map((d: { destination: string }) => [d.destination, d]));
     expect(byDest.subscription).toMatchObject({ failure_reason: 'endpoint_gone', attempt_count: 1, last_status_code: 410 });
     expect(byDest.organization).toMatchObject({ failure_reason: 'rejected', attempt_count: 1, last_status_code: 400 });
-    const got = await t.app.inject({ method: 'GET', url: `/v1/webhook-subscriptions/${sub.id}`, headers: bearer(await o.token(['account'])) });
+    const got = await t.app.inject({
+      method: 'GET',
+      url: `/v1/webhook-subscriptions/${sub.id}`,
+      headers: bearer(await o.token(['account'])),
+    });
     expect(got.json()).toMatchObject({ status: 'disabled', disabled_reason: 'endpoint_gone' });
     // The disabled subscription receives nothing more; the 400 endpoint still gets new events.
     await emit(o.orgId);
@@ -147,7 +212,9 @@ describe('webhook delivery', () => {
     const r = await receiver();
     await emit(o.orgId, r.url);
     await waitFor(() => r.received.length === 1);
-    const settings = (await t.app.inject({ method: 'GET', url: '/v1/settings/webhook', headers: bearer(await o.token(['account'])) })).json();
+    const settings = (
+      await t.app.inject({ method: 'GET', url: '/v1/settings/webhook', headers: bearer(await o.token(['account'])) })
+    ).json();
     expect(settings).toMatchObject({ url: null, status: 'unset' });
     expect(settings.secret_hint).toMatch(/^whsec_/);
   });
@@ -184,7 +251,14 @@ describe('webhook delivery', () => {
     let eventId = '';
     await expect(
       (await db()).transaction().execute(async (trx) => {
-        eventId = (await t.services.events.emit(trx, { orgId: o.orgId, type: 'segment.ready', subject: { kind: 'segment', id: 's', name: null }, data: readyData })).eventId;
+        eventId = (
+          await t.services.events.emit(trx, {
+            orgId: o.orgId,
+            type: 'segment.ready',
+            subject: { kind: 'segment', id: 's', name: null },
+            data: readyData,
+          })
+        ).eventId;
         throw new Error('state change failed');
       }),
     ).rejects.toThrow('state change failed');
@@ -215,11 +289,21 @@ describe('webhook delivery', () => {
 
     // Another organization sees none of it.
     const otherToken = await org.token(['account']);
-    for (const url of [`/v1/events/${eventId}`, `/v1/events/${eventId}/deliveries`, `/v1/webhook-deliveries/${deliveryIds[0]}`, `/v1/webhook-subscriptions/${sub.id}/deliveries`, `/v1/webhook-subscriptions/${sub.id}`]) {
+    for (const url of [
+      `/v1/events/${eventId}`,
+      `/v1/events/${eventId}/deliveries`,
+      `/v1/webhook-deliveries/${deliveryIds[0]}`,
+      `/v1/webhook-subscriptions/${sub.id}/deliveries`,
+      `/v1/webhook-subscriptions/${sub.id}`,
+    ]) {
       const res = await t.app.inject({ method: 'GET', url, headers: bearer(otherToken) });
       expect(res.statusCode, url).toBe(404);
     }
-    const steal = await t.app.inject({ method: 'POST', url: `/v1/webhook-deliveries/${deliveryIds[0]}/redeliver`, headers: bearer(otherToken) });
+    const steal = await t.app.inject({
+      method: 'POST',
+      url: `/v1/webhook-deliveries/${deliveryIds[0]}/redeliver`,
+      headers: bearer(otherToken),
+    });
     expect(steal.statusCode).toBe(404);
   });
 });

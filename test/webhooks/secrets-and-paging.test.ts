@@ -5,7 +5,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PGliteDialect } from '../../src/db/pglite-dialect.ts';
 import { migrationProvider } from '../../src/db/migrations/index.ts';
 import type { DB } from '../../src/db/schema.ts';
-import { createSecretBox, decryptV1, deriveSecretKey, encryptV1, orgSecretAad, SEALED_PREFIX, subscriptionSecretAad } from '../../src/modules/webhooks/secret-box.ts';
+import {
+  createSecretBox,
+  decryptV1,
+  deriveSecretKey,
+  encryptV1,
+  orgSecretAad,
+  SEALED_PREFIX,
+  subscriptionSecretAad,
+} from '../../src/modules/webhooks/secret-box.ts';
 import { loadMasterKeys } from '../../src/db/master-key.ts';
 import { systemClock } from '../../src/lib/clock.ts';
 import { createServerKeys } from '../../src/db/server-secrets.ts';
@@ -29,12 +37,35 @@ describe('webhook secrets at rest', () => {
 
   it('stores the organization and subscription secrets sealed, never in plain text; the hint still works', async () => {
     const token = await org.token(['account']);
-    const put = (await t.app.inject({ method: 'PUT', url: '/v1/settings/webhook', headers: bearer(token), payload: { url: 'https://hooks.example.com/a' } })).json();
-    const sub = (await t.app.inject({ method: 'POST', url: '/v1/webhook-subscriptions', headers: bearer(token), payload: { target_url: 'https://hooks.example.com/s', events: ['segment.ready'] } })).json();
+    const put = (
+      await t.app.inject({
+        method: 'PUT',
+        url: '/v1/settings/webhook',
+        headers: bearer(token),
+        payload: { url: 'https://hooks.example.com/a' },
+      })
+    ).json();
+    const sub = (
+      await t.app.inject({
+        method: 'POST',
+        url: '/v1/webhook-subscriptions',
+        headers: bearer(token),
+        payload: { target_url: 'https://hooks.example.com/s', events: ['segment.ready'] },
+      })
+    ).json();
 
-    const settingsRow = (await (await db()).selectFrom('webhook_settings').selectAll().where('org_id', '=', org.orgId).executeTakeFirstOrThrow());
-    const subRow = (await (await db()).selectFrom('webhook_subscriptions').selectAll().where('id', '=', sub.id).executeTakeFirstOrThrow());
-    for (const [row, secret] of [[settingsRow, put.secret], [subRow, sub.secret]] as const) {
+    const settingsRow = await (
+      await db()
+    )
+      .selectFrom('webhook_settings')
+      .selectAll()
+      .where('org_id', '=', org.orgId)
+      .executeTakeFirstOrThrow();
+    const subRow = await (await db()).selectFrom('webhook_subscriptions').selectAll().where('id', '=', sub.id).executeTakeFirstOrThrow();
+    for (const [row, secret] of [
+      [settingsRow, put.secret],
+      [subRow, sub.secret],
+    ] as const) {
       expect(secret).toMatch(/^whsec_[A-Za-z0-9]{40}$/);
       expect(row.secret.startsWith(SEALED_PREFIX)).toBe(true);
       expect(row.secret).not.toContain(secret);
@@ -76,10 +107,29 @@ describe('webhook secrets at rest', () => {
       const now = new Date();
       const legacy = fresh as unknown as Kysely<any>;
       await legacy.insertInto('organizations').values({ id: 'org_m', name: 'M', client_code: 'M1', created_at: now }).execute();
-      await legacy.insertInto('webhook_settings').values({ org_id: 'org_m', url: 'https://h.example.com/o', secret: 'whsec_orgPlainSecret0000000000000000000001', secret_created_at: now, updated_at: now }).execute();
-      await legacy.insertInto('webhook_subscriptions').values({
-        id: 'whs_m', org_id: 'org_m', target_url: 'https://h.example.com/s', events: ['segment.ready'], secret: 'whsec_subPlainSecret0000000000000000000002', status: 'active', created_at: now, updated_at: now,
-      }).execute();
+      await legacy
+        .insertInto('webhook_settings')
+        .values({
+          org_id: 'org_m',
+          url: 'https://h.example.com/o',
+          secret: 'whsec_orgPlainSecret0000000000000000000001',
+          secret_created_at: now,
+          updated_at: now,
+        })
+        .execute();
+      await legacy
+        .insertInto('webhook_subscriptions')
+        .values({
+          id: 'whs_m',
+          org_id: 'org_m',
+          target_url: 'https://h.example.com/s',
+          events: ['segment.ready'],
+          secret: 'whsec_subPlainSecret0000000000000000000002',
+          status: 'active',
+          created_at: now,
+          updated_at: now,
+        })
+        .execute();
 
       expect((await migrator.migrateToLatest()).error).toBeUndefined();
       const s = await fresh.selectFrom('webhook_settings').selectAll().executeTakeFirstOrThrow();
@@ -88,13 +138,18 @@ describe('webhook secrets at rest', () => {
       expect(sub.secret.startsWith(SEALED_PREFIX)).toBe(true);
       expect(s.secret_hint).toBe('whsec_…0001');
       expect(sub.secret_hint).toBe('whsec_…0002');
-      const box = createSecretBox(fresh, createServerKeys({ db: fresh, masterKeys: loadMasterKeys({ dataDir: null, env: {} }) }, systemClock));
+      const box = createSecretBox(
+        fresh,
+        createServerKeys({ db: fresh, masterKeys: loadMasterKeys({ dataDir: null, env: {} }) }, systemClock),
+      );
       expect(await box.open(s.secret, orgSecretAad('org_m'))).toBe('whsec_orgPlainSecret0000000000000000000001');
       expect(await box.open(sub.secret, subscriptionSecretAad('whs_m'))).toBe('whsec_subPlainSecret0000000000000000000002');
 
       // And back: down restores the plain text.
       expect((await migrator.migrateTo('006-file-match')).error).toBeUndefined();
-      expect((await legacy.selectFrom('webhook_settings').select('secret').executeTakeFirstOrThrow()).secret).toBe('whsec_orgPlainSecret0000000000000000000001');
+      expect((await legacy.selectFrom('webhook_settings').select('secret').executeTakeFirstOrThrow()).secret).toBe(
+        'whsec_orgPlainSecret0000000000000000000001',
+      );
     } finally {
       await fresh.destroy();
       await pglite.close();
@@ -115,9 +170,23 @@ describe('webhook list paging', () => {
 
   const get = async (o: TestOrg, url: string) => t.app.inject({ method: 'GET', url, headers: bearer(await o.token(['account'])) });
   const subscribe = async (o: TestOrg, target_url: string) =>
-    (await t.app.inject({ method: 'POST', url: '/v1/webhook-subscriptions', headers: bearer(await o.token(['account'])), payload: { target_url, events: ['segment.ready'] } })).json();
+    (
+      await t.app.inject({
+        method: 'POST',
+        url: '/v1/webhook-subscriptions',
+        headers: bearer(await o.token(['account'])),
+        payload: { target_url, events: ['segment.ready'] },
+      })
+    ).json();
   const emit = async (orgId: string) =>
-    (await db()).transaction().execute((trx) => t.services.events.emit(trx, { orgId, type: 'segment.ready', subject: { kind: 'segment', id: 'seg_1', name: null }, data: readyData }));
+    (await db()).transaction().execute((trx) =>
+      t.services.events.emit(trx, {
+        orgId,
+        type: 'segment.ready',
+        subject: { kind: 'segment', id: 'seg_1', name: null },
+        data: readyData,
+      }),
+    );
 
   /** Follows next_cursor to the end; returns the pages' ids. */
   async function pages(o: TestOrg, base: string, key: 'deliveries' | 'subscriptions', limit: number) {
@@ -135,7 +204,7 @@ describe('webhook list paging', () => {
     return out;
   }
 
-  it('pages a subscription\'s deliveries newest first across pages, with next_cursor null at the end', async () => {
+  it("pages a subscription's deliveries newest first across pages, with next_cursor null at the end", async () => {
     const o = await createTestOrg(t);
     const sub = await subscribe(o, 'https://hooks.example.com/p');
     for (let i = 0; i < 5; i++) {
@@ -155,10 +224,15 @@ describe('webhook list paging', () => {
     expect((await get(o, `/v1/webhook-subscriptions/${sub.id}/deliveries?limit=5`)).json().next_cursor).toBeNull();
   });
 
-  it('pages an event\'s deliveries (equal timestamps are ordered by id) and the default page is 25', async () => {
+  it("pages an event's deliveries (equal timestamps are ordered by id) and the default page is 25", async () => {
     const o = await createTestOrg(t);
     const token = await o.token(['account']);
-    await t.app.inject({ method: 'PUT', url: '/v1/settings/webhook', headers: bearer(token), payload: { url: 'https://hooks.example.com/org' } });
+    await t.app.inject({
+      method: 'PUT',
+      url: '/v1/settings/webhook',
+      headers: bearer(token),
+      payload: { url: 'https://hooks.example.com/org' },
+    });
     for (let i = 0; i < 4; i++) await subscribe(o, `https://hooks.example.com/s${i}`);
     const { eventId, deliveryIds } = await emit(o.orgId);
     expect(deliveryIds).toHaveLength(5);

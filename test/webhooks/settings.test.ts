@@ -45,10 +45,17 @@ describe('webhook settings and subscriptions', () => {
 
   it('creates, lists, gets and deletes subscriptions; the secret appears only in the create response', async () => {
     const token = await org.token(['account']);
-    const created = await call(dev, 'POST', '/v1/webhook-subscriptions', token, { target_url: 'https://hooks.example.com/sub', events: ['segment.ready', 'delivery.failed'] });
+    const created = await call(dev, 'POST', '/v1/webhook-subscriptions', token, {
+      target_url: 'https://hooks.example.com/sub',
+      events: ['segment.ready', 'delivery.failed'],
+    });
     expect(created.statusCode).toBe(201);
     const sub = created.json();
-    expect(sub).toMatchObject({ status: 'active', events: ['segment.ready', 'delivery.failed'], target_url: 'https://hooks.example.com/sub' });
+    expect(sub).toMatchObject({
+      status: 'active',
+      events: ['segment.ready', 'delivery.failed'],
+      target_url: 'https://hooks.example.com/sub',
+    });
     expect(sub.secret).toMatch(/^whsec_/);
     const list = await call(dev, 'GET', '/v1/webhook-subscriptions', token);
     expect(list.body).not.toContain(sub.secret);
@@ -57,7 +64,10 @@ describe('webhook settings and subscriptions', () => {
     expect(got.body).not.toContain(sub.secret);
     expect((await call(dev, 'DELETE', `/v1/webhook-subscriptions/${sub.id}`, token)).json()).toMatchObject({ status: 'deleted' });
     expect((await call(dev, 'GET', `/v1/webhook-subscriptions/${sub.id}`, token)).statusCode).toBe(404);
-    const bad = await call(dev, 'POST', '/v1/webhook-subscriptions', token, { target_url: 'https://hooks.example.com/x', events: ['segment.exploded'] });
+    const bad = await call(dev, 'POST', '/v1/webhook-subscriptions', token, {
+      target_url: 'https://hooks.example.com/x',
+      events: ['segment.exploded'],
+    });
     expect(bad.statusCode).toBe(400);
   });
 
@@ -66,14 +76,28 @@ describe('webhook settings and subscriptions', () => {
     expect((await call(dev, 'PUT', '/v1/settings/webhook', devToken, { url: 'http://127.0.0.1:9999/hook' })).statusCode).toBe(200);
     expect((await call(dev, 'PUT', '/v1/settings/webhook', devToken, { url: 'http://localhost:9999/hook' })).statusCode).toBe(200);
     // Even in development, plain http to a public host is refused.
-    expect((await call(dev, 'PUT', '/v1/settings/webhook', devToken, { url: 'http://hooks.example.com/hook' })).json().error).toBe('INVALID_WEBHOOK_URL');
+    expect((await call(dev, 'PUT', '/v1/settings/webhook', devToken, { url: 'http://hooks.example.com/hook' })).json().error).toBe(
+      'INVALID_WEBHOOK_URL',
+    );
 
     const p = await createTestOrg(prod);
     const token = await p.token(['account']);
     for (const url of [
-      'http://127.0.0.1:9999/hook', 'https://127.0.0.1/hook', 'https://localhost/hook', 'https://10.1.2.3/x', 'https://192.168.1.1/x', 'https://172.20.0.1/x',
-      'https://169.254.169.254/latest/meta-data', 'https://[::1]/x', 'https://[fe80::1]/x', 'https://[::ffff:127.0.0.1]/x', 'https://[fd00::1]/x',
-      'http://hooks.example.com/x', 'ftp://hooks.example.com/x', 'not a url', 'https://user:pw@hooks.example.com/x',
+      'http://127.0.0.1:9999/hook',
+      'https://127.0.0.1/hook',
+      'https://localhost/hook',
+      'https://10.1.2.3/x',
+      'https://192.168.1.1/x',
+      'https://172.20.0.1/x',
+      'https://169.254.169.254/latest/meta-data',
+      'https://[::1]/x',
+      'https://[fe80::1]/x',
+      'https://[::ffff:127.0.0.1]/x',
+      'https://[fd00::1]/x',
+      'http://hooks.example.com/x',
+      'ftp://hooks.example.com/x',
+      'not a url',
+      'https://user:pw@hooks.example.com/x',
     ]) {
       const res = await call(prod, 'PUT', '/v1/settings/webhook', token, { url });
       expect(res.statusCode, url).toBe(400);
@@ -89,7 +113,9 @@ describe('webhook settings and subscriptions', () => {
   it('private targets are refused in every mode unless OUTBOUND_ALLOW_PRIVATE_TARGETS (or the older WEBHOOK_ name) allows them', () => {
     const prodAllow = loadConfig({ NODE_ENV: 'production', OUTBOUND_ALLOW_PRIVATE_TARGETS: 'true' });
     expect(() => checkTargetUrl('http://127.0.0.1:8080/x', targetPolicy(prodAllow))).not.toThrow();
-    expect(() => checkTargetUrl('http://127.0.0.1:8080/x', targetPolicy(loadConfig({ WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' })))).not.toThrow();
+    expect(() =>
+      checkTargetUrl('http://127.0.0.1:8080/x', targetPolicy(loadConfig({ WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' }))),
+    ).not.toThrow();
     const devDefault = loadConfig({});
     expect(() => checkTargetUrl('http://127.0.0.1:8080/x', targetPolicy(devDefault))).toThrow(/private/);
     // Link-local and metadata addresses stay refused even when private targets are allowed.
@@ -108,15 +134,23 @@ describe('webhook settings and subscriptions', () => {
   it('requires the account scope (403 SCOPE_REQUIRED) and isolates organizations (404)', async () => {
     const weak = await org.token(['discovery', 'creator']);
     for (const [method, url, payload] of [
-      ['GET', '/v1/settings/webhook', undefined], ['PUT', '/v1/settings/webhook', { url: 'https://hooks.example.com/a' }],
-      ['POST', '/v1/webhook-subscriptions', { target_url: 'https://hooks.example.com/a', events: ['segment.ready'] }], ['GET', '/v1/webhook-subscriptions', undefined],
-      ['GET', '/v1/events/evt_x/deliveries', undefined], ['POST', '/v1/webhook-deliveries/whd_x/redeliver', undefined],
+      ['GET', '/v1/settings/webhook', undefined],
+      ['PUT', '/v1/settings/webhook', { url: 'https://hooks.example.com/a' }],
+      ['POST', '/v1/webhook-subscriptions', { target_url: 'https://hooks.example.com/a', events: ['segment.ready'] }],
+      ['GET', '/v1/webhook-subscriptions', undefined],
+      ['GET', '/v1/events/evt_x/deliveries', undefined],
+      ['POST', '/v1/webhook-deliveries/whd_x/redeliver', undefined],
     ] as const) {
       const res = await call(dev, method, url, weak, payload);
       expect(res.statusCode, url).toBe(403);
       expect(res.json().error).toBe('SCOPE_REQUIRED');
     }
-    const mine = (await call(dev, 'POST', '/v1/webhook-subscriptions', await org.token(['account']), { target_url: 'https://hooks.example.com/m', events: ['segment.ready'] })).json();
+    const mine = (
+      await call(dev, 'POST', '/v1/webhook-subscriptions', await org.token(['account']), {
+        target_url: 'https://hooks.example.com/m',
+        events: ['segment.ready'],
+      })
+    ).json();
     const other = await createTestOrg(dev);
     const otherToken = await other.token(['account']);
     expect((await call(dev, 'GET', `/v1/webhook-subscriptions/${mine.id}`, otherToken)).statusCode).toBe(404);
@@ -127,7 +161,14 @@ describe('webhook settings and subscriptions', () => {
 
   it('documents the four events in the OpenAPI webhooks section', async () => {
     const doc = (await dev.app.inject({ method: 'GET', url: '/v1/openapi.json' })).json();
-    expect(Object.keys(doc.webhooks).sort()).toEqual(['delivery.completed', 'delivery.failed', 'integration_run.completed', 'integration_run.failed', 'segment.failed', 'segment.ready']);
+    expect(Object.keys(doc.webhooks).sort()).toEqual([
+      'delivery.completed',
+      'delivery.failed',
+      'integration_run.completed',
+      'integration_run.failed',
+      'segment.failed',
+      'segment.ready',
+    ]);
     const schema = doc.webhooks['delivery.completed'].post.requestBody.content['application/json'].schema;
     expect(schema.properties.data.properties).toHaveProperty('download_urls_expire_at');
     expect(doc.paths['/v1/webhook-subscriptions'].post.tags).toEqual(['Webhooks']);

@@ -60,7 +60,12 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('deleted_at', 'timestamptz')
     .execute();
   await db.schema.createIndex('segments_org_idx').on('segments').columns(['org_id', 'created_at', 'id']).execute();
-  await db.schema.createIndex('segments_expiry_idx').on('segments').columns(['expires_at']).where(sql.ref('deleted_at'), 'is', null).execute();
+  await db.schema
+    .createIndex('segments_expiry_idx')
+    .on('segments')
+    .columns(['expires_at'])
+    .where(sql.ref('deleted_at'), 'is', null)
+    .execute();
 
   await db.schema
     .createTable('audiences')
@@ -95,7 +100,12 @@ export async function up(db: Kysely<any>): Promise<void> {
     .execute();
   await db.schema.createIndex('audiences_org_idx').on('audiences').columns(['org_id', 'created_at', 'id']).execute();
   await db.schema.createIndex('audiences_campaign_idx').on('audiences').columns(['org_id', 'campaign_id', 'linked_at', 'id']).execute();
-  await db.schema.createIndex('audiences_expiry_idx').on('audiences').columns(['expires_at']).where(sql.ref('deleted_at'), 'is', null).execute();
+  await db.schema
+    .createIndex('audiences_expiry_idx')
+    .on('audiences')
+    .columns(['expires_at'])
+    .where(sql.ref('deleted_at'), 'is', null)
+    .execute();
 
   await db.schema
     .createTable('audience_segments')

@@ -62,7 +62,10 @@ export async function up(db: Kysely<any>): Promise<void> {
         .where(keyColumn, '=', id)
         .execute();
     }
-    await db.schema.alterTable(table).alterColumn('secret_hint', (c) => c.setNotNull()).execute();
+    await db.schema
+      .alterTable(table)
+      .alterColumn('secret_hint', (c) => c.setNotNull())
+      .execute();
   }
 }
 
@@ -74,7 +77,11 @@ export async function down(db: Kysely<any>): Promise<void> {
     for (const row of rows as { secret: string; [c: string]: string }[]) {
       if (!row.secret.startsWith(PREFIX)) continue;
       const id = row[keyColumn]!;
-      await db.updateTable(table).set({ secret: open(k, row.secret, `${table}:${id}`) }).where(keyColumn, '=', id).execute();
+      await db
+        .updateTable(table)
+        .set({ secret: open(k, row.secret, `${table}:${id}`) })
+        .where(keyColumn, '=', id)
+        .execute();
     }
     await db.schema.alterTable(table).dropColumn('secret_hint').execute();
   }

@@ -8,7 +8,10 @@ import { sql, type Kysely } from 'kysely';
  */
 export async function up(db: Kysely<any>): Promise<void> {
   await db.schema.alterTable('usage_ledger').addColumn('idempotency_key', 'text').execute();
-  await db.schema.alterTable('usage_ledger').addColumn('covered_cents', 'integer', (c) => c.notNull().defaultTo(0)).execute();
+  await db.schema
+    .alterTable('usage_ledger')
+    .addColumn('covered_cents', 'integer', (c) => c.notNull().defaultTo(0))
+    .execute();
   await db.schema.alterTable('usage_ledger').addColumn('details', 'text').execute();
   await db.schema.createIndex('usage_ledger_idem_uq').unique().on('usage_ledger').columns(['org_id', 'idempotency_key']).execute();
 
@@ -123,7 +126,15 @@ export async function up(db: Kysely<any>): Promise<void> {
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
-  for (const t of ['portal_links', 'payment_attempts', 'contract_changes', 'identity_licenses', 'credit_draws', 'credit_grants', 'billing_accounts']) {
+  for (const t of [
+    'portal_links',
+    'payment_attempts',
+    'contract_changes',
+    'identity_licenses',
+    'credit_draws',
+    'credit_grants',
+    'billing_accounts',
+  ]) {
     await db.schema.dropTable(t).ifExists().execute();
   }
   await db.schema.dropIndex('usage_ledger_idem_uq').ifExists().execute();

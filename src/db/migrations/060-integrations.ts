@@ -26,8 +26,12 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('disconnected_at', 'timestamptz')
     .execute();
   // One live connection per provider per organization, and a provider account in one organization at a time.
-  await sql`CREATE UNIQUE INDEX integration_connections_org_provider ON integration_connections (org_id, provider) WHERE status = 'connected'`.execute(db);
-  await sql`CREATE UNIQUE INDEX integration_connections_account ON integration_connections (provider, provider_account_id) WHERE status = 'connected'`.execute(db);
+  await sql`CREATE UNIQUE INDEX integration_connections_org_provider ON integration_connections (org_id, provider) WHERE status = 'connected'`.execute(
+    db,
+  );
+  await sql`CREATE UNIQUE INDEX integration_connections_account ON integration_connections (provider, provider_account_id) WHERE status = 'connected'`.execute(
+    db,
+  );
 
   await db.schema
     .createTable('integration_authorizations')

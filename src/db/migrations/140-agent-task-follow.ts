@@ -8,7 +8,10 @@ import type { Kysely } from 'kysely';
  * a clear reason on the next read instead of staying `working` forever.
  */
 export async function up(db: Kysely<any>): Promise<void> {
-  await db.schema.alterTable('agent_tasks').addColumn('following', 'boolean', (c) => c.notNull().defaultTo(false)).execute();
+  await db.schema
+    .alterTable('agent_tasks')
+    .addColumn('following', 'boolean', (c) => c.notNull().defaultTo(false))
+    .execute();
   await db.schema.alterTable('agent_tasks').addColumn('progress', 'jsonb').execute();
   await db.schema.alterTable('agent_tasks').addColumn('lease_until', 'timestamptz').execute();
   await db.schema.createIndex('agent_tasks_org_page_idx').on('agent_tasks').columns(['org_id', 'created_at', 'id']).execute();

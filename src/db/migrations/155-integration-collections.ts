@@ -14,7 +14,9 @@ export async function up(db: Kysely<any>): Promise<void> {
   await db.schema.alterTable('integration_runs').addColumn('execution_response', 'text').execute();
   await db.schema.alterTable('integration_runs').addColumn('captured_at', 'timestamptz').execute();
   await sql`CREATE INDEX integration_runs_open_partner ON integration_runs (status) WHERE oauth_client_id IS NOT NULL`.execute(db);
-  await sql`CREATE INDEX integration_runs_match ON integration_runs (org_id, match_segment_id) WHERE match_segment_id IS NOT NULL`.execute(db);
+  await sql`CREATE INDEX integration_runs_match ON integration_runs (org_id, match_segment_id) WHERE match_segment_id IS NOT NULL`.execute(
+    db,
+  );
   await db.schema.alterTable('deliveries').addColumn('integration_run_id', 'text').execute();
 
   await db.schema
@@ -50,7 +52,11 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('expires_at', 'timestamptz', (c) => c.notNull())
     .addPrimaryKeyConstraint('integration_collection_identities_pk', ['collection_id', 'run_id', 'person_key'])
     .execute();
-  await db.schema.createIndex('integration_collection_identities_expiry').on('integration_collection_identities').columns(['expires_at']).execute();
+  await db.schema
+    .createIndex('integration_collection_identities_expiry')
+    .on('integration_collection_identities')
+    .columns(['expires_at'])
+    .execute();
 }
 
 export async function down(db: Kysely<any>): Promise<void> {

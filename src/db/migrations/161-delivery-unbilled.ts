@@ -5,7 +5,10 @@ import type { Kysely } from 'kysely';
  * reserved for it and nothing is charged when it completes.
  */
 export async function up(db: Kysely<any>): Promise<void> {
-  await db.schema.alterTable('deliveries').addColumn('unbilled', 'boolean', (c) => c.notNull().defaultTo(false)).execute();
+  await db.schema
+    .alterTable('deliveries')
+    .addColumn('unbilled', 'boolean', (c) => c.notNull().defaultTo(false))
+    .execute();
 }
 
 export async function down(db: Kysely<any>): Promise<void> {

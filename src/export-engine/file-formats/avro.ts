@@ -28,12 +28,18 @@ const METADATA = avro.Type.forSchema({ type: 'map', values: 'bytes' });
 
 function fieldType(kind: ValueKind): avro.Schema {
   switch (kind) {
-    case 'string': return ['null', 'string'];
-    case 'int': return ['null', 'int'];
-    case 'double': return ['null', 'double'];
-    case 'boolean': return ['null', 'boolean'];
-    case 'date': return ['null', { type: 'int', logicalType: 'date' }];
-    case 'array': return { type: 'array', items: 'string' };
+    case 'string':
+      return ['null', 'string'];
+    case 'int':
+      return ['null', 'int'];
+    case 'double':
+      return ['null', 'double'];
+    case 'boolean':
+      return ['null', 'boolean'];
+    case 'date':
+      return ['null', { type: 'int', logicalType: 'date' }];
+    case 'array':
+      return { type: 'array', items: 'string' };
   }
 }
 
@@ -58,15 +64,21 @@ function unionString(s: string): Buffer {
 
 /** Each kind's write of `v`; scalars are the union ["null", T]: 0 for null, else 2 (zigzag of branch 1) and the value. */
 function avroCell(c: EncoderColumn): CellCode {
-  const orNull = (code: string, deps: unknown[] = []): CellCode => ({ code: `if (v === null) out.byte(0); else { out.byte(2); ${code} }`, deps });
+  const orNull = (code: string, deps: unknown[] = []): CellCode => ({
+    code: `if (v === null) out.byte(0); else { out.byte(2); ${code} }`,
+    deps,
+  });
   switch (c.kind) {
     case 'string':
       if (c.vocabulary) return { code: 'if (v === null) out.byte(0); else out.bytes(d[0](v));', deps: [byteCache<string>(unionString)] };
       return orNull('out.avroString(v);');
     case 'int':
-    case 'date': return orNull('out.zigzag(v);');
-    case 'double': return orNull('out.double(v);');
-    case 'boolean': return orNull('out.byte(v ? 1 : 0);');
+    case 'date':
+      return orNull('out.zigzag(v);');
+    case 'double':
+      return orNull('out.double(v);');
+    case 'boolean':
+      return orNull('out.byte(v ? 1 : 0);');
     case 'array': {
       // ArrayValues are shared per distinct mask, so their bytes are cached by identity.
       const cache = new Map<ArrayValue, Buffer>();
@@ -88,7 +100,9 @@ export function avroSchema(columns: readonly EncoderColumn[]): avro.Schema {
     if (!AVRO_NAME.test(c.name)) throw new ExportRequestError(`column name "${c.name}" is not a valid Avro field name`);
   }
   return {
-    type: 'record', name: 'ExportRow', namespace: 'audience.export',
+    type: 'record',
+    name: 'ExportRow',
+    namespace: 'audience.export',
     fields: columns.map((c) => ({ name: c.name, type: fieldType(c.kind), default: c.kind === 'array' ? [] : null })),
   };
 }
@@ -104,7 +118,11 @@ export function avroEncoder(columns: readonly EncoderColumn[]): AvroEncoder {
   avro.Type.forSchema(schema);
   const schemaJson = JSON.stringify(schema);
   const sync = createHash('sha256').update(`audience-export-sync|${schemaJson}`).digest().subarray(0, 16);
-  const header = Buffer.concat([MAGIC, METADATA.toBuffer({ 'avro.schema': Buffer.from(schemaJson), 'avro.codec': Buffer.from('deflate') }), sync]);
+  const header = Buffer.concat([
+    MAGIC,
+    METADATA.toBuffer({ 'avro.schema': Buffer.from(schemaJson), 'avro.codec': Buffer.from('deflate') }),
+    sync,
+  ]);
   const write = compileRows(columns.map(avroCell), () => '', '');
   const out = new ByteBuffer();
 

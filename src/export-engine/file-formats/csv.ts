@@ -18,11 +18,16 @@ function cellOf(c: EncoderColumn): CellCode {
       if (c.vocabulary) return { code: 'if (v !== null) out.bytes(d[0](v));', deps: [byteCache<string>(csvCell)] };
       if (c.plain) return { code: 'if (v !== null) out.text(v);', deps: [] };
       return { code: 'if (v !== null) out.text(d[0].test(v) ? d[1](v) : v);', deps: [NEEDS_QUOTES, csvCell] };
-    case 'int': return { code: 'if (v !== null) out.int(v);', deps: [] };
-    case 'double': return { code: 'if (v !== null) out.text(String(v));', deps: [] };
-    case 'boolean': return { code: 'if (v !== null) out.bytes(v ? d[0] : d[1]);', deps: [TRUE, FALSE] };
-    case 'date': return { code: 'if (v !== null) out.bytes(d[0](v));', deps: [byteCache<number>(isoDates())] };
-    case 'array': return { code: 'out.bytes(v.csv);', deps: [] };
+    case 'int':
+      return { code: 'if (v !== null) out.int(v);', deps: [] };
+    case 'double':
+      return { code: 'if (v !== null) out.text(String(v));', deps: [] };
+    case 'boolean':
+      return { code: 'if (v !== null) out.bytes(v ? d[0] : d[1]);', deps: [TRUE, FALSE] };
+    case 'date':
+      return { code: 'if (v !== null) out.bytes(d[0](v));', deps: [byteCache<number>(isoDates())] };
+    case 'array':
+      return { code: 'out.bytes(v.csv);', deps: [] };
   }
 }
 

@@ -8,10 +8,14 @@ import { jsonLinesEncoder } from './json.ts';
 
 export function encoderFor(format: ExportFormat, columns: readonly EncoderColumn[]): RowEncoder {
   switch (format) {
-    case 'csv': return csvEncoder(columns);
+    case 'csv':
+      return csvEncoder(columns);
     case 'json':
-    case 'jsonl': return jsonLinesEncoder(columns, format);
-    case 'avro': return avroEncoder(columns);
-    default: throw new ExportRequestError(`unknown output format ${String(format)}`);
+    case 'jsonl':
+      return jsonLinesEncoder(columns, format);
+    case 'avro':
+      return avroEncoder(columns);
+    default:
+      throw new ExportRequestError(`unknown output format ${String(format)}`);
   }
 }

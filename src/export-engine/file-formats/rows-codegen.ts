@@ -35,7 +35,13 @@ export function compileRows(cells: readonly CellCode[], before: (i: number) => s
   });
   lines.push(after, 'if (ends !== undefined) ends[r - from] = out.pos;', '}');
   // eslint-disable-next-line @typescript-eslint/no-implied-eval -- generated from the column kinds above, no input.
-  const body = new Function('d', 'out', 'values', 'from', 'to', 'ends', lines.join('\n')) as
-    (d: unknown[], out: ByteBuffer, values: readonly unknown[][], from: number, to: number, ends: Float64Array | undefined) => void;
+  const body = new Function('d', 'out', 'values', 'from', 'to', 'ends', lines.join('\n')) as (
+    d: unknown[],
+    out: ByteBuffer,
+    values: readonly unknown[][],
+    from: number,
+    to: number,
+    ends: Float64Array | undefined,
+  ) => void;
   return (out, values, from, to, ends) => body(deps, out, values, from, to, ends);
 }

@@ -33,8 +33,15 @@ export interface BuiltRenderedRows {
 }
 
 /** The path of the rendered rows of these fields and format for this release (not whether it exists). */
-export function renderedRowsFileOf(releaseFile: string, fields: readonly ExportField[], format: ExportFormat): { path: string; key: string } {
-  const key = renderedRowsKey(format, fields.map((f) => fieldColumn(f, 'p')));
+export function renderedRowsFileOf(
+  releaseFile: string,
+  fields: readonly ExportField[],
+  format: ExportFormat,
+): { path: string; key: string } {
+  const key = renderedRowsKey(
+    format,
+    fields.map((f) => fieldColumn(f, 'p')),
+  );
   return { path: renderedRowsPath(releaseFile, key), key };
 }
 
@@ -50,7 +57,12 @@ export async function buildRenderedRows(o: BuildRenderedRowsOptions): Promise<Bu
   const family = familyOf(o.format);
   const encoder = encoderFor(family, columns.map(encoderColumnOf));
   const persons = o.personsTable ?? 'graph.persons';
-  const source = await openChunkSource({ warehouse: o.warehouse, members: { sql: `SELECT person_key FROM ${persons}` }, columns, personsTable: persons });
+  const source = await openChunkSource({
+    warehouse: o.warehouse,
+    members: { sql: `SELECT person_key FROM ${persons}` },
+    columns,
+    personsTable: persons,
+  });
   const writer = new RenderedRowsWriter(path, key);
   try {
     let rows = 0;

@@ -79,8 +79,10 @@ interface IdFrame {
 /** How the row-by-row engine writes the id column first in each format (csv.ts, json.ts, avro.ts). */
 function idFrame(format: ExportFormat, prefix: string): IdFrame {
   switch (familyOf(format)) {
-    case 'csv': return { before: Buffer.from(prefix), after: Buffer.from(','), skip: 0 };
-    case 'json': return { before: Buffer.from(`{${JSON.stringify(ID_COLUMN)}:"${prefix}`), after: Buffer.from('",'), skip: 1 };
+    case 'csv':
+      return { before: Buffer.from(prefix), after: Buffer.from(','), skip: 0 };
+    case 'json':
+      return { before: Buffer.from(`{${JSON.stringify(ID_COLUMN)}:"${prefix}`), after: Buffer.from('",'), skip: 1 };
     case 'avro': {
       // A non-null ["null", "string"]: branch 1 (zigzag 2), the ASCII id's length, the id.
       const b = new ByteBuffer(16);
@@ -188,7 +190,10 @@ class RowWindows {
   private readonly spare: Buffer[] = [];
   private planned = 0;
 
-  constructor(private readonly file: RenderedRowsReader, private readonly rows: LocatedRows) {}
+  constructor(
+    private readonly file: RenderedRowsReader,
+    private readonly rows: LocatedRows,
+  ) {}
 
   /** The range holding row `i` (rows are asked for in order). */
   async at(i: number): Promise<Range> {
@@ -229,7 +234,16 @@ class RowWindows {
 }
 
 /** The output bytes of rows [from, to): each row's framed id (its hash in `text` from `textAt` on), then its rendered row. */
-async function assemble(buffers: UnitBuffers, from: number, to: number, text: Buffer, textAt: number, frame: IdFrame, rows: LocatedRows, windows: RowWindows): Promise<Buffer> {
+async function assemble(
+  buffers: UnitBuffers,
+  from: number,
+  to: number,
+  text: Buffer,
+  textAt: number,
+  frame: IdFrame,
+  rows: LocatedRows,
+  windows: RowWindows,
+): Promise<Buffer> {
   const { starts, ends } = rows;
   const fixed = frame.before.length + HASH_CHARS + frame.after.length - frame.skip;
   let size = 0;

@@ -62,7 +62,10 @@ export class RenderedRowsWriter {
   private dense = true;
   private lastKey = 0n;
 
-  constructor(readonly file: string, readonly key: string) {
+  constructor(
+    readonly file: string,
+    readonly key: string,
+  ) {
     this.temp = path.join(path.dirname(file), `.${path.basename(file)}.${randomBytes(4).toString('hex')}.tmp`);
     this.fd = fs.openSync(this.temp, 'w');
   }
@@ -91,7 +94,15 @@ export class RenderedRowsWriter {
     if (denseFrom === null) for (const k of this.keys) writeAll(this.fd, new Uint8Array(k.buffer, k.byteOffset, k.byteLength));
     const endsAt = denseFrom === null ? keysAt + this.rows * 8 : keysAt;
     for (const e of this.ends) writeAll(this.fd, new Uint8Array(e.buffer, e.byteOffset, e.byteLength));
-    const footer: RenderedRowsFooter = { version: RENDERED_ROWS_VERSION, key: this.key, rows: this.rows, dataBytes: this.bytes, keysAt, endsAt, denseFrom };
+    const footer: RenderedRowsFooter = {
+      version: RENDERED_ROWS_VERSION,
+      key: this.key,
+      rows: this.rows,
+      dataBytes: this.bytes,
+      keysAt,
+      endsAt,
+      denseFrom,
+    };
     const json = Buffer.from(JSON.stringify(footer));
     const trailer = Buffer.alloc(TRAILER);
     trailer.writeUInt32LE(json.length, 0);
@@ -104,7 +115,11 @@ export class RenderedRowsWriter {
   }
 
   abort(): void {
-    try { fs.closeSync(this.fd); } catch { /* already closed */ }
+    try {
+      fs.closeSync(this.fd);
+    } catch {
+      /* already closed */
+    }
     fs.rmSync(this.temp, { force: true });
   }
 }
@@ -125,13 +140,19 @@ export function openRenderedRows(file: string, key: string): RenderedRowsReader 
   try {
     const size = fs.fstatSync(fd).size;
     const trailer = Buffer.alloc(TRAILER);
-    if (size < TRAILER || fs.readSync(fd, trailer, 0, TRAILER, size - TRAILER) !== TRAILER || !trailer.subarray(4).equals(MAGIC)) throw new Error('no trailer');
+    if (size < TRAILER || fs.readSync(fd, trailer, 0, TRAILER, size - TRAILER) !== TRAILER || !trailer.subarray(4).equals(MAGIC))
+      throw new Error('no trailer');
     const length = trailer.readUInt32LE(0);
     const json = Buffer.alloc(length);
     fs.readSync(fd, json, 0, length, size - TRAILER - length);
     const footer = JSON.parse(json.toString('utf8')) as RenderedRowsFooter;
-    if (footer.version !== RENDERED_ROWS_VERSION || footer.key !== key || footer.endsAt + footer.rows * 8 !== size - TRAILER - length
-      || footer.endsAt !== footer.keysAt + (footer.denseFrom === null ? footer.rows * 8 : 0)) throw new Error('another file');
+    if (
+      footer.version !== RENDERED_ROWS_VERSION ||
+      footer.key !== key ||
+      footer.endsAt + footer.rows * 8 !== size - TRAILER - length ||
+      footer.endsAt !== footer.keysAt + (footer.denseFrom === null ? footer.rows * 8 : 0)
+    )
+      throw new Error('another file');
     return { ...footer, fd, close: () => fs.closeSync(fd) };
   } catch {
     fs.closeSync(fd);

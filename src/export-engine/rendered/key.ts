@@ -30,7 +30,8 @@ export function encoderColumnOf(c: OutputColumn): EncoderColumn {
 export function renderedRowsKey(format: ExportFormat, columns: readonly OutputColumn[]): string {
   const family = familyOf(format);
   const spec = JSON.stringify({
-    version: RENDERED_ROWS_VERSION, family,
+    version: RENDERED_ROWS_VERSION,
+    family,
     columns: columns.map((c) => ({ name: c.name, kind: c.kind, sql: c.sql, vocabulary: c.vocabulary ?? null })),
   });
   return `${family}-${createHash('sha256').update(spec).digest('hex').slice(0, 16)}`;

@@ -27,7 +27,9 @@ const limitExceeded = (path: string, what: string, limit: number, got: number) =
   });
 
 const conditionsOf = (group: unknown): unknown[] =>
-  group && typeof group === 'object' && Array.isArray((group as { filters?: unknown }).filters) ? (group as { filters: unknown[] }).filters : [];
+  group && typeof group === 'object' && Array.isArray((group as { filters?: unknown }).filters)
+    ? (group as { filters: unknown[] }).filters
+    : [];
 
 /** Throws 400 LIMIT_EXCEEDED when the raw filter input is over a bound. */
 export function assertFilterBounds(input: { filters?: unknown; filter_groups?: unknown }): void {
@@ -39,7 +41,8 @@ export function assertFilterBounds(input: { filters?: unknown; filter_groups?: u
     conditions = input.filter_groups.flatMap(conditionsOf);
   } else if (Array.isArray(input.filters)) conditions = input.filters;
   const root = Array.isArray(input.filter_groups) ? '$.filter_groups' : '$.filters';
-  if (conditions.length > FILTER_BOUNDS.conditions) throw limitExceeded(root, 'filter conditions', FILTER_BOUNDS.conditions, conditions.length);
+  if (conditions.length > FILTER_BOUNDS.conditions)
+    throw limitExceeded(root, 'filter conditions', FILTER_BOUNDS.conditions, conditions.length);
   let listValues = 0;
   for (const c of conditions) {
     const value = c && typeof c === 'object' ? (c as { value?: unknown }).value : undefined;

@@ -20,7 +20,11 @@ export class ParamList {
 
 /** DuckDB type each scalar field type is cast to, so JS numbers (DOUBLE) and date strings compare as the column's type. */
 const CAST: Record<Exclude<FieldType, 'ARRAY<STRING>'>, string | undefined> = {
-  STRING: undefined, INTEGER: 'BIGINT', NUMBER: 'DOUBLE', BOOLEAN: 'BOOLEAN', DATE: 'DATE',
+  STRING: undefined,
+  INTEGER: 'BIGINT',
+  NUMBER: 'DOUBLE',
+  BOOLEAN: 'BOOLEAN',
+  DATE: 'DATE',
 };
 
 const COMPARE = { '=': '=', '!=': '<>', '<': '<', '<=': '<=', '>': '>', '>=': '>=' } as const;
@@ -57,9 +61,15 @@ export function compileCondition(c: FilterCondition, field: CatalogField, col: s
   }
 
   switch (c.op) {
-    case '=': case '!=': case '<': case '<=': case '>': case '>=':
+    case '=':
+    case '!=':
+    case '<':
+    case '<=':
+    case '>':
+    case '>=':
       return `(${lhs} ${COMPARE[c.op]} ${place(bound[0]!)})`;
-    case 'IN': case 'NOT IN':
+    case 'IN':
+    case 'NOT IN':
       return `(${lhs} ${c.op} (${bound.map(place).join(', ')}))`;
     case 'BETWEEN':
       return `(${lhs} BETWEEN ${place(bound[0]!)} AND ${place(bound[1]!)})`;

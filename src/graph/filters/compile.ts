@@ -45,11 +45,13 @@ export function compileFilterGroups(groups: readonly FilterGroup[], catalog: Fil
   const sqlBranches = branches.map((branch) => {
     const conjuncts = branch.map((g) => {
       if (g.filters.length === 0) throw new Error(`filter group ${g.id} has no filters`);
-      return `(${g.filters.map((c) => {
-        const field = index.resolve(c.field);
-        if (!field) throw new Error(`unknown filter field ${c.field}`);
-        return compileCondition(c, field, qualifier + quoteIdent(field.storage.column), params);
-      }).join(' AND ')})`;
+      return `(${g.filters
+        .map((c) => {
+          const field = index.resolve(c.field);
+          if (!field) throw new Error(`unknown filter field ${c.field}`);
+          return compileCondition(c, field, qualifier + quoteIdent(field.storage.column), params);
+        })
+        .join(' AND ')})`;
     });
     return conjuncts.length === 1 ? conjuncts[0]! : `(${conjuncts.join(' AND ')})`;
   });

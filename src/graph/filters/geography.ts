@@ -58,18 +58,22 @@ export function geographyNarrowing(groups: readonly FilterGroup[]): BranchGeogra
   return toDisjunctiveBranches(groups).map((branch, i) => ({
     branch: i,
     group_ids: branch.map((g) => g.id),
-    conditions: branch.flatMap((g) => g.filters.flatMap((c): GeographyCondition[] => {
-      if (!(GEOGRAPHY_FIELDS as readonly string[]).includes(c.field)) return [];
-      if (c.op !== '=' && c.op !== 'IN') return [];
-      const raw = Array.isArray(c.value) ? c.value : [c.value];
-      return [{
-        group_id: g.id,
-        field: c.field as GeographyField,
-        values: raw.map((v) => String(v)),
-        case_insensitive: c.text_comparison === 'case_insensitive',
-        trim_whitespace: c.trim_whitespace === true,
-      }];
-    })),
+    conditions: branch.flatMap((g) =>
+      g.filters.flatMap((c): GeographyCondition[] => {
+        if (!(GEOGRAPHY_FIELDS as readonly string[]).includes(c.field)) return [];
+        if (c.op !== '=' && c.op !== 'IN') return [];
+        const raw = Array.isArray(c.value) ? c.value : [c.value];
+        return [
+          {
+            group_id: g.id,
+            field: c.field as GeographyField,
+            values: raw.map((v) => String(v)),
+            case_insensitive: c.text_comparison === 'case_insensitive',
+            trim_whitespace: c.trim_whitespace === true,
+          },
+        ];
+      }),
+    ),
   }));
 }
 
@@ -82,22 +86,29 @@ export async function checkRecordLimitGeography(groups: readonly FilterGroup[], 
   for (const b of geographyNarrowing(groups)) {
     if (b.conditions.length === 0) {
       failures.push({
-        branch: b.branch, group_ids: b.group_ids, reason: 'NO_GEOGRAPHY',
+        branch: b.branch,
+        group_ids: b.group_ids,
+        reason: 'NO_GEOGRAPHY',
         message: `OR branch ${b.branch + 1} (groups ${b.group_ids.join(', ')}) has no State, City or ZIP filter (=, IN); record_limit needs one in every branch.`,
       });
       continue;
     }
     let regions: Set<string> | undefined;
     for (const c of b.conditions) {
-      const set = new Set(c.field === 'zip3'
-        ? c.values.map((v) => (c.trim_whitespace ? trimWs(v) : v))
-        : await resolve(c.field, c.values, { case_insensitive: c.case_insensitive, trim_whitespace: c.trim_whitespace }));
+      const set = new Set(
+        c.field === 'zip3'
+          ? c.values.map((v) => (c.trim_whitespace ? trimWs(v) : v))
+          : await resolve(c.field, c.values, { case_insensitive: c.case_insensitive, trim_whitespace: c.trim_whitespace }),
+      );
       regions = regions ? new Set([...regions].filter((r) => set.has(r))) : set;
     }
     const count = regions!.size;
     if (count > MAX_ZIP3_PER_BRANCH) {
       failures.push({
-        branch: b.branch, group_ids: b.group_ids, reason: 'TOO_MANY_ZIP3', zip3_count: count,
+        branch: b.branch,
+        group_ids: b.group_ids,
+        reason: 'TOO_MANY_ZIP3',
+        zip3_count: count,
         message: `OR branch ${b.branch + 1} (groups ${b.group_ids.join(', ')}) covers ${count} ZIP3 regions; record_limit allows at most ${MAX_ZIP3_PER_BRANCH}. Narrow it with a State, City or ZIP filter.`,
       });
     }

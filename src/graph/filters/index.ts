@@ -40,7 +40,14 @@ export { assertFilterBounds, FILTER_BOUNDS } from './bounds.ts';
 export { allowedOperators } from './operators.ts';
 export type { FilterCatalog } from './catalog-index.ts';
 export {
-  geographyNarrowing, checkRecordLimitGeography, MAX_ZIP3_PER_BRANCH, GEOGRAPHY_FIELDS,
-  type GeographyField, type GeographyCondition, type BranchGeography, type Zip3Resolver,
-  type BranchFailure, type GeographyCheck,
+  geographyNarrowing,
+  checkRecordLimitGeography,
+  MAX_ZIP3_PER_BRANCH,
+  GEOGRAPHY_FIELDS,
+  type GeographyField,
+  type GeographyCondition,
+  type BranchGeography,
+  type Zip3Resolver,
+  type BranchFailure,
+  type GeographyCheck,
 } from './geography.ts';

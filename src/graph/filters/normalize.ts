@@ -15,9 +15,7 @@ export interface FilterInput {
   filter_groups?: unknown;
 }
 
-export type NormalizedFilterInput =
-  | { ok: true; form: FilterInputForm; groups: unknown }
-  | { ok: false; issues: FilterIssue[] };
+export type NormalizedFilterInput = { ok: true; form: FilterInputForm; groups: unknown } | { ok: false; issues: FilterIssue[] };
 
 export function normalizeFilterInput(input: FilterInput, catalog?: FilterCatalog): NormalizedFilterInput {
   const hasFlat = input.filters !== undefined;
@@ -25,12 +23,14 @@ export function normalizeFilterInput(input: FilterInput, catalog?: FilterCatalog
   if (hasFlat && hasGroups) {
     return {
       ok: false,
-      issues: [{
-        path: '$',
-        code: 'INVALID_FILTER_SHAPE',
-        message: 'Send either `filters` (one AND group) or `filter_groups`, not both.',
-        suggestions: ['filters', 'filter_groups'],
-      }],
+      issues: [
+        {
+          path: '$',
+          code: 'INVALID_FILTER_SHAPE',
+          message: 'Send either `filters` (one AND group) or `filter_groups`, not both.',
+          suggestions: ['filters', 'filter_groups'],
+        },
+      ],
     };
   }
   const resolve = catalog ? canonicalizer(catalog) : (c: unknown) => c;
@@ -52,7 +52,10 @@ export function normalizeFilterInput(input: FilterInput, catalog?: FilterCatalog
  * flat filters always get the same id, so re-saving a segment does not churn group ids.
  */
 export function flatGroupId(filters: unknown): string {
-  return createHash('sha256').update(JSON.stringify(filters) ?? 'undefined').digest('base64url').slice(0, 21);
+  return createHash('sha256')
+    .update(JSON.stringify(filters) ?? 'undefined')
+    .digest('base64url')
+    .slice(0, 21);
 }
 
 function canonicalizer(catalog: FilterCatalog): (c: unknown) => unknown {

@@ -26,5 +26,13 @@ export const LIST_OPS: ReadonlySet<FilterOperator> = new Set<FilterOperator>(['I
 export const NULL_OPS: ReadonlySet<FilterOperator> = new Set<FilterOperator>(['IS NULL', 'IS NOT NULL']);
 /** Operators where `text_comparison: case_insensitive` is defined (spec §2), plus the no-op null tests. */
 export const CASE_INSENSITIVE_OPS: ReadonlySet<FilterOperator> = new Set<FilterOperator>([
-  '=', '!=', 'IN', 'NOT IN', 'LIKE', 'ARRAY_CONTAINS', 'ARRAY_CONTAINS_ANY', 'IS NULL', 'IS NOT NULL',
+  '=',
+  '!=',
+  'IN',
+  'NOT IN',
+  'LIKE',
+  'ARRAY_CONTAINS',
+  'ARRAY_CONTAINS_ANY',
+  'IS NULL',
+  'IS NOT NULL',
 ]);

@@ -7,8 +7,20 @@ import type { FilterOperator } from '../field-types.ts';
 export type { FilterOperator };
 
 export const FILTER_OPERATORS: readonly FilterOperator[] = [
-  '=', '!=', '<', '<=', '>', '>=', 'IN', 'NOT IN', 'BETWEEN', 'LIKE',
-  'ARRAY_CONTAINS', 'ARRAY_CONTAINS_ANY', 'IS NULL', 'IS NOT NULL',
+  '=',
+  '!=',
+  '<',
+  '<=',
+  '>',
+  '>=',
+  'IN',
+  'NOT IN',
+  'BETWEEN',
+  'LIKE',
+  'ARRAY_CONTAINS',
+  'ARRAY_CONTAINS_ANY',
+  'IS NULL',
+  'IS NOT NULL',
 ];
 
 export type TextComparison = 'exact' | 'case_insensitive';

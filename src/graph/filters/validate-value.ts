@@ -10,7 +10,12 @@ import { MAX_LIST_VALUES, type Add } from './types.ts';
 import { matchVocabulary, vocabularyOf, VOCABULARY_OPS, type MatchOptions } from './vocabulary.ts';
 
 export function validateValue(
-  c: Record<string, unknown>, path: string, field: CatalogField, op: FilterOperator, opts: MatchOptions, add: Add,
+  c: Record<string, unknown>,
+  path: string,
+  field: CatalogField,
+  op: FilterOperator,
+  opts: MatchOptions,
+  add: Add,
 ): void {
   const vPath = `${path}.value`;
   const value = c.value;
@@ -43,44 +48,67 @@ export function validateValue(
     }
     const okAll = value.map((v, i) => checkScalar(v, `${vPath}[${i}]`, elemType, field, op, opts, add)).every(Boolean);
     if (op === 'BETWEEN' && okAll && compare(value[0], value[1], elemType, opts.trim) > 0) {
-      add(vPath, 'INVALID_FILTER_VALUE', `\`BETWEEN\` bounds are reversed: ${JSON.stringify(value[0])} is greater than ${JSON.stringify(value[1])}.`, [JSON.stringify([value[1], value[0]])]);
+      add(
+        vPath,
+        'INVALID_FILTER_VALUE',
+        `\`BETWEEN\` bounds are reversed: ${JSON.stringify(value[0])} is greater than ${JSON.stringify(value[1])}.`,
+        [JSON.stringify([value[1], value[0]])],
+      );
     }
     return;
   }
   if (Array.isArray(value)) {
-    add(vPath, 'INVALID_FILTER_VALUE', `\`${op}\` takes a single value, not an array${op === '=' ? '; use `IN` for several values' : ''}.`,
-      op === '=' ? ['IN'] : op === 'ARRAY_CONTAINS' ? ['ARRAY_CONTAINS_ANY'] : []);
+    add(
+      vPath,
+      'INVALID_FILTER_VALUE',
+      `\`${op}\` takes a single value, not an array${op === '=' ? '; use `IN` for several values' : ''}.`,
+      op === '=' ? ['IN'] : op === 'ARRAY_CONTAINS' ? ['ARRAY_CONTAINS_ANY'] : [],
+    );
     return;
   }
   checkScalar(value, vPath, elemType, field, op, opts, add);
 }
 
 function checkScalar(
-  v: unknown, path: string, type: FieldType, field: CatalogField, op: FilterOperator, opts: MatchOptions, add: Add,
+  v: unknown,
+  path: string,
+  type: FieldType,
+  field: CatalogField,
+  op: FilterOperator,
+  opts: MatchOptions,
+  add: Add,
 ): boolean {
-  const bad = (message: string, suggestions: string[] = []) => { add(path, 'INVALID_FILTER_VALUE', message, suggestions); return false; };
+  const bad = (message: string, suggestions: string[] = []) => {
+    add(path, 'INVALID_FILTER_VALUE', message, suggestions);
+    return false;
+  };
   switch (type) {
     case 'STRING':
       if (typeof v !== 'string') {
         return bad(`\`${field.name}\` compares text; expected a string, got ${describe(v)}.`, typeof v === 'number' ? [String(v)] : []);
       }
-      if (v.length > FILTER_BOUNDS.valueLength) return bad(`A text value may hold at most ${FILTER_BOUNDS.valueLength} characters; got ${v.length}.`);
+      if (v.length > FILTER_BOUNDS.valueLength)
+        return bad(`A text value may hold at most ${FILTER_BOUNDS.valueLength} characters; got ${v.length}.`);
       if (op === 'LIKE') {
         const escape = badLikeEscape(v);
         if (escape) return bad(escape);
       }
       break;
     case 'INTEGER':
-      if (typeof v !== 'number' || !Number.isSafeInteger(v)) return bad(`\`${field.name}\` is an integer field; expected a whole number, got ${describe(v)}.`);
+      if (typeof v !== 'number' || !Number.isSafeInteger(v))
+        return bad(`\`${field.name}\` is an integer field; expected a whole number, got ${describe(v)}.`);
       return true;
     case 'NUMBER':
-      if (typeof v !== 'number' || !Number.isFinite(v)) return bad(`\`${field.name}\` is numeric; expected a finite number, got ${describe(v)}.`);
+      if (typeof v !== 'number' || !Number.isFinite(v))
+        return bad(`\`${field.name}\` is numeric; expected a finite number, got ${describe(v)}.`);
       return true;
     case 'BOOLEAN':
-      if (typeof v !== 'boolean') return bad(`\`${field.name}\` is boolean; expected true or false, got ${describe(v)}.`, ['true', 'false']);
+      if (typeof v !== 'boolean')
+        return bad(`\`${field.name}\` is boolean; expected true or false, got ${describe(v)}.`, ['true', 'false']);
       return true;
     case 'DATE':
-      if (typeof v !== 'string' || !isIsoDate(v)) return bad(`\`${field.name}\` is a date; expected an ISO calendar date "YYYY-MM-DD", got ${describe(v)}.`);
+      if (typeof v !== 'string' || !isIsoDate(v))
+        return bad(`\`${field.name}\` is a date; expected an ISO calendar date "YYYY-MM-DD", got ${describe(v)}.`);
       return true;
     default:
       return bad(`Unsupported field type ${type}.`);
@@ -91,8 +119,11 @@ function checkScalar(
     const text = opts.trim ? trimWs(v) : v;
     const upper = text.toUpperCase();
     if (text !== upper) {
-      return bad(`\`${field.name}\` values are stored in upper case, so "${v}" matches nothing under an exact comparison; did you mean "${upper}"?`
-        + ' Send text_comparison "case_insensitive" to compare without case.', [upper]);
+      return bad(
+        `\`${field.name}\` values are stored in upper case, so "${v}" matches nothing under an exact comparison; did you mean "${upper}"?` +
+          ' Send text_comparison "case_insensitive" to compare without case.',
+        [upper],
+      );
     }
   }
   const vocab = vocabularyOf(field);
@@ -100,14 +131,24 @@ function checkScalar(
   const matches = matchVocabulary(v, vocab, opts);
   if (matches.length === 1) return true;
   if (matches.length > 1) {
-    add(path, 'AMBIGUOUS_ENUM_VALUE', `"${v}" matches several values of \`${field.name}\` when compared case-insensitively (${matches.join(', ')}); use an exact comparison with one of them.`, matches);
+    add(
+      path,
+      'AMBIGUOUS_ENUM_VALUE',
+      `"${v}" matches several values of \`${field.name}\` when compared case-insensitively (${matches.join(', ')}); use an exact comparison with one of them.`,
+      matches,
+    );
     return false;
   }
   // Under an exact comparison a case slip is the likeliest mistake: offer the folded match first.
   const folded = matchVocabulary(v, vocab, { caseInsensitive: true, trim: true });
   const suggestions = [...new Set([...folded, ...nearest(opts.trim ? trimWs(v) : v, vocab)])].slice(0, 3);
   const hint = folded.length && !opts.caseInsensitive ? ' Values are case-sensitive unless `text_comparison` is "case_insensitive".' : '';
-  add(path, 'INVALID_ENUM_VALUE', `"${v}" is not a valid value of \`${field.name}\`.${hint}${suggestions.length ? ` Did you mean ${suggestions.map((s) => `"${s}"`).join(', ')}?` : ''}`, suggestions);
+  add(
+    path,
+    'INVALID_ENUM_VALUE',
+    `"${v}" is not a valid value of \`${field.name}\`.${hint}${suggestions.length ? ` Did you mean ${suggestions.map((s) => `"${s}"`).join(', ')}?` : ''}`,
+    suggestions,
+  );
   return false;
 }
 
@@ -146,7 +187,8 @@ export function badLikeEscape(pattern: string): string | null {
     if (pattern[i] !== '\\') continue;
     const next = pattern[i + 1];
     if (next === undefined) return 'A LIKE pattern cannot end with the escape character `\\`; write `\\\\` for a literal backslash.';
-    if (next !== '%' && next !== '_' && next !== '\\') return `In a LIKE pattern \`\\\` escapes only %, _ or \\; found \`\\${next}\` at position ${i + 1}.`;
+    if (next !== '%' && next !== '_' && next !== '\\')
+      return `In a LIKE pattern \`\\\` escapes only %, _ or \\; found \`\\${next}\` at position ${i + 1}.`;
     i++;
   }
   return null;

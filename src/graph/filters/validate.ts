@@ -9,8 +9,14 @@ import { isObject } from './normalize.ts';
 import { allowedOperators, CASE_INSENSITIVE_OPS } from './operators.ts';
 import { nearest } from './text.ts';
 import {
-  FILTER_OPERATORS, type FilterCondition, type FilterGroup, type FilterInputForm, type FilterIssue,
-  type Add, type FilterIssueCode, type TextComparison,
+  FILTER_OPERATORS,
+  type FilterCondition,
+  type FilterGroup,
+  type FilterInputForm,
+  type FilterIssue,
+  type Add,
+  type FilterIssueCode,
+  type TextComparison,
 } from './types.ts';
 import { validateValue } from './validate-value.ts';
 
@@ -28,7 +34,9 @@ export interface ValidateOptions {
 export function validateFilterGroups(groups: unknown, catalog: FilterCatalog, opts: ValidateOptions = {}): ValidationResult {
   const form = opts.form ?? 'filter_groups';
   const issues: FilterIssue[] = [];
-  const add: Add = (path, code, message, suggestions = []) => { issues.push({ path, code, message, suggestions }); };
+  const add: Add = (path, code, message, suggestions = []) => {
+    issues.push({ path, code, message, suggestions });
+  };
   const root = form === 'filters' ? '$.filters' : '$.filter_groups';
 
   if (!Array.isArray(groups) || groups.length === 0) {
@@ -54,7 +62,12 @@ export function validateFilterGroups(groups: unknown, catalog: FilterCatalog, op
       add(`${gPath}.id`, 'INVALID_FILTER_SHAPE', `Group id \`${g.id}\` is used more than once; ids must be unique.`);
     } else seenIds.add(g.id);
     if (g.combinator !== 'AND' && g.combinator !== 'OR') {
-      add(`${gPath}.combinator`, 'INVALID_FILTER_SHAPE', '`combinator` must be "AND" or "OR" (it is ignored on the first group but still required).', ['AND', 'OR']);
+      add(
+        `${gPath}.combinator`,
+        'INVALID_FILTER_SHAPE',
+        '`combinator` must be "AND" or "OR" (it is ignored on the first group but still required).',
+        ['AND', 'OR'],
+      );
     }
     if (!Array.isArray(g.filters) || g.filters.length === 0) {
       add(filtersPath, 'INVALID_FILTER_SHAPE', 'A filter group needs a non-empty `filters` array.');
@@ -70,9 +83,12 @@ export function validateFilterGroups(groups: unknown, catalog: FilterCatalog, op
   return issues.length ? { ok: false, issues } : { ok: true, groups: out };
 }
 
-
 function validateCondition(
-  c: unknown, path: string, catalog: FilterCatalog, add: Add, issues: readonly FilterIssue[],
+  c: unknown,
+  path: string,
+  catalog: FilterCatalog,
+  add: Add,
+  issues: readonly FilterIssue[],
 ): FilterCondition | undefined {
   if (!isObject(c)) {
     add(path, 'INVALID_FILTER_SHAPE', 'A filter condition must be an object with `field`, `op` and usually `value`.');
@@ -80,21 +96,29 @@ function validateCondition(
   }
   const before = issues.length;
   for (const k of Object.keys(c)) {
-    if (!CONDITION_KEYS.has(k)) add(`${path}.${k}`, 'INVALID_FILTER_SHAPE', `Unknown property \`${k}\` in a filter condition.`, [...CONDITION_KEYS]);
+    if (!CONDITION_KEYS.has(k))
+      add(`${path}.${k}`, 'INVALID_FILTER_SHAPE', `Unknown property \`${k}\` in a filter condition.`, [...CONDITION_KEYS]);
   }
   if (typeof c.field !== 'string' || c.field === '') {
     add(`${path}.field`, 'INVALID_FILTER_SHAPE', '`field` is required and must be a catalog field name.');
     return undefined;
   }
   if (typeof c.op !== 'string') {
-    add(`${path}.op`, 'INVALID_FILTER_SHAPE', '`op` is required and must be an operator string such as "=" or "IN".', [...FILTER_OPERATORS]);
+    add(`${path}.op`, 'INVALID_FILTER_SHAPE', '`op` is required and must be an operator string such as "=" or "IN".', [
+      ...FILTER_OPERATORS,
+    ]);
     return undefined;
   }
   const index = indexCatalog(catalog);
   const field = index.resolve(c.field);
   if (!field) {
     const suggestions = [...new Set(nearest(c.field, index.allNames, 6).map((n) => index.canonicalOf(n)!))].slice(0, 3);
-    add(`${path}.field`, 'UNKNOWN_FILTER_FIELD', `Unknown filter field \`${c.field}\`.${suggestions.length ? ` Did you mean ${suggestions.map((s) => `\`${s}\``).join(', ')}?` : ''}`, suggestions);
+    add(
+      `${path}.field`,
+      'UNKNOWN_FILTER_FIELD',
+      `Unknown filter field \`${c.field}\`.${suggestions.length ? ` Did you mean ${suggestions.map((s) => `\`${s}\``).join(', ')}?` : ''}`,
+      suggestions,
+    );
     return undefined;
   }
   if (!field.filterable || allowedOperators(field).length === 0) {
@@ -104,9 +128,12 @@ function validateCondition(
   const allowed = allowedOperators(field);
   if (!allowed.includes(c.op as FilterOperator)) {
     const known = (FILTER_OPERATORS as readonly string[]).includes(c.op);
-    add(`${path}.op`, 'UNSUPPORTED_FILTER_OPERATOR',
+    add(
+      `${path}.op`,
+      'UNSUPPORTED_FILTER_OPERATOR',
       `${known ? `Operator \`${c.op}\` is not supported` : `\`${c.op}\` is not an operator`} for field \`${field.name}\` (${field.type}); allowed: ${allowed.join(', ')}.`,
-      allowed);
+      allowed,
+    );
     return undefined;
   }
   const op = c.op as FilterOperator;
@@ -114,12 +141,24 @@ function validateCondition(
   let caseInsensitive = false;
   if (c.text_comparison !== undefined) {
     if (!TEXT_COMPARISONS.includes(c.text_comparison as TextComparison)) {
-      add(`${path}.text_comparison`, 'UNSUPPORTED_TEXT_COMPARISON', '`text_comparison` must be "exact" or "case_insensitive".', [...TEXT_COMPARISONS]);
+      add(`${path}.text_comparison`, 'UNSUPPORTED_TEXT_COMPARISON', '`text_comparison` must be "exact" or "case_insensitive".', [
+        ...TEXT_COMPARISONS,
+      ]);
     } else if (c.text_comparison === 'case_insensitive') {
       if (!textual) {
-        add(`${path}.text_comparison`, 'UNSUPPORTED_TEXT_COMPARISON', `Case-insensitive comparison applies to text fields only; \`${field.name}\` is ${field.type}.`, ['exact']);
+        add(
+          `${path}.text_comparison`,
+          'UNSUPPORTED_TEXT_COMPARISON',
+          `Case-insensitive comparison applies to text fields only; \`${field.name}\` is ${field.type}.`,
+          ['exact'],
+        );
       } else if (!CASE_INSENSITIVE_OPS.has(op)) {
-        add(`${path}.text_comparison`, 'UNSUPPORTED_TEXT_COMPARISON', `Case-insensitive comparison is not defined for \`${op}\`; use =, !=, IN, NOT IN or LIKE.`, ['exact']);
+        add(
+          `${path}.text_comparison`,
+          'UNSUPPORTED_TEXT_COMPARISON',
+          `Case-insensitive comparison is not defined for \`${op}\`; use =, !=, IN, NOT IN or LIKE.`,
+          ['exact'],
+        );
       } else caseInsensitive = true;
     }
   }
@@ -128,7 +167,11 @@ function validateCondition(
     if (typeof c.trim_whitespace !== 'boolean') {
       add(`${path}.trim_whitespace`, 'INVALID_FILTER_SHAPE', '`trim_whitespace` must be true or false.', ['true', 'false']);
     } else if (c.trim_whitespace && !textual) {
-      add(`${path}.trim_whitespace`, 'UNSUPPORTED_TEXT_COMPARISON', `Whitespace trimming applies to text fields only; \`${field.name}\` is ${field.type}.`);
+      add(
+        `${path}.trim_whitespace`,
+        'UNSUPPORTED_TEXT_COMPARISON',
+        `Whitespace trimming applies to text fields only; \`${field.name}\` is ${field.type}.`,
+      );
     } else trim = c.trim_whitespace;
   }
   validateValue(c, path, field, op, { caseInsensitive, trim }, add);

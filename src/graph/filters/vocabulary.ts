@@ -32,5 +32,10 @@ export function vocabularyOf(field: CatalogField): readonly string[] | undefined
 
 /** Operators whose values are members of the vocabulary (LIKE patterns and ranges are not). */
 export const VOCABULARY_OPS: ReadonlySet<FilterOperator> = new Set<FilterOperator>([
-  '=', '!=', 'IN', 'NOT IN', 'ARRAY_CONTAINS', 'ARRAY_CONTAINS_ANY',
+  '=',
+  '!=',
+  'IN',
+  'NOT IN',
+  'ARRAY_CONTAINS',
+  'ARRAY_CONTAINS_ANY',
 ]);

@@ -36,10 +36,15 @@ export interface MaskStatsOptions {
   breakdown?: string;
 }
 
-export interface MaskStatsSql { sql: string; params: FilterParam[]; columns: string[] }
+export interface MaskStatsSql {
+  sql: string;
+  params: FilterParam[];
+  columns: string[];
+}
 
 export function maskStatsSql(o: MaskStatsOptions): MaskStatsSql {
-  if (o.conditions.length === 0 || o.conditions.length > MAX_MASK_CONDITIONS) throw new Error(`maskStatsSql takes 1-${MAX_MASK_CONDITIONS} conditions`);
+  if (o.conditions.length === 0 || o.conditions.length > MAX_MASK_CONDITIONS)
+    throw new Error(`maskStatsSql takes 1-${MAX_MASK_CONDITIONS} conditions`);
   const table = o.personsTable ?? `graph.${DISCOVERY_TABLE}`;
   const params: FilterParam[] = [];
   const columns = new Set<string>();
@@ -51,13 +56,16 @@ export function maskStatsSql(o: MaskStatsOptions): MaskStatsSql {
   };
   const group = o.breakdown ? ', p.breakdown_key AS __k' : o.dim !== undefined ? `, ${o.dim} AS d0` : '';
   const terms: string[] = [];
-  if (o.question) terms.push(`SELECT 0 AS __part, 0::BIGINT AS __mask, hash(p.person_key) AS __h${group} FROM ${table} p WHERE ${where(o.question)}`);
+  if (o.question)
+    terms.push(`SELECT 0 AS __part, 0::BIGINT AS __mask, hash(p.person_key) AS __h${group} FROM ${table} p WHERE ${where(o.question)}`);
   const tests = o.conditions.map((c) => where({ kind: 'filters', groups: [{ id: 'c', combinator: 'AND', filters: [c] }] }));
   const mask = tests.map((t, i) => `CASE WHEN ${t} THEN ${2n ** BigInt(i)} ELSE 0 END`).join(' + ');
   const percent = Math.min(100, Math.max(0.001, o.samplePercent));
   const sample = percent < 100 ? ` TABLESAMPLE ${percent.toFixed(3)}% (system)` : '';
   // The tests again in WHERE: the same parameters, so DuckDB can prune by each condition's zone maps.
-  terms.push(`SELECT 1 AS __part, (${mask})::BIGINT AS __mask, hash(p.person_key) AS __h${group} FROM ${table} p${sample} WHERE ${tests.join(' OR ')}`);
+  terms.push(
+    `SELECT 1 AS __part, (${mask})::BIGINT AS __mask, hash(p.person_key) AS __h${group} FROM ${table} p${sample} WHERE ${tests.join(' OR ')}`,
+  );
   const t = terms.join('\n      UNION ALL ');
   const aggregates = 'count(*) AS n, bit_xor(__h) AS h';
   let sql: string;

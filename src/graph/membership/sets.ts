@@ -46,15 +46,24 @@ export interface SetStatsSql {
 
 // Without a symmetric form every scanned row is in its form: plain aggregates (FILTER clauses over a
 // constant still cost a pass each: a one-form group_by of 3M rows at 10M persons took 63 ms, 29 without).
-const AGGREGATES = (matched: boolean, symmetric: boolean) => (symmetric ? [
-  'count(*) FILTER (WHERE __in) AS n', 'bit_xor(__h) FILTER (WHERE __in) AS h', 'count(*) FILTER (WHERE __e) AS e',
-  ...(matched ? ['count(*) FILTER (WHERE __in AND __m) AS m', 'bit_xor(__h) FILTER (WHERE __in AND __m) AS mh'] : []),
-] : [
-  'count(*) AS n', 'bit_xor(__h) AS h', '0::BIGINT AS e',
-  ...(matched ? ['count(*) FILTER (WHERE __m) AS m', 'bit_xor(__h) FILTER (WHERE __m) AS mh'] : []),
-]);
+const AGGREGATES = (matched: boolean, symmetric: boolean) =>
+  symmetric
+    ? [
+        'count(*) FILTER (WHERE __in) AS n',
+        'bit_xor(__h) FILTER (WHERE __in) AS h',
+        'count(*) FILTER (WHERE __e) AS e',
+        ...(matched ? ['count(*) FILTER (WHERE __in AND __m) AS m', 'bit_xor(__h) FILTER (WHERE __in AND __m) AS mh'] : []),
+      ]
+    : [
+        'count(*) AS n',
+        'bit_xor(__h) AS h',
+        '0::BIGINT AS e',
+        ...(matched ? ['count(*) FILTER (WHERE __m) AS m', 'bit_xor(__h) FILTER (WHERE __m) AS mh'] : []),
+      ];
 const REAGGREGATES = (matched: boolean, from: string) => [
-  `coalesce(sum(${from}n), 0)::BIGINT AS n`, `bit_xor(${from}h) AS h`, `coalesce(sum(${from}e), 0)::BIGINT AS e`,
+  `coalesce(sum(${from}n), 0)::BIGINT AS n`,
+  `bit_xor(${from}h) AS h`,
+  `coalesce(sum(${from}e), 0)::BIGINT AS e`,
   ...(matched ? [`coalesce(sum(${from}m), 0)::BIGINT AS m`, `bit_xor(${from}mh) AS mh`] : []),
 ];
 
@@ -90,7 +99,13 @@ export function setStatsSql(forms: readonly SetForm[], o: SetStatsOptions): SetS
       where = `(${m.where}) OR (${base})`;
     }
     const matched = o.matched && m.matchedWhere ? `coalesce((${m.matchedWhere}), FALSE)` : 'FALSE';
-    const cols = [`${i} AS __form`, 'hash(p.person_key) AS __h', ...(symmetric ? [`${inForm} AS __in`, `${differs} AS __e`] : []), ...(o.matched ? [`${matched} AS __m`] : []), ...(group ? [group] : [])];
+    const cols = [
+      `${i} AS __form`,
+      'hash(p.person_key) AS __h',
+      ...(symmetric ? [`${inForm} AS __in`, `${differs} AS __e`] : []),
+      ...(o.matched ? [`${matched} AS __m`] : []),
+      ...(group ? [group] : []),
+    ];
     return `SELECT ${cols.join(', ')} FROM ${personsTable} p WHERE ${where}`;
   });
   const matched = o.matched === true && matchedOf.some((x) => x !== null);

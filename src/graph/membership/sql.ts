@@ -69,7 +69,10 @@ class Builder {
   }
 
   filters(groups: readonly FilterGroup[], alias: string): string {
-    const compiled = compileFilterGroups(groups, this.o.catalog, { tableAlias: alias, paramOffset: this.o.paramOffset + this.params.length });
+    const compiled = compileFilterGroups(groups, this.o.catalog, {
+      tableAlias: alias,
+      paramOffset: this.o.paramOffset + this.params.length,
+    });
     this.params.push(...compiled.params);
     for (const g of groups) {
       for (const c of g.filters) {
@@ -93,8 +96,10 @@ class Builder {
     const predicate = this.filters(m.groups, inner);
     const seed = this.bind(m.subsetSeed);
     const limit = this.bind(BigInt(Math.max(0, Math.trunc(m.recordLimit))));
-    return `${key} IN (SELECT ${inner}.person_key FROM ${this.o.personsTable} ${inner} WHERE ${predicate}`
-      + ` ORDER BY hash(${inner}.person_key, ${seed}::VARCHAR), ${inner}.person_key LIMIT ${limit})`;
+    return (
+      `${key} IN (SELECT ${inner}.person_key FROM ${this.o.personsTable} ${inner} WHERE ${predicate}` +
+      ` ORDER BY hash(${inner}.person_key, ${seed}::VARCHAR), ${inner}.person_key LIMIT ${limit})`
+    );
   }
 
   /** The composition's predicate, and for a union of several segments its disjoint terms (see countSql). */
@@ -106,9 +111,10 @@ class Builder {
     if (includes.length === 0) sql = 'FALSE';
     else if (includes.length === 1) sql = includes[0]!;
     else sql = `(${includes.join(c.setLogic === 'union' ? ' OR ' : ' AND ')})`;
-    const unionTerms = c.setLogic === 'union' && includes.length > 1
-      ? includes.map((inc, i) => keep(`(${[inc, ...includes.slice(0, i).map((prev) => `(${prev}) IS NOT TRUE`)].join(' AND ')})`))
-      : null;
+    const unionTerms =
+      c.setLogic === 'union' && includes.length > 1
+        ? includes.map((inc, i) => keep(`(${[inc, ...includes.slice(0, i).map((prev) => `(${prev}) IS NOT TRUE`)].join(' AND ')})`))
+        : null;
     return { where: keep(sql), unionTerms };
   }
 }

@@ -18,7 +18,11 @@ export interface AgentSkill {
 
 export const DEFAULT_SKILL = 'discovery';
 
-const kebab = (s: string) => s.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '');
+const kebab = (s: string) =>
+  s
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-|-$/g, '');
 
 export function agentSkills(tools: readonly AgentTool[]): AgentSkill[] {
   const skills = new Map<string, AgentSkill>();
@@ -37,9 +41,15 @@ export function agentSkills(tools: readonly AgentTool[]): AgentSkill[] {
     }
   }
   for (const skill of skills.values()) {
-    const what = skill.scope === 'discovery' ? 'Read-only' : skill.scope === 'account-read' ? 'Read-only account status' : 'Changes state and may cost money';
-    skill.description = `${what} (scope ${skill.scope}${skill.scope === 'account-read' ? ' or account' : ''}). Send a data part {"tool": name, "arguments": {...}}; tools: `
-      + skill.tools.map((t) => `${t.name} (${t.op.summary})`).join('; ');
+    const what =
+      skill.scope === 'discovery'
+        ? 'Read-only'
+        : skill.scope === 'account-read'
+          ? 'Read-only account status'
+          : 'Changes state and may cost money';
+    skill.description =
+      `${what} (scope ${skill.scope}${skill.scope === 'account-read' ? ' or account' : ''}). Send a data part {"tool": name, "arguments": {...}}; tools: ` +
+      skill.tools.map((t) => `${t.name} (${t.op.summary})`).join('; ');
   }
   return [...skills.values()];
 }
@@ -66,7 +76,8 @@ export function agentCard(skills: readonly AgentSkill[], urls: CardUrls, version
   const endpoint = `${urls.resource.replace(/\/+$/, '')}/a2a`;
   const common = {
     name: 'Audience Data Service',
-    description: 'Discovery, segments, audiences and matching over an identity graph. Every skill runs the same operations as the REST API, within the token scopes.',
+    description:
+      'Discovery, segments, audiences and matching over an identity graph. Every skill runs the same operations as the REST API, within the token scopes.',
     version: urls.version,
     capabilities: { streaming: true, pushNotifications: false },
     defaultInputModes: ['application/json'],
@@ -81,16 +92,25 @@ export function agentCard(skills: readonly AgentSkill[], urls: CardUrls, version
         { url: endpoint, protocolBinding: 'JSONRPC', protocolVersion: '0.3' },
       ],
       securitySchemes: {
-        oauth2: { oauth2SecurityScheme: { oauth2MetadataUrl: urls.metadataUrl, flows: {
-          authorizationCode: { authorizationUrl: urls.authorizationUrl, tokenUrl: urls.tokenUrl, scopes: SCOPES, pkceRequired: true },
-          deviceCode: { deviceAuthorizationUrl: urls.deviceAuthorizationUrl, tokenUrl: urls.tokenUrl, scopes: SCOPES },
-        } } },
+        oauth2: {
+          oauth2SecurityScheme: {
+            oauth2MetadataUrl: urls.metadataUrl,
+            flows: {
+              authorizationCode: { authorizationUrl: urls.authorizationUrl, tokenUrl: urls.tokenUrl, scopes: SCOPES, pkceRequired: true },
+              deviceCode: { deviceAuthorizationUrl: urls.deviceAuthorizationUrl, tokenUrl: urls.tokenUrl, scopes: SCOPES },
+            },
+          },
+        },
         bearer: { httpAuthSecurityScheme: { scheme: 'Bearer', description: 'An API-key bearer from POST /v1/auth/token' } },
       },
       securityRequirements: [{ schemes: { oauth2: { list: ['discovery'] } } }, { schemes: { bearer: { list: [] } } }],
       skills: skills.map((s) => ({
-        id: s.id, name: s.name, description: s.description, tags: [s.scope, ...s.tools.map((t) => t.name)],
-        inputModes: ['application/json'], outputModes: ['application/json'],
+        id: s.id,
+        name: s.name,
+        description: s.description,
+        tags: [s.scope, ...s.tools.map((t) => t.name)],
+        inputModes: ['application/json'],
+        outputModes: ['application/json'],
         securityRequirements: [{ schemes: { oauth2: { list: [s.scope] } } }],
       })),
     };
@@ -101,13 +121,22 @@ export function agentCard(skills: readonly AgentSkill[], urls: CardUrls, version
     url: endpoint,
     preferredTransport: 'JSONRPC',
     securitySchemes: {
-      oauth2: { type: 'oauth2', oauth2MetadataUrl: urls.metadataUrl, flows: { authorizationCode: { authorizationUrl: urls.authorizationUrl, tokenUrl: urls.tokenUrl, scopes: SCOPES } } },
+      oauth2: {
+        type: 'oauth2',
+        oauth2MetadataUrl: urls.metadataUrl,
+        flows: { authorizationCode: { authorizationUrl: urls.authorizationUrl, tokenUrl: urls.tokenUrl, scopes: SCOPES } },
+      },
       bearer: { type: 'http', scheme: 'bearer', description: 'An API-key bearer from POST /v1/auth/token' },
     },
     security: [{ oauth2: ['discovery'] }, { bearer: [] }],
     skills: skills.map((s) => ({
-      id: s.id, name: s.name, description: s.description, tags: [s.scope, ...s.tools.map((t) => t.name)],
-      inputModes: ['application/json'], outputModes: ['application/json'], security: [{ oauth2: [s.scope] }],
+      id: s.id,
+      name: s.name,
+      description: s.description,
+      tags: [s.scope, ...s.tools.map((t) => t.name)],
+      inputModes: ['application/json'],
+      outputModes: ['application/json'],
+      security: [{ oauth2: [s.scope] }],
     })),
   };
 }

@@ -32,12 +32,27 @@ export interface A2ADeps {
 type Action = 'send' | 'stream' | 'get' | 'cancel' | 'subscribe' | 'list' | 'push';
 const METHODS: Record<A2AVersion, Record<string, Action>> = {
   '1.0': {
-    SendMessage: 'send', SendStreamingMessage: 'stream', GetTask: 'get', CancelTask: 'cancel', SubscribeToTask: 'subscribe', ListTasks: 'list',
-    CreateTaskPushNotificationConfig: 'push', GetTaskPushNotificationConfig: 'push', ListTaskPushNotificationConfigs: 'push', DeleteTaskPushNotificationConfig: 'push',
+    SendMessage: 'send',
+    SendStreamingMessage: 'stream',
+    GetTask: 'get',
+    CancelTask: 'cancel',
+    SubscribeToTask: 'subscribe',
+    ListTasks: 'list',
+    CreateTaskPushNotificationConfig: 'push',
+    GetTaskPushNotificationConfig: 'push',
+    ListTaskPushNotificationConfigs: 'push',
+    DeleteTaskPushNotificationConfig: 'push',
   },
   '0.3': {
-    'message/send': 'send', 'message/stream': 'stream', 'tasks/get': 'get', 'tasks/cancel': 'cancel', 'tasks/resubscribe': 'subscribe',
-    'tasks/pushNotificationConfig/set': 'push', 'tasks/pushNotificationConfig/get': 'push', 'tasks/pushNotificationConfig/list': 'push', 'tasks/pushNotificationConfig/delete': 'push',
+    'message/send': 'send',
+    'message/stream': 'stream',
+    'tasks/get': 'get',
+    'tasks/cancel': 'cancel',
+    'tasks/resubscribe': 'subscribe',
+    'tasks/pushNotificationConfig/set': 'push',
+    'tasks/pushNotificationConfig/get': 'push',
+    'tasks/pushNotificationConfig/list': 'push',
+    'tasks/pushNotificationConfig/delete': 'push',
   },
 };
 /** How often a stream reads a running task again (the task row, and the resource a following task watches). */
@@ -45,12 +60,24 @@ const POLL_MS = 500;
 /** ListTasks page sizes (A2A 1.0: default 50, 1 to 100). */
 const PAGE = { default: 50, max: 100 };
 const STATE_FILTER: Record<string, string> = {
-  TASK_STATE_SUBMITTED: 'submitted', TASK_STATE_WORKING: 'working', TASK_STATE_COMPLETED: 'completed', TASK_STATE_FAILED: 'failed', TASK_STATE_CANCELED: 'canceled',
-  1: 'submitted', 2: 'working', 3: 'completed', 4: 'failed', 5: 'canceled',
+  TASK_STATE_SUBMITTED: 'submitted',
+  TASK_STATE_WORKING: 'working',
+  TASK_STATE_COMPLETED: 'completed',
+  TASK_STATE_FAILED: 'failed',
+  TASK_STATE_CANCELED: 'canceled',
+  1: 'submitted',
+  2: 'working',
+  3: 'completed',
+  4: 'failed',
+  5: 'canceled',
 };
 
 class RpcError extends Error {
-  constructor(readonly code: number, message: string, readonly data?: unknown) {
+  constructor(
+    readonly code: number,
+    message: string,
+    readonly data?: unknown,
+  ) {
     super(message);
   }
 }
@@ -59,7 +86,12 @@ const fromDomain = (error: DomainError, requestId: string, extra: Record<string,
   new RpcError(jsonRpcCodeOf(error.code), error.message, { ...envelope(error, requestId), ...extra });
 
 type Params = Record<string, unknown>;
-interface Call { caller: Caller; request: FastifyRequest; version: A2AVersion; params: Params }
+interface Call {
+  caller: Caller;
+  request: FastifyRequest;
+  version: A2AVersion;
+  params: Params;
+}
 
 /** `A2A-Version`: none means 0.3; anything but 1.0 or 0.3 is refused. */
 function versionOf(request: FastifyRequest): A2AVersion | null {
@@ -91,7 +123,11 @@ export function registerA2A(app: FastifyInstance, deps: A2ADeps): void {
     if (!message || !Array.isArray(message.parts)) throw new RpcError(JSONRPC.INVALID_PARAMS, 'params.message with parts is required');
     const skillId = typeof metadata.skill === 'string' ? metadata.skill : DEFAULT_SKILL;
     const skill = skills.get(skillId);
-    if (!skill) throw new RpcError(JSONRPC.INVALID_PARAMS, `Unknown skill ${skillId}; the agent card lists the skills: ${[...skills.keys()].join(', ')}`);
+    if (!skill)
+      throw new RpcError(
+        JSONRPC.INVALID_PARAMS,
+        `Unknown skill ${skillId}; the agent card lists the skills: ${[...skills.keys()].join(', ')}`,
+      );
     if (!hasScope(call.caller.scopes, skill.scope)) {
       throw fromDomain(CommonErrors.scopeRequired(skill.scope), call.request.id, { skill: skill.id });
     }
@@ -100,11 +136,15 @@ export function registerA2A(app: FastifyInstance, deps: A2ADeps): void {
     const name = typeof data.tool === 'string' ? data.tool : skill.tools.length === 1 ? skill.tools[0]!.name : null;
     const tool = skill.tools.find((t) => t.name === name);
     if (!tool) {
-      throw new RpcError(JSONRPC.INVALID_PARAMS, `Send a data part {"tool": ..., "arguments": {...}} naming one of the ${skill.id} tools: ${skill.tools.map((t) => t.name).join(', ')}`);
+      throw new RpcError(
+        JSONRPC.INVALID_PARAMS,
+        `Send a data part {"tool": ..., "arguments": {...}} naming one of the ${skill.id} tools: ${skill.tools.map((t) => t.name).join(', ')}`,
+      );
     }
     const campaignId = metadata.campaign_id;
     const args = { ...((data.arguments ?? {}) as Params) };
-    if (typeof campaignId === 'string' && 'campaign_id' in (tool.inputSchema.properties as Params) && args.campaign_id === undefined) args.campaign_id = campaignId;
+    if (typeof campaignId === 'string' && 'campaign_id' in (tool.inputSchema.properties as Params) && args.campaign_id === undefined)
+      args.campaign_id = campaignId;
     return { skill, tool, args, message };
   }
 
@@ -116,7 +156,12 @@ export function registerA2A(app: FastifyInstance, deps: A2ADeps): void {
     const release = deps.tasks.hold(task);
     let outcome: Awaited<ReturnType<typeof callTool>>;
     try {
-      outcome = await callTool(tool, args, { caller: call.caller, requestId: call.request.id, log: call.request.log, idempotency: { service: deps.idempotency } });
+      outcome = await callTool(tool, args, {
+        caller: call.caller,
+        requestId: call.request.id,
+        log: call.request.log,
+        idempotency: { service: deps.idempotency },
+      });
     } finally {
       release();
     }
@@ -124,29 +169,44 @@ export function registerA2A(app: FastifyInstance, deps: A2ADeps): void {
     if (!outcome.ok) return deps.tasks.finish(call.caller, task.id, { error: envelope(outcome.error, requestId) }, requestId);
     const body = outcome.estimate ?? outcome.body ?? null;
     const follow = outcome.estimate || !tool.op.agent ? undefined : tool.op.agent.follow;
-    return deps.tasks.finish(call.caller, task.id, { result: body, ...(follow && body ? { progress: follow.progress(body) } : {}) }, requestId);
+    return deps.tasks.finish(
+      call.caller,
+      task.id,
+      { result: body, ...(follow && body ? { progress: follow.progress(body) } : {}) },
+      requestId,
+    );
   }
 
   /** Reads the resource a following task watches, as the reading caller (the task's owner). A resource gone is a failure. */
-  const followerOf = (call: Call): Follower => async (task) => {
-    const agent = toolsByName.get(task.tool)?.op.agent;
-    const follow = agent ? agent.follow : undefined;
-    if (!follow) return null;
-    try {
-      const resource = await follow.read({ caller: call.caller, requestId: call.request.id, log: call.request.log }, task.result);
-      return { resource, progress: follow.progress(resource) };
-    } catch (error) {
-      if (error instanceof DomainError && error.code.endsWith('NOT_FOUND')) return { resource: null, progress: { state: 'failed', reason: error.message } };
-      call.request.log.warn({ err: error, task: task.id }, 'agent task follow-up read failed');
-      return null;
-    }
-  };
+  const followerOf =
+    (call: Call): Follower =>
+    async (task) => {
+      const agent = toolsByName.get(task.tool)?.op.agent;
+      const follow = agent ? agent.follow : undefined;
+      if (!follow) return null;
+      try {
+        const resource = await follow.read({ caller: call.caller, requestId: call.request.id, log: call.request.log }, task.result);
+        return { resource, progress: follow.progress(resource) };
+      } catch (error) {
+        if (error instanceof DomainError && error.code.endsWith('NOT_FOUND'))
+          return { resource: null, progress: { state: 'failed', reason: error.message } };
+        call.request.log.warn({ err: error, task: task.id }, 'agent task follow-up read failed');
+        return null;
+      }
+    };
   const readOptions = (call: Call) => ({ follow: followerOf(call), requestId: call.request.id });
 
   async function open(call: Call) {
     const { skill, tool, args, message } = route(call);
     const contextId = typeof message.contextId === 'string' ? message.contextId : undefined;
-    const task = await deps.tasks.open({ orgId: call.caller.orgId, userId: call.caller.userId, contextId, skill: skill.id, tool: tool.name, message });
+    const task = await deps.tasks.open({
+      orgId: call.caller.orgId,
+      userId: call.caller.userId,
+      contextId,
+      skill: skill.id,
+      tool: tool.name,
+      message,
+    });
     return { task, tool, args };
   }
 
@@ -177,7 +237,8 @@ export function registerA2A(app: FastifyInstance, deps: A2ADeps): void {
     try {
       return await deps.tasks.get(call.caller, id, readOptions(call));
     } catch (error) {
-      if (error instanceof DomainError && error.code === 'NOT_FOUND') throw new RpcError(JSONRPC.TASK_NOT_FOUND, error.message, envelope(error, call.request.id));
+      if (error instanceof DomainError && error.code === 'NOT_FOUND')
+        throw new RpcError(JSONRPC.TASK_NOT_FOUND, error.message, envelope(error, call.request.id));
       throw error;
     }
   }
@@ -185,7 +246,8 @@ export function registerA2A(app: FastifyInstance, deps: A2ADeps): void {
   async function cancel(call: Call): Promise<unknown> {
     await find(call);
     const { task, canceled } = await deps.tasks.cancel(call.caller, taskId(call.params), readOptions(call));
-    if (!canceled) throw new RpcError(JSONRPC.TASK_NOT_CANCELABLE, `Task ${task.id} has already ended (${task.state}) and cannot be canceled.`);
+    if (!canceled)
+      throw new RpcError(JSONRPC.TASK_NOT_CANCELABLE, `Task ${task.id} has already ended (${task.state}) and cannot be canceled.`);
     return taskShape(task, call.version);
   }
 
@@ -193,17 +255,29 @@ export function registerA2A(app: FastifyInstance, deps: A2ADeps): void {
   async function list(call: Call): Promise<unknown> {
     const p = call.params;
     const pageSize = p.pageSize === undefined || p.pageSize === null ? PAGE.default : Number(p.pageSize);
-    if (!Number.isInteger(pageSize) || pageSize < 1 || pageSize > PAGE.max) throw new RpcError(JSONRPC.INVALID_PARAMS, `pageSize must be an integer from 1 to ${PAGE.max}.`);
+    if (!Number.isInteger(pageSize) || pageSize < 1 || pageSize > PAGE.max)
+      throw new RpcError(JSONRPC.INVALID_PARAMS, `pageSize must be an integer from 1 to ${PAGE.max}.`);
     // The SDK's client sends UNRECOGNIZED for an unset status.
-    const unset = p.status === undefined || p.status === null || ['', 0, 'TASK_STATE_UNSPECIFIED', 'UNRECOGNIZED', -1].includes(p.status as never);
+    const unset =
+      p.status === undefined || p.status === null || ['', 0, 'TASK_STATE_UNSPECIFIED', 'UNRECOGNIZED', -1].includes(p.status as never);
     const state = unset ? undefined : STATE_FILTER[String(p.status)];
     if (!unset && !state) {
-      throw new RpcError(JSONRPC.INVALID_PARAMS, `status ${String(p.status)} is not a task state this service uses (${Object.keys(STATE_FILTER).filter((k) => k.startsWith('TASK')).join(', ')}).`);
+      throw new RpcError(
+        JSONRPC.INVALID_PARAMS,
+        `status ${String(p.status)} is not a task state this service uses (${Object.keys(STATE_FILTER)
+          .filter((k) => k.startsWith('TASK'))
+          .join(', ')}).`,
+      );
     }
     const since = typeof p.statusTimestampAfter === 'string' && p.statusTimestampAfter ? new Date(p.statusTimestampAfter) : undefined;
-    if (since && Number.isNaN(since.getTime())) throw new RpcError(JSONRPC.INVALID_PARAMS, 'statusTimestampAfter must be an ISO 8601 timestamp.');
+    if (since && Number.isNaN(since.getTime()))
+      throw new RpcError(JSONRPC.INVALID_PARAMS, 'statusTimestampAfter must be an ISO 8601 timestamp.');
     const filter = { contextId: typeof p.contextId === 'string' && p.contextId ? p.contextId : undefined, state, updatedSince: since };
-    const page = await deps.tasks.list(call.caller, { pageSize, pageToken: typeof p.pageToken === 'string' ? p.pageToken : undefined, filter }, readOptions(call));
+    const page = await deps.tasks.list(
+      call.caller,
+      { pageSize, pageToken: typeof p.pageToken === 'string' ? p.pageToken : undefined, filter },
+      readOptions(call),
+    );
     const withArtifacts = p.includeArtifacts === true;
     const tasks = page.tasks.map((t) => ({ ...taskShape(t, call.version), ...(withArtifacts ? {} : { artifacts: [] }) }));
     return { tasks, nextPageToken: page.nextPageToken, pageSize, totalSize: page.totalSize };
@@ -236,13 +310,27 @@ export function registerA2A(app: FastifyInstance, deps: A2ADeps): void {
     if (!caller) return reply;
     const body = request.body as { jsonrpc?: unknown; id?: unknown; method?: unknown; params?: unknown } | undefined;
     const id = body && (typeof body.id === 'string' || typeof body.id === 'number') ? body.id : null;
-    const answer = (payload: { result: unknown } | { error: RpcError }) => reply.type('application/json').send({
-      jsonrpc: '2.0', id,
-      ...('result' in payload ? { result: payload.result } : { error: { code: payload.error.code, message: payload.error.message, ...(payload.error.data ? { data: payload.error.data } : {}) } }),
-    });
+    const answer = (payload: { result: unknown } | { error: RpcError }) =>
+      reply.type('application/json').send({
+        jsonrpc: '2.0',
+        id,
+        ...('result' in payload
+          ? { result: payload.result }
+          : {
+              error: {
+                code: payload.error.code,
+                message: payload.error.message,
+                ...(payload.error.data ? { data: payload.error.data } : {}),
+              },
+            }),
+      });
     try {
       const version = versionOf(request);
-      if (!version) throw new RpcError(JSONRPC.VERSION_NOT_SUPPORTED, `A2A-Version ${String(request.headers['a2a-version'])} is not supported; send 1.0 or 0.3 (or no header for 0.3).`);
+      if (!version)
+        throw new RpcError(
+          JSONRPC.VERSION_NOT_SUPPORTED,
+          `A2A-Version ${String(request.headers['a2a-version'])} is not supported; send 1.0 or 0.3 (or no header for 0.3).`,
+        );
       reply.header('a2a-version', version);
       if (!body || typeof body !== 'object' || body.jsonrpc !== '2.0' || typeof body.method !== 'string') {
         throw new RpcError(JSONRPC.INVALID_REQUEST, 'A JSON-RPC 2.0 request object is required: {jsonrpc: "2.0", id, method, params}.');
@@ -257,10 +345,20 @@ export function registerA2A(app: FastifyInstance, deps: A2ADeps): void {
       const call: Call = { caller, request, version, params };
       if (action === 'stream' || action === 'subscribe') return await stream(call, id, reply, action);
       if (action === 'push') {
-        throw new RpcError(JSONRPC.PUSH_NOTIFICATION_NOT_SUPPORTED, 'Push notifications are not supported (the agent card says capabilities.pushNotifications: false); '
-          + 'follow a task with SubscribeToTask (tasks/resubscribe) or GetTask (tasks/get), or subscribe to webhooks over REST.');
+        throw new RpcError(
+          JSONRPC.PUSH_NOTIFICATION_NOT_SUPPORTED,
+          'Push notifications are not supported (the agent card says capabilities.pushNotifications: false); ' +
+            'follow a task with SubscribeToTask (tasks/resubscribe) or GetTask (tasks/get), or subscribe to webhooks over REST.',
+        );
       }
-      const result = action === 'send' ? await send(call) : action === 'get' ? taskShape(await find(call), version) : action === 'cancel' ? await cancel(call) : await list(call);
+      const result =
+        action === 'send'
+          ? await send(call)
+          : action === 'get'
+            ? taskShape(await find(call), version)
+            : action === 'cancel'
+              ? await cancel(call)
+              : await list(call);
       return answer({ result });
     } catch (error) {
       if (error instanceof RpcError) return answer({ error });

@@ -21,17 +21,34 @@ function status(task: AgentTask, v: A2AVersion): Record<string, unknown> {
   const message = task.error
     ? v === '1.0'
       ? { messageId: `${task.id}-error`, role: 'ROLE_AGENT', taskId: task.id, contextId: task.contextId, parts: [dataPart(task.error, v)] }
-      : { kind: 'message', messageId: `${task.id}-error`, role: 'agent', taskId: task.id, contextId: task.contextId, parts: [dataPart(task.error, v)] }
+      : {
+          kind: 'message',
+          messageId: `${task.id}-error`,
+          role: 'agent',
+          taskId: task.id,
+          contextId: task.contextId,
+          parts: [dataPart(task.error, v)],
+        }
     : undefined;
-  return { state: v === '1.0' ? STATE_1_0[task.state] : task.state, timestamp: task.updatedAt.toISOString(), ...(message ? { message } : {}) };
+  return {
+    state: v === '1.0' ? STATE_1_0[task.state] : task.state,
+    timestamp: task.updatedAt.toISOString(),
+    ...(message ? { message } : {}),
+  };
 }
 
 /** The operation's answer, and (for a task following long work) that resource as last read. */
 function artifacts(task: AgentTask, v: A2AVersion): Record<string, unknown>[] {
   const out: Record<string, unknown>[] = [];
-  if (task.result !== null && task.result !== undefined) out.push({ artifactId: `${task.id}-result`, name: task.tool, parts: [dataPart(task.result, v)] });
+  if (task.result !== null && task.result !== undefined)
+    out.push({ artifactId: `${task.id}-result`, name: task.tool, parts: [dataPart(task.result, v)] });
   if (task.progress !== null && task.progress !== undefined) {
-    out.push({ artifactId: `${task.id}-progress`, name: `${task.tool} progress`, description: 'The resource the operation started, as last read', parts: [dataPart(task.progress, v)] });
+    out.push({
+      artifactId: `${task.id}-progress`,
+      name: `${task.tool} progress`,
+      description: 'The resource the operation started, as last read',
+      parts: [dataPart(task.progress, v)],
+    });
   }
   return out;
 }
@@ -51,10 +68,14 @@ export function taskShape(task: AgentTask, v: A2AVersion): Record<string, unknow
 export function updateEvents(task: AgentTask, v: A2AVersion): Record<string, unknown>[] {
   const ids = { taskId: task.id, contextId: task.contextId };
   const final = TERMINAL_STATES.includes(task.state);
-  const events: Record<string, unknown>[] = artifacts(task, v).map((artifact) => (v === '1.0'
-    ? { artifactUpdate: { ...ids, artifact, lastChunk: true } }
-    : { kind: 'artifact-update', ...ids, artifact, lastChunk: true }));
-  events.push(v === '1.0' ? { statusUpdate: { ...ids, status: status(task, v) } } : { kind: 'status-update', ...ids, status: status(task, v), final });
+  const events: Record<string, unknown>[] = artifacts(task, v).map((artifact) =>
+    v === '1.0'
+      ? { artifactUpdate: { ...ids, artifact, lastChunk: true } }
+      : { kind: 'artifact-update', ...ids, artifact, lastChunk: true },
+  );
+  events.push(
+    v === '1.0' ? { statusUpdate: { ...ids, status: status(task, v) } } : { kind: 'status-update', ...ids, status: status(task, v), final },
+  );
   return events;
 }
 

@@ -10,14 +10,24 @@ type Params = { token: string };
 export function registerPeopleRoutes(app: FastifyInstance, oauth: OAuthModule, options: { production: boolean }): void {
   const { people, keys, settings, mailer } = oauth;
   const path = invitationPath(':token');
-  const gone = () => oauthPages.messagePage('This invitation is no longer open', 'It was used already or has expired. Ask an owner or admin of your organization to invite you again.');
+  const gone = () =>
+    oauthPages.messagePage(
+      'This invitation is no longer open',
+      'It was used already or has expired. Ask an owner or admin of your organization to invite you again.',
+    );
 
   app.get<{ Params: Params }>(path, { config: { access: 'public' }, schema: { hide: true } }, async (request, reply) => {
     const open = await people.findOpenInvitation(request.params.token);
     if (!open) return sendPage(reply, gone(), 404);
-    return sendPage(reply, oauthPages.invitationPage({
-      action: invitationPath(request.params.token), csrf: csrfToken(keys.csrfKey, 'invitation', request.params.token), email: open.user.email, organization: open.organization,
-    }));
+    return sendPage(
+      reply,
+      oauthPages.invitationPage({
+        action: invitationPath(request.params.token),
+        csrf: csrfToken(keys.csrfKey, 'invitation', request.params.token),
+        email: open.user.email,
+        organization: open.organization,
+      }),
+    );
   });
 
   app.post<{ Params: Params; Body: FormBody }>(path, { config: { access: 'public' }, schema: { hide: true } }, async (request, reply) => {
@@ -28,9 +38,18 @@ export function registerPeopleRoutes(app: FastifyInstance, oauth: OAuthModule, o
     const open = await people.findOpenInvitation(token);
     if (!open) return sendPage(reply, gone(), 404);
     const password = String(request.body.password ?? '');
-    const again = (error: string) => sendPage(reply, oauthPages.invitationPage({
-      action: invitationPath(token), csrf: csrfToken(keys.csrfKey, 'invitation', token), email: open.user.email, organization: open.organization, error,
-    }), 400);
+    const again = (error: string) =>
+      sendPage(
+        reply,
+        oauthPages.invitationPage({
+          action: invitationPath(token),
+          csrf: csrfToken(keys.csrfKey, 'invitation', token),
+          email: open.user.email,
+          organization: open.organization,
+          error,
+        }),
+        400,
+      );
     if (password !== String(request.body.confirm ?? '')) return again('The two passwords differ.');
     try {
       await people.acceptInvitation(token, password);
@@ -38,7 +57,13 @@ export function registerPeopleRoutes(app: FastifyInstance, oauth: OAuthModule, o
       if (isDomainError(error)) return again(error.message);
       throw error;
     }
-    return sendPage(reply, oauthPages.messagePage('You are in', `Your password is set and ${open.user.email} is verified. You can now sign in when an application asks you to connect.`));
+    return sendPage(
+      reply,
+      oauthPages.messagePage(
+        'You are in',
+        `Your password is set and ${open.user.email} is verified. You can now sign in when an application asks you to connect.`,
+      ),
+    );
   });
 
   if (!options.production) {
@@ -48,7 +73,18 @@ export function registerPeopleRoutes(app: FastifyInstance, oauth: OAuthModule, o
         return sendPage(reply, oauthPages.messagePage('Not found', 'The outbox is shown only on the machine that runs the service.'), 404);
       }
       const rows = await mailer.recent();
-      return sendPage(reply, oauthPages.outboxPage(rows.map((r) => ({ to: r.to_address, subject: r.subject, text: r.text_body, createdAt: new Date(r.created_at), sent: !!r.sent_at }))));
+      return sendPage(
+        reply,
+        oauthPages.outboxPage(
+          rows.map((r) => ({
+            to: r.to_address,
+            subject: r.subject,
+            text: r.text_body,
+            createdAt: new Date(r.created_at),
+            sent: !!r.sent_at,
+          })),
+        ),
+      );
     });
   }
 }

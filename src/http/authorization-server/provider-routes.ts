@@ -42,7 +42,13 @@ export async function registerProviderRoutes(app: FastifyInstance, oauth: OAuthM
     scope.removeAllContentTypeParsers();
     scope.addContentTypeParser('*', (_request, _payload, done) => done(null));
     for (const { url, methods } of PROVIDER_ROUTES) {
-      scope.route({ method: methods, url, config: { access: 'public', protocol: 'oauth', rawRequest: true }, schema: { hide: true }, handler: forward });
+      scope.route({
+        method: methods,
+        url,
+        config: { access: 'public', protocol: 'oauth', rawRequest: true },
+        schema: { hide: true },
+        handler: forward,
+      });
     }
   });
 }

@@ -24,7 +24,10 @@ export function registerResourceRoutes(app: FastifyInstance, oauth: OAuthModule)
     reply.header('cache-control', 'no-store').header('access-control-allow-origin', '*');
     const match = request.headers.authorization?.match(/^Bearer\s+(\S+)\s*$/i);
     const refuse = (status: number, error: string, description: string) =>
-      reply.status(status).header('www-authenticate', bearerChallenge(mcp, { error: error as never, description })).send({ error, error_description: description });
+      reply
+        .status(status)
+        .header('www-authenticate', bearerChallenge(mcp, { error: error as never, description }))
+        .send({ error, error_description: description });
     if (!match) return refuse(401, 'invalid_token', 'send the access token as Authorization: Bearer');
     try {
       const caller = await oauth.verifyAccessToken(match[1]!, mcp);
@@ -36,6 +39,12 @@ export function registerResourceRoutes(app: FastifyInstance, oauth: OAuthModule)
     }
   };
   for (const method of ['GET', 'POST'] as const) {
-    app.route({ method, url: OAUTH_ROUTES.userinfo, config: { access: 'public', protocol: 'oauth' }, schema: { hide: true }, handler: userinfo });
+    app.route({
+      method,
+      url: OAUTH_ROUTES.userinfo,
+      config: { access: 'public', protocol: 'oauth' },
+      schema: { hide: true },
+      handler: userinfo,
+    });
   }
 }

@@ -7,10 +7,16 @@
 import { isReplied, type Operation, type OperationContext } from '../../core/operation.ts';
 import type { IdempotencyService } from './service.ts';
 
-export interface Outcome { statusCode: number; body: unknown; replayed?: boolean }
+export interface Outcome {
+  statusCode: number;
+  body: unknown;
+  replayed?: boolean;
+}
 
 export async function runOnce(
-  op: Operation, ctx: OperationContext, input: Parameters<Operation['handler']>[1],
+  op: Operation,
+  ctx: OperationContext,
+  input: Parameters<Operation['handler']>[1],
   o: { service?: IdempotencyService; key?: string; body: unknown },
 ): Promise<Outcome> {
   const execute = async (): Promise<Outcome> => {
@@ -20,7 +26,11 @@ export async function runOnce(
   if (!op.idempotency || !o.service || o.key === undefined || !ctx.caller) return execute();
   const { replay } = op.idempotency;
   return o.service.run({
-    orgId: ctx.caller.orgId, scope: `${op.id}|${ctx.caller.userId}`, key: o.key, body: o.body ?? null, execute,
+    orgId: ctx.caller.orgId,
+    scope: `${op.id}|${ctx.caller.userId}`,
+    key: o.key,
+    body: o.body ?? null,
+    execute,
     refresh: replay ? (stored) => replay(stored as never, ctx) : undefined,
   });
 }

@@ -6,7 +6,8 @@ export type IdempotencyRecord = Selectable<IdempotencyRecordsTable>;
 type RecordKey = Pick<IdempotencyRecord, 'org_id' | 'endpoint' | 'key'>;
 
 export function createIdempotencyStore(db: Kysely<DB>) {
-  const byKey = (k: RecordKey) => (qb: any) => qb.where('org_id', '=', k.org_id).where('endpoint', '=', k.endpoint).where('key', '=', k.key);
+  const byKey = (k: RecordKey) => (qb: any) =>
+    qb.where('org_id', '=', k.org_id).where('endpoint', '=', k.endpoint).where('key', '=', k.key);
   return {
     /** Claims a key; false when a record already holds it. */
     async claim(record: IdempotencyRecord): Promise<boolean> {
@@ -22,7 +23,14 @@ export function createIdempotencyStore(db: Kysely<DB>) {
     async reclaimExpired(record: IdempotencyRecord, now: Date): Promise<boolean> {
       const result = await db
         .updateTable('idempotency_records')
-        .set({ request_hash: record.request_hash, state: 'running', status_code: null, response: null, created_at: record.created_at, expires_at: record.expires_at })
+        .set({
+          request_hash: record.request_hash,
+          state: 'running',
+          status_code: null,
+          response: null,
+          created_at: record.created_at,
+          expires_at: record.expires_at,
+        })
         .$call(byKey(record))
         .where('expires_at', '<=', now)
         .executeTakeFirst();

@@ -30,9 +30,10 @@ export interface McpDeps {
   idempotency: IdempotencyService;
 }
 
-const INSTRUCTIONS = 'Audience data over an identity graph. Start with search_field_catalog to learn the fields, count_persons to size an '
-  + 'audience (read-only, privacy-floored), then create_segment / create_audience (creator scope). Tools that spend money answer their cost '
-  + 'unless called with confirm: true. Errors carry code, message and next_step.';
+const INSTRUCTIONS =
+  'Audience data over an identity graph. Start with search_field_catalog to learn the fields, count_persons to size an ' +
+  'audience (read-only, privacy-floored), then create_segment / create_audience (creator scope). Tools that spend money answer their cost ' +
+  'unless called with confirm: true. Errors carry code, message and next_step.';
 
 /** A JSON Schema object as the SDK's Standard Schema; arguments are validated by the adapter (REST's Ajv settings, section 7 issues). */
 function schemaOf(tool: AgentTool): StandardSchemaWithJSON {
@@ -52,26 +53,37 @@ function resultOf(outcome: Awaited<ReturnType<typeof callTool>>, requestId: stri
     return { isError: true, content: [{ type: 'text', text: JSON.stringify(body) }], structuredContent: body };
   }
   const body = outcome.estimate ?? outcome.body;
-  const structured = body !== null && typeof body === 'object' && !Array.isArray(body) ? body as Record<string, unknown> : { result: body ?? null };
+  const structured =
+    body !== null && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>) : { result: body ?? null };
   return {
-    content: [{ type: 'text', text: JSON.stringify(structured) }], structuredContent: structured,
+    content: [{ type: 'text', text: JSON.stringify(structured) }],
+    structuredContent: structured,
     ...(outcome.replayed !== undefined ? { _meta: { idempotent_replayed: outcome.replayed } } : {}),
   };
 }
 
-interface Served { caller: Caller; request: FastifyRequest; idempotency: ToolCall['idempotency'] }
+interface Served {
+  caller: Caller;
+  request: FastifyRequest;
+  idempotency: ToolCall['idempotency'];
+}
 
 function serverFor(tools: readonly AgentTool[], { caller, request, idempotency }: Served, version: string): McpServer {
   const server = new McpServer({ name: 'audience-data-service', version }, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
   for (const tool of tools) {
     if (!toolAllowed(tool, caller.scopes)) continue;
-    server.registerTool(tool.name, {
-      title: tool.op.summary,
-      description: tool.description,
-      inputSchema: schemaOf(tool),
-      annotations: tool.annotations,
-      _meta: { operation_id: tool.op.id, scope: tool.scope ?? 'any', effect: tool.op.effect },
-    }, async (args: unknown) => resultOf(await callTool(tool, args, { caller, requestId: request.id, log: request.log, idempotency }), request.id));
+    server.registerTool(
+      tool.name,
+      {
+        title: tool.op.summary,
+        description: tool.description,
+        inputSchema: schemaOf(tool),
+        annotations: tool.annotations,
+        _meta: { operation_id: tool.op.id, scope: tool.scope ?? 'any', effect: tool.op.effect },
+      },
+      async (args: unknown) =>
+        resultOf(await callTool(tool, args, { caller, requestId: request.id, log: request.log, idempotency }), request.id),
+    );
   }
   return server;
 }
@@ -80,7 +92,10 @@ function serverFor(tools: readonly AgentTool[], { caller, request, idempotency }
 function toolCalls(body: unknown): { id: unknown; name: unknown }[] {
   const messages = Array.isArray(body) ? body : [body];
   return messages
-    .filter((m): m is { method: string; id?: unknown; params?: { name?: unknown } } => !!m && typeof m === 'object' && (m as { method?: unknown }).method === 'tools/call')
+    .filter(
+      (m): m is { method: string; id?: unknown; params?: { name?: unknown } } =>
+        !!m && typeof m === 'object' && (m as { method?: unknown }).method === 'tools/call',
+    )
     .map((m) => ({ id: m.id ?? null, name: m.params?.name }));
 }
 
@@ -97,11 +112,14 @@ export function registerMcp(app: FastifyInstance, deps: McpDeps): void {
   const metadataUrl = resourceMetadataUrl(deps.resource);
   const path = new URL(deps.resource).pathname.replace(/\/+$/, '') || '/';
 
-  const handler = createMcpHandler((ctx) => {
-    const extra = ctx.authInfo?.extra as Served | undefined;
-    if (!extra) throw new Error('MCP request without an authenticated caller');
-    return serverFor(tools, extra, deps.version);
-  }, { legacy: 'stateless', onerror: (error) => app.log.warn({ err: error }, 'MCP request refused') });
+  const handler = createMcpHandler(
+    (ctx) => {
+      const extra = ctx.authInfo?.extra as Served | undefined;
+      if (!extra) throw new Error('MCP request without an authenticated caller');
+      return serverFor(tools, extra, deps.version);
+    },
+    { legacy: 'stateless', onerror: (error) => app.log.warn({ err: error }, 'MCP request refused') },
+  );
   const node = toNodeHandler(handler, { onerror: (error) => app.log.error({ err: error }, 'MCP request failed') });
   app.addHook('onClose', async () => handler.close());
 
@@ -120,10 +138,18 @@ export function registerMcp(app: FastifyInstance, deps: McpDeps): void {
         const tool = typeof call.name === 'string' ? byName.get(call.name) : undefined;
         if (!tool || toolAllowed(tool, caller.scopes)) continue;
         const error = CommonErrors.scopeRequired(tool.scope!);
-        reply.header('www-authenticate', bearerChallenge(deps.resource, { error: 'insufficient_scope', scope: tool.scope!, description: error.message }));
-        return reply.status(403).type('application/json').send({
-          jsonrpc: '2.0', id: call.id, error: { code: jsonRpcCodeOf(error.code), message: error.message, data: envelope(error, request.id) },
-        });
+        reply.header(
+          'www-authenticate',
+          bearerChallenge(deps.resource, { error: 'insufficient_scope', scope: tool.scope!, description: error.message }),
+        );
+        return reply
+          .status(403)
+          .type('application/json')
+          .send({
+            jsonrpc: '2.0',
+            id: call.id,
+            error: { code: jsonRpcCodeOf(error.code), message: error.message, data: envelope(error, request.id) },
+          });
       }
       const authInfo: AuthInfo = {
         token: request.headers.authorization!.replace(/^Bearer\s+/i, '').trim(),

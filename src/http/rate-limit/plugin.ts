@@ -49,7 +49,11 @@ export function registerRateLimit(
     } catch (error) {
       return done(error as Error);
     }
-    if (outcome instanceof Promise) outcome.then(() => done(), (error: Error) => done(error));
+    if (outcome instanceof Promise)
+      outcome.then(
+        () => done(),
+        (error: Error) => done(error),
+      );
     else done();
   });
 }

@@ -15,7 +15,12 @@ export function createRateLimitStore(db: Kysely<DB>) {
     },
     /** A key's total for one window (0 when it has none). */
     async readWindow(key: string, windowStart: Date): Promise<number> {
-      const row = await db.selectFrom('rate_limit_windows').select('used').where('org_id', '=', key).where('window_start', '=', windowStart).executeTakeFirst();
+      const row = await db
+        .selectFrom('rate_limit_windows')
+        .select('used')
+        .where('org_id', '=', key)
+        .where('window_start', '=', windowStart)
+        .executeTakeFirst();
       return row ? Number(row.used) : 0;
     },
     async deleteWindowsBefore(before: Date): Promise<void> {

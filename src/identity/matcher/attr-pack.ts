@@ -19,7 +19,21 @@ import { lit } from '../../graph/duck.ts';
 export const PACK_MAX_DISTINCT = 1 << 17;
 
 /** Column types whose values are dictionary-coded when few enough (scalars only). */
-const PACKABLE_TYPES = new Set(['VARCHAR', 'BOOLEAN', 'DATE', 'TINYINT', 'SMALLINT', 'INTEGER', 'BIGINT', 'UTINYINT', 'USMALLINT', 'UINTEGER', 'UBIGINT', 'FLOAT', 'DOUBLE']);
+const PACKABLE_TYPES = new Set([
+  'VARCHAR',
+  'BOOLEAN',
+  'DATE',
+  'TINYINT',
+  'SMALLINT',
+  'INTEGER',
+  'BIGINT',
+  'UTINYINT',
+  'USMALLINT',
+  'UINTEGER',
+  'UBIGINT',
+  'FLOAT',
+  'DOUBLE',
+]);
 
 export interface PackedColumn {
   column: string;
@@ -39,7 +53,10 @@ export function packLayout(columns: readonly { column: string; distinct: number 
   for (const c of columns) {
     const bits = codeBits(c.distinct);
     if (bits > 64) throw new Error(`column ${c.column}: ${c.distinct} distinct values do not fit a word`);
-    if (used + bits > 64) { word++; used = 0; }
+    if (used + bits > 64) {
+      word++;
+      used = 0;
+    }
     out.push({ column: c.column, word, shift: used, bits });
     used += bits;
   }
@@ -65,9 +82,14 @@ type Rows = (sql: string) => Promise<Record<string, unknown>[]>;
  */
 export async function createPackedAttrs(run: Run, rows: Rows, persons: string, maxDistinct = PACK_MAX_DISTINCT): Promise<PackedColumn[]> {
   const cols = (await rows(`DESCRIBE SELECT * FROM ${persons}`)) as { column_name: string; column_type: string }[];
-  const candidates = cols.filter((c) => c.column_name !== 'person_key' && PACKABLE_TYPES.has(c.column_type)).map((c) => ident(c.column_name));
+  const candidates = cols
+    .filter((c) => c.column_name !== 'person_key' && PACKABLE_TYPES.has(c.column_type))
+    .map((c) => ident(c.column_name));
   // An estimate first (one scan), so columns far above the cap (addresses, coordinates) are never grouped.
-  const approx = candidates.length === 0 ? {} : (await rows(`SELECT ${candidates.map((c) => `approx_count_distinct(${c})::BIGINT AS ${c}`).join(', ')} FROM ${persons}`))[0]!;
+  const approx =
+    candidates.length === 0
+      ? {}
+      : (await rows(`SELECT ${candidates.map((c) => `approx_count_distinct(${c})::BIGINT AS ${c}`).join(', ')} FROM ${persons}`))[0]!;
   const packed: { column: string; distinct: number }[] = [];
   for (const c of candidates) {
     if (Number(approx[c]) > 2 * maxDistinct) continue;

@@ -42,15 +42,20 @@ export function packFeatures(f: Features): number {
 
 /** Every valid combination of feature levels (112,896), for predicates enumerated from the level rules. */
 function* everyFeatures(): Generator<Features> {
-  for (const email of Object.values(EMAIL)) for (const phone of Object.values(ID)) for (const first of Object.values(FIRST)) {
-    for (const last of Object.values(LAST)) for (const dob of Object.values(DOB)) for (const address of Object.values(ADDR)) {
-      for (const swapped of [false, true]) yield { email, phone, first, last, dob, address, swapped };
-    }
-  }
+  for (const email of Object.values(EMAIL))
+    for (const phone of Object.values(ID))
+      for (const first of Object.values(FIRST)) {
+        for (const last of Object.values(LAST))
+          for (const dob of Object.values(DOB))
+            for (const address of Object.values(ADDR)) {
+              for (const swapped of [false, true]) yield { email, phone, first, last, dob, address, swapped };
+            }
+      }
 }
 
 /** An agreeing email or phone, or a current residence: always of use to a decision (D, A, H). */
-const alwaysDecidable = (f: Features) => f.email === ID.agree || f.phone === ID.agree || f.address === ADDR.unit || f.address === ADDR.street;
+const alwaysDecidable = (f: Features) =>
+  f.email === ID.agree || f.phone === ID.agree || f.address === ADDR.unit || f.address === ADDR.street;
 
 let decidableValues: string | undefined;
 
@@ -60,13 +65,17 @@ let decidableValues: string | undefined;
  * from the level rules themselves (a few thousand, probed as a semi join), so the SQL never restates the rules.
  */
 export function decidableSql(fp: string): string {
-  decidableValues ??= [...everyFeatures()].filter((f) => !alwaysDecidable(f) && canQualify(f)).map(packFeatures).join(', ');
+  decidableValues ??= [...everyFeatures()]
+    .filter((f) => !alwaysDecidable(f) && canQualify(f))
+    .map(packFeatures)
+    .join(', ');
   return `((${fp} & 7) = ${ID.agree} OR ((${fp} >> 3) & 7) = ${ID.agree} OR ((${fp} >> 15) & 7) IN (${ADDR.unit}, ${ADDR.street})
     OR ${fp} IN (SELECT unnest([${decidableValues}])))`;
 }
 
 /** The packed value of the features other than the names (email, phone, dob, address), as NON_NAME_PACK_SQL. */
-export const nonNamePack = (f: Pick<Features, 'email' | 'phone' | 'dob' | 'address'>) => f.email + 8 * f.phone + 4096 * f.dob + 32768 * f.address;
+export const nonNamePack = (f: Pick<Features, 'email' | 'phone' | 'dob' | 'address'>) =>
+  f.email + 8 * f.phone + 4096 * f.dob + 32768 * f.address;
 const NON_NAME_PACK_SQL = '(f_email + 8 * f_phone + 4096 * f_dob + 32768 * f_address)';
 
 let supportableValues: string | undefined;
@@ -84,8 +93,13 @@ export function supportableSql(): string {
 
 export function unpackFeatures(fp: number): Features {
   return {
-    email: fp & 7, phone: (fp >> 3) & 7, first: (fp >> 6) & 7, last: (fp >> 9) & 7,
-    dob: (fp >> 12) & 7, address: (fp >> 15) & 7, swapped: ((fp >> 18) & 1) === 1,
+    email: fp & 7,
+    phone: (fp >> 3) & 7,
+    first: (fp >> 6) & 7,
+    last: (fp >> 9) & 7,
+    dob: (fp >> 12) & 7,
+    address: (fp >> 15) & 7,
+    swapped: ((fp >> 18) & 1) === 1,
   };
 }
 

@@ -39,7 +39,12 @@ export function emailLocalNear(rowLocal: string | null, graphLocal: string | nul
 export { jaroWinkler };
 
 /** First-name level. `variants` = nameVariants(input) (nickname-equivalent spellings). */
-export function compareFirst(input: string | null, graph: string | null, variants: readonly string[], graphNickname?: string | null): number {
+export function compareFirst(
+  input: string | null,
+  graph: string | null,
+  variants: readonly string[],
+  graphNickname?: string | null,
+): number {
   if (!input || !graph) return FIRST.missing;
   if (input === graph) return FIRST.exact;
   if (variants.includes(graph) || input === graphNickname) return FIRST.nickname;
@@ -90,9 +95,15 @@ export function compareDob(input: string | null, graph: string | null): number {
 
 /** Names straight or crosswise, whichever weighs more (a swapped pair pays SWAP_PENALTY). */
 export function compareNames(
-  row: Pick<NormalizedRecord, 'name'>, variants: readonly string[], c: Pick<CandidateAttributes, 'firstName' | 'lastName' | 'nickname'>,
+  row: Pick<NormalizedRecord, 'name'>,
+  variants: readonly string[],
+  c: Pick<CandidateAttributes, 'firstName' | 'lastName' | 'nickname'>,
 ): Pick<Features, 'first' | 'last' | 'swapped'> {
-  const straight = { first: compareFirst(row.name.first, c.firstName, variants, c.nickname), last: compareLast(row.name.last, c.lastName), swapped: false };
+  const straight = {
+    first: compareFirst(row.name.first, c.firstName, variants, c.nickname),
+    last: compareLast(row.name.last, c.lastName),
+    swapped: false,
+  };
   const cross = { first: compareFirstCross(row.name.last, c.firstName), last: compareLast(row.name.first, c.lastName), swapped: true };
   return nameWeight(cross) > nameWeight(straight) ? cross : straight;
 }
@@ -106,7 +117,10 @@ const has = (list: readonly string[], set: ReadonlySet<string>) => list.some((x)
  */
 function emailNear(row: NormalizedRecord, c: CandidateAttributes): boolean {
   const fullName = row.name.first !== null && row.name.first === c.firstName && row.name.last !== null && row.name.last === c.lastName;
-  const split = (e: string) => { const at = e.lastIndexOf('@'); return [e.slice(0, at), e.slice(at + 1)] as const; };
+  const split = (e: string) => {
+    const at = e.lastIndexOf('@');
+    return [e.slice(0, at), e.slice(at + 1)] as const;
+  };
   return row.emails.some((e) => {
     const [local, domain] = split(e.matchKey);
     return (c.emailKeys ?? []).some((g) => {
@@ -121,20 +135,25 @@ function emailNear(row: NormalizedRecord, c: CandidateAttributes): boolean {
  * current addresses in its ZIP, as "<zip5>:<house>" (houseZipOf), or null.
  */
 function currentHouseZip(c: CandidateAttributes): string | null {
-  const houses = c.addresses.filter((a) => a.isCurrent).map((a) => houseZipOf(a.key)).filter((h) => h !== null && h.startsWith(`${c.zip5}:`));
+  const houses = c.addresses
+    .filter((a) => a.isCurrent)
+    .map((a) => houseZipOf(a.key))
+    .filter((h) => h !== null && h.startsWith(`${c.zip5}:`));
   return houses.length ? houses.sort()[0]! : null;
 }
 
 export function compareRecord(row: NormalizedRecord, c: CandidateAttributes): Features {
   const emails = new Set(c.emailHashes);
   const phones = new Set(c.phoneHashes);
-  const email = row.emailHashes.length === 0 ? ID.missing : has(row.emailHashes, emails) ? ID.agree
-    : emailNear(row, c) ? EMAIL.near : ID.disagree;
+  const email =
+    row.emailHashes.length === 0 ? ID.missing : has(row.emailHashes, emails) ? ID.agree : emailNear(row, c) ? EMAIL.near : ID.disagree;
   const phone = row.phoneHashes.length === 0 ? ID.missing : has(row.phoneHashes, phones) ? ID.agree : ID.disagree;
   const variants = row.name.first ? nameVariants(row.name.first) : [];
   const zips = localityZips(row);
   let address: number = row.addresses.length === 0 && zips.length === 0 ? ADDR.missing : ADDR.disagree;
-  const better = (lvl: number) => { if (lvl !== ADDR.missing && (address === ADDR.missing || address === ADDR.disagree || lvl < address)) address = lvl; };
+  const better = (lvl: number) => {
+    if (lvl !== ADDR.missing && (address === ADDR.missing || address === ADDR.disagree || lvl < address)) address = lvl;
+  };
   for (const k of [...row.addressKeys, ...row.cityAddressKeys]) {
     if (!k) continue;
     for (const a of c.addresses) {

@@ -55,7 +55,10 @@ export interface EmResult {
   converged: boolean;
 }
 
-interface Pattern { levels: number[]; count: number }
+interface Pattern {
+  levels: number[];
+  count: number;
+}
 
 /** Identical comparison vectors collapsed into one pattern with a count (EM cost ~ distinct patterns). */
 function patterns(vectors: readonly Features[]): Pattern[] {
@@ -64,7 +67,8 @@ function patterns(vectors: readonly Features[]): Pattern[] {
     const levels = FIELDS.map((f) => v[f]);
     const key = levels.join(',');
     const p = byKey.get(key);
-    if (p) p.count++; else byKey.set(key, { levels, count: 1 });
+    if (p) p.count++;
+    else byKey.set(key, { levels, count: 1 });
   }
   return [...byKey.values()];
 }
@@ -73,8 +77,13 @@ function patterns(vectors: readonly Features[]): Pattern[] {
  * EM for m and lambda with u fixed. `m0` / `lambda0` start the iteration; stops when no m or
  * lambda moves more than `tol`, or after `maxIter` rounds.
  */
-export function emEstimate(vectors: readonly Features[], u: LevelTable, m0: LevelTable, lambda0: number,
-  opts: { maxIter?: number; tol?: number; alpha?: number; fixed?: readonly Field[] } = {}): EmResult {
+export function emEstimate(
+  vectors: readonly Features[],
+  u: LevelTable,
+  m0: LevelTable,
+  lambda0: number,
+  opts: { maxIter?: number; tol?: number; alpha?: number; fixed?: readonly Field[] } = {},
+): EmResult {
   const maxIter = opts.maxIter ?? 200;
   const tol = opts.tol ?? 1e-7;
   const alpha = opts.alpha ?? SMOOTHING;
@@ -86,9 +95,11 @@ export function emEstimate(vectors: readonly Features[], u: LevelTable, m0: Leve
   for (let iter = 1; iter <= maxIter; iter++) {
     // E-step: posterior match probability per pattern, in logs.
     const counts = Object.fromEntries(FIELDS.map((f) => [f, new Array<number>(m[f].length).fill(0)])) as LevelTable;
-    let matchMass = 0, total = 0;
+    let matchMass = 0,
+      total = 0;
     for (const p of pats) {
-      let lm = Math.log(lambda), lu = Math.log(1 - lambda);
+      let lm = Math.log(lambda),
+        lu = Math.log(1 - lambda);
       p.levels.forEach((l, i) => {
         const f = FIELDS[i]!;
         if (l === 0 || fixed.has(f)) return;
@@ -99,14 +110,19 @@ export function emEstimate(vectors: readonly Features[], u: LevelTable, m0: Leve
       const w = post * p.count;
       matchMass += w;
       total += p.count;
-      p.levels.forEach((l, i) => { counts[FIELDS[i]!][l]! += w; });
+      p.levels.forEach((l, i) => {
+        counts[FIELDS[i]!][l]! += w;
+      });
     }
     // M-step.
     const next = uFromCounts(counts, alpha);
     for (const f of fixed) next[f] = [...m[f]];
     const nextLambda = Math.min(1 - 1e-9, Math.max(1e-9, matchMass / total));
     let delta = Math.abs(nextLambda - lambda);
-    for (const f of FIELDS) next[f].forEach((v, l) => { delta = Math.max(delta, Math.abs(v - m[f][l]!)); });
+    for (const f of FIELDS)
+      next[f].forEach((v, l) => {
+        delta = Math.max(delta, Math.abs(v - m[f][l]!));
+      });
     m = next;
     lambda = nextLambda;
     if (delta < tol) return { m, lambda, iterations: iter, converged: true };

@@ -33,7 +33,7 @@ export function fitWeights(pairs: readonly LabelledPair[], levels: WeightTable):
     for (const p of pairs) if (p.isMatch || !p.sameHousehold) (p.isMatch ? m : u)[p.features[field]]! += 1;
     out[field] = m.map((mv, lvl) => {
       if (lvl === 0) return 0;
-      const w = Math.log2((mv / (nT + size)) / (u[lvl]! / (nF + size)));
+      const w = Math.log2(mv / (nT + size) / (u[lvl]! / (nF + size)));
       return Math.round(Math.max(-14, Math.min(14, w)) * 100) / 100;
     });
   }
@@ -48,7 +48,11 @@ export function fitWeights(pairs: readonly LabelledPair[], levels: WeightTable):
  * (0, 0) with l2 = 25 was what made the earlier fits under-confident). `l2` adds an optional ridge
  * on a only. Step halving keeps every Newton step a descent step.
  */
-export function fitPlatt(xs: readonly number[], ys: readonly number[], opts: { a0?: number; b0?: number; l2?: number } = {}): { a: number; b: number } {
+export function fitPlatt(
+  xs: readonly number[],
+  ys: readonly number[],
+  opts: { a0?: number; b0?: number; l2?: number } = {},
+): { a: number; b: number } {
   const nPos = ys.filter((y) => y === 1).length;
   const nNeg = ys.length - nPos;
   const tPos = (nPos + 1) / (nPos + 2);
@@ -68,22 +72,33 @@ export function fitPlatt(xs: readonly number[], ys: readonly number[], opts: { a
   let b = opts.b0 ?? -5;
   let cur = loss(a, b);
   for (let iter = 0; iter < 100; iter++) {
-    let ga = l2 * a, gb = 0, haa = l2 + 1e-9, hab = 0, hbb = 1e-9;
+    let ga = l2 * a,
+      gb = 0,
+      haa = l2 + 1e-9,
+      hab = 0,
+      hbb = 1e-9;
     for (let i = 0; i < xs.length; i++) {
       const x = xs[i]!;
       const p = 1 / (1 + Math.exp(-(a * x + b)));
       const d = p - ts[i]!;
-      ga += d * x; gb += d;
+      ga += d * x;
+      gb += d;
       const w = p * (1 - p);
-      haa += w * x * x; hab += w * x; hbb += w;
+      haa += w * x * x;
+      hab += w * x;
+      hbb += w;
     }
     const det = haa * hbb - hab * hab;
     const da = (hbb * ga - hab * gb) / det;
     const db = (haa * gb - hab * ga) / det;
     let step = 1;
     let next = loss(a - da, b - db);
-    while (next > cur + 1e-12 && step > 1e-6) { step /= 2; next = loss(a - step * da, b - step * db); }
-    a -= step * da; b -= step * db;
+    while (next > cur + 1e-12 && step > 1e-6) {
+      step /= 2;
+      next = loss(a - step * da, b - step * db);
+    }
+    a -= step * da;
+    b -= step * db;
     const done = Math.abs(cur - next) < 1e-10 * Math.max(1, Math.abs(cur));
     cur = next;
     if (done || (Math.abs(step * da) < 1e-9 && Math.abs(step * db) < 1e-9)) break;
@@ -93,12 +108,26 @@ export function fitPlatt(xs: readonly number[], ys: readonly number[], opts: { a
 
 /** Fits (a, b) on labelled pairs scored with `weights` (see fitPlatt). */
 export function fitLogistic(pairs: readonly LabelledPair[], weights: WeightTable): { a: number; b: number } {
-  const { a, b } = fitPlatt(pairs.map((p) => matchWeight(p.features, weights)), pairs.map((p) => (p.isMatch ? 1 : 0)));
+  const { a, b } = fitPlatt(
+    pairs.map((p) => matchWeight(p.features, weights)),
+    pairs.map((p) => (p.isMatch ? 1 : 0)),
+  );
   return { a: Math.round(a * 1e4) / 1e4, b: Math.round(b * 1e4) / 1e4 };
 }
 
-export interface CalibrationBin { lo: number; hi: number; n: number; meanP: number; observed: number }
-export interface Calibration { n: number; brier: number; ece: number; bins: CalibrationBin[] }
+export interface CalibrationBin {
+  lo: number;
+  hi: number;
+  n: number;
+  meanP: number;
+  observed: number;
+}
+export interface Calibration {
+  n: number;
+  brier: number;
+  ece: number;
+  bins: CalibrationBin[];
+}
 
 /** Default bins: fine near 1, where I matches live. */
 export const CALIBRATION_BINS = [0, 0.5, 0.7, 0.8, 0.9, 0.95, 0.99, 0.999, 1.0001] as const;
@@ -114,9 +143,17 @@ export function calibration(ps: readonly number[], ys: readonly number[], edges:
   for (let i = 0; i < ps.length; i++) brier += (ps[i]! - ys[i]!) ** 2;
   let ece = 0;
   for (let k = 0; k < edges.length - 1; k++) {
-    const lo = edges[k]!, hi = edges[k + 1]!;
-    let n = 0, sp = 0, sy = 0;
-    for (let i = 0; i < ps.length; i++) if (ps[i]! >= lo && ps[i]! < hi) { n++; sp += ps[i]!; sy += ys[i]!; }
+    const lo = edges[k]!,
+      hi = edges[k + 1]!;
+    let n = 0,
+      sp = 0,
+      sy = 0;
+    for (let i = 0; i < ps.length; i++)
+      if (ps[i]! >= lo && ps[i]! < hi) {
+        n++;
+        sp += ps[i]!;
+        sy += ys[i]!;
+      }
     if (!n) continue;
     bins.push({ lo, hi: Math.min(1, hi), n, meanP: sp / n, observed: sy / n });
     ece += Math.abs(sp - sy);
@@ -125,7 +162,10 @@ export function calibration(ps: readonly number[], ys: readonly number[], edges:
 }
 
 export function formatCalibration(c: Calibration): string {
-  const lines = c.bins.map((b) => `  [${b.lo.toFixed(3)}, ${b.hi.toFixed(3)})  n=${String(b.n).padStart(6)}  mean p=${b.meanP.toFixed(4)}  observed=${b.observed.toFixed(4)}`);
+  const lines = c.bins.map(
+    (b) =>
+      `  [${b.lo.toFixed(3)}, ${b.hi.toFixed(3)})  n=${String(b.n).padStart(6)}  mean p=${b.meanP.toFixed(4)}  observed=${b.observed.toFixed(4)}`,
+  );
   return `${lines.join('\n')}\n  n=${c.n}  Brier=${c.brier.toFixed(5)}  ECE=${c.ece.toFixed(5)}`;
 }
 
@@ -142,6 +182,8 @@ export function constantsBlock(w: WeightTable, a: number, b: number, note: strin
  * `sorted` must be sorted by weight, best first.
  */
 export function reportableCandidate<C extends { features: Features; weight: number }>(sorted: readonly C[]): C | undefined {
-  return sorted.find((c) => individualType({ features: c.features, probability: 1 }) !== null
-    || c.features.email === ID.agree || c.features.phone === ID.agree);
+  return sorted.find(
+    (c) =>
+      individualType({ features: c.features, probability: 1 }) !== null || c.features.email === ID.agree || c.features.phone === ID.agree,
+  );
 }

@@ -20,12 +20,49 @@ import { householdOf, NICKS, rng, sampleGraphPersons, title, typo, type GraphPer
 import type { MatchWarehouse } from './matcher.ts';
 
 export type Damage =
-  | 'nickname' | 'first_typo' | 'last_typo' | 'swap' | 'middle_initial' | 'case_noise'
-  | 'dob_day_month' | 'dob_day_digit' | 'dob_year' | 'dob_partial' | 'moved' | 'email_typo' | 'phone_typo'
-  | 'zip_typo' | 'street_typo' | 'no_street' | 'no_zip' | 'city_typo' | 'city_only' | 'no_geography';
+  | 'nickname'
+  | 'first_typo'
+  | 'last_typo'
+  | 'swap'
+  | 'middle_initial'
+  | 'case_noise'
+  | 'dob_day_month'
+  | 'dob_day_digit'
+  | 'dob_year'
+  | 'dob_partial'
+  | 'moved'
+  | 'email_typo'
+  | 'phone_typo'
+  | 'zip_typo'
+  | 'street_typo'
+  | 'no_street'
+  | 'no_zip'
+  | 'city_typo'
+  | 'city_only'
+  | 'no_geography';
 
-export const DAMAGE_KINDS: readonly Damage[] = ['nickname', 'first_typo', 'last_typo', 'swap', 'middle_initial', 'case_noise',
-  'dob_day_month', 'dob_day_digit', 'dob_year', 'dob_partial', 'moved', 'email_typo', 'phone_typo', 'zip_typo', 'street_typo', 'no_street', 'no_zip', 'city_typo', 'city_only', 'no_geography'];
+export const DAMAGE_KINDS: readonly Damage[] = [
+  'nickname',
+  'first_typo',
+  'last_typo',
+  'swap',
+  'middle_initial',
+  'case_noise',
+  'dob_day_month',
+  'dob_day_digit',
+  'dob_year',
+  'dob_partial',
+  'moved',
+  'email_typo',
+  'phone_typo',
+  'zip_typo',
+  'street_typo',
+  'no_street',
+  'no_zip',
+  'city_typo',
+  'city_only',
+  'no_geography',
+];
 
 export interface HardenedRow {
   record: Record<string, unknown>;
@@ -38,9 +75,17 @@ export interface HardenedRow {
 
 /** The true values behind a row's kept fields (what the oracle counts persons by). */
 interface Truth {
-  i: number; first: string; last: string; dob: string | null; zip: string | null; a1: string | null; email: string | null; phone: string | null;
+  i: number;
+  first: string;
+  last: string;
+  dob: string | null;
+  zip: string | null;
+  a1: string | null;
+  email: string | null;
+  phone: string | null;
   /** City and state of a street address given without its ZIP. */
-  city?: string; state?: string;
+  city?: string;
+  state?: string;
 }
 
 const pad2 = (n: number) => String(n).padStart(2, '0');
@@ -100,8 +145,11 @@ export async function generateHardenedSet(wh: MatchWarehouse, g: string, n: numb
       // Absent: this person's first name and maybe dob, another's surname (changed) and street with a new number, made-up contacts.
       const other = persons[(idx * 7919 + 13) % persons.length]!;
       Object.assign(rec, {
-        first_name: title(p.first_name), last_name: title(typo(other.last_name, r) + 'S'),
-        ...(r() < 0.5 ? { address_1: `${1 + Math.floor(r() * 9000)} ${other.address_1.split(' ').slice(1).join(' ')}`, zip: other.zip5 } : { zip: other.zip5 }),
+        first_name: title(p.first_name),
+        last_name: title(typo(other.last_name, r) + 'S'),
+        ...(r() < 0.5
+          ? { address_1: `${1 + Math.floor(r() * 9000)} ${other.address_1.split(' ').slice(1).join(' ')}`, zip: other.zip5 }
+          : { zip: other.zip5 }),
         ...(r() < 0.4 ? { email: `${p.first_name.toLowerCase()}.x${Math.floor(r() * 1e6)}@example.net` } : {}),
         ...(r() < 0.4 ? { phone: `+1555${String(Math.floor(r() * 1e7)).padStart(7, '0')}` } : {}),
         ...(r() < 0.55 ? { dob: p.dob } : {}),
@@ -114,12 +162,30 @@ export async function generateHardenedSet(wh: MatchWarehouse, g: string, n: numb
     let first = title(p.first_name);
     let last = title(p.last_name);
     const nick = p.nickname ?? NICKS[p.first_name]?.[0];
-    if (nick && r() < 0.15) { first = title(nick); damage.push('nickname'); }
-    else if (r() < 0.07) { first = title(typo(p.first_name, r)); damage.push('first_typo'); }
-    if (r() < 0.07) { last = title(typo(p.last_name, r)); damage.push('last_typo'); }
-    if (p.middle_name && r() < 0.04) { first = `${first} ${p.middle_name[0]}`; damage.push('middle_initial'); }
-    if (r() < 0.3) { first = noise(first, r); last = noise(last, r); damage.push('case_noise'); }
-    if (r() < 0.03) { [first, last] = [last, first]; damage.push('swap'); }
+    if (nick && r() < 0.15) {
+      first = title(nick);
+      damage.push('nickname');
+    } else if (r() < 0.07) {
+      first = title(typo(p.first_name, r));
+      damage.push('first_typo');
+    }
+    if (r() < 0.07) {
+      last = title(typo(p.last_name, r));
+      damage.push('last_typo');
+    }
+    if (p.middle_name && r() < 0.04) {
+      first = `${first} ${p.middle_name[0]}`;
+      damage.push('middle_initial');
+    }
+    if (r() < 0.3) {
+      first = noise(first, r);
+      last = noise(last, r);
+      damage.push('case_noise');
+    }
+    if (r() < 0.03) {
+      [first, last] = [last, first];
+      damage.push('swap');
+    }
     Object.assign(rec, { first_name: first, last_name: last });
 
     if (p.dob && r() < 0.55) {
@@ -139,18 +205,25 @@ export async function generateHardenedSet(wh: MatchWarehouse, g: string, n: numb
     if (emails.length && r() < 0.4) {
       t.email = pick(emails);
       rec.email = t.email;
-      if (r() < 0.08) { rec.email = emailTypo(t.email, r); damage.push('email_typo'); }
+      if (r() < 0.08) {
+        rec.email = emailTypo(t.email, r);
+        damage.push('email_typo');
+      }
     }
     const phones = p.phones ?? [];
     if (phones.length && r() < 0.4) {
       t.phone = pick(phones);
       rec.phone = t.phone;
-      if (r() < 0.04) { rec.phone = phoneTypo(t.phone, r); damage.push('phone_typo'); }
+      if (r() < 0.04) {
+        rec.phone = phoneTypo(t.phone, r);
+        damage.push('phone_typo');
+      }
     }
     const geo = r();
     const old = p.past?.[0];
     const moved = geo < 0.7 && old && r() < 0.12;
-    const a = moved ? { a1: old.a1, a2: old.a2, city: old.city, state: old.state, zip: old.zip }
+    const a = moved
+      ? { a1: old.a1, a2: old.a2, city: old.city, state: old.state, zip: old.zip }
       : { a1: p.address_1, a2: p.address_2, city: p.city, state: p.state, zip: p.zip5 };
     if (moved) damage.push('moved');
     if (geo < 0.35) {
@@ -192,8 +265,12 @@ const sqlStr = (s: string | null) => (s === null ? 'NULL' : `'${s.replace(/'/g, 
 async function oracleUnique(wh: MatchWarehouse, g: string, truths: readonly Truth[]): Promise<number[]> {
   const out: number[] = [];
   for (let s = 0; s < truths.length; s += 2000) {
-    const values = truths.slice(s, s + 2000).map((t) =>
-      `(${t.i}, ${sqlStr(t.first)}, ${sqlStr(t.last)}, ${sqlStr(t.dob)}, ${sqlStr(t.zip)}, ${sqlStr(t.a1)}, ${sqlStr(t.email)}, ${sqlStr(t.phone)}, ${sqlStr(t.city ?? null)}, ${sqlStr(t.state ?? null)})`);
+    const values = truths
+      .slice(s, s + 2000)
+      .map(
+        (t) =>
+          `(${t.i}, ${sqlStr(t.first)}, ${sqlStr(t.last)}, ${sqlStr(t.dob)}, ${sqlStr(t.zip)}, ${sqlStr(t.a1)}, ${sqlStr(t.email)}, ${sqlStr(t.phone)}, ${sqlStr(t.city ?? null)}, ${sqlStr(t.state ?? null)})`,
+      );
     const rows = await wh.query(`
       WITH t AS (SELECT * FROM (VALUES ${values.join(', ')}) v(i, first, last, dob, zip, a1, email, phone, city, state))
       SELECT t.i FROM t JOIN ${g}.persons p ON p.first_name = t.first AND p.last_name = t.last
@@ -220,7 +297,9 @@ export function junkRows(zips: readonly string[], n: number, seed: number): Reco
   const word = (k: number) => title(Array.from({ length: k }, () => syl[Math.floor(r() * syl.length)]).join(''));
   const suffix = ['St', 'Ave', 'Rd', 'Ln', 'Ct', 'Way'];
   return Array.from({ length: n }, (_, i) => ({
-    row_id: `junk${i}`, first_name: word(2), last_name: word(3),
+    row_id: `junk${i}`,
+    first_name: word(2),
+    last_name: word(3),
     address_1: `${1 + Math.floor(r() * 9000)} ${word(2)} ${suffix[Math.floor(r() * suffix.length)]}`,
     zip: zips[Math.floor(r() * zips.length)],
   }));

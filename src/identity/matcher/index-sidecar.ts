@@ -49,8 +49,23 @@ function foldEmailSql(e: string): string {
   const local = `split_part(${e}, '@', 1)`;
   const dom = `split_part(${e}, '@', 2)`;
   const noTag = `CASE WHEN strpos(${local}, '+') > 1 THEN left(${local}, strpos(${local}, '+') - 1) ELSE ${local} END`;
-  const plusDomains = ['outlook.com', 'hotmail.com', 'live.com', 'msn.com', 'hotmail.co.uk', 'outlook.co.uk', 'icloud.com', 'me.com',
-    'mac.com', 'fastmail.com', 'fastmail.fm', 'protonmail.com', 'protonmail.ch', 'proton.me', 'pm.me'];
+  const plusDomains = [
+    'outlook.com',
+    'hotmail.com',
+    'live.com',
+    'msn.com',
+    'hotmail.co.uk',
+    'outlook.co.uk',
+    'icloud.com',
+    'me.com',
+    'mac.com',
+    'fastmail.com',
+    'fastmail.fm',
+    'protonmail.com',
+    'protonmail.ch',
+    'proton.me',
+    'pm.me',
+  ];
   return `CASE WHEN ${dom} IN ('gmail.com', 'googlemail.com') THEN replace(${noTag}, '.', '') || '@gmail.com'
     WHEN ${dom} IN (${plusDomains.map(lit).join(', ')}) THEN ${noTag} || '@' || ${dom} ELSE ${e} END`;
 }
@@ -113,17 +128,25 @@ export async function buildMatchIndex(releaseFile: string, o: BuildMatchIndexOpt
    */
   const createPointFetchTable = async (name: string, select: string) => {
     const cols = (await c.runAndReadAll(`DESCRIBE ${select}`)).getRowObjectsJS() as { column_name: string; column_type: string }[];
-    const defs = cols.map((col) => `"${col.column_name}" ${col.column_type}${col.column_type === 'VARCHAR' ? ' USING COMPRESSION uncompressed' : ''}`);
+    const defs = cols.map(
+      (col) => `"${col.column_name}" ${col.column_type}${col.column_type === 'VARCHAR' ? ' USING COMPRESSION uncompressed' : ''}`,
+    );
     await run(`CREATE TABLE ${name} (${defs.join(', ')})`);
     await run(`INSERT INTO ${name} ${select}`);
   };
   try {
     // Keys are reduced by this DuckDB's md5_number: it must reduce as the matcher does (key-hash.ts), or no key would ever meet.
-    assertKeyHash(BigInt((await c.runAndReadAll(`SELECT ${K64_SQL(lit(K64_PROBE))}::VARCHAR AS k`)).getRowObjectsJS()[0]!.k as string), 'this DuckDB\'s md5_number');
+    assertKeyHash(
+      BigInt((await c.runAndReadAll(`SELECT ${K64_SQL(lit(K64_PROBE))}::VARCHAR AS k`)).getRowObjectsJS()[0]!.k as string),
+      "this DuckDB's md5_number",
+    );
     await run(`ATTACH ${lit(releaseFile)} AS g (READ_ONLY)`);
     await run(`CREATE TEMP TABLE addr AS
       SELECT person_key, is_current, akey, unit, zip5 FROM (${addressKeyFrom(
-        `(SELECT person_key, is_current, zip5, address_1, ${unitSql('address_2')} AS unit FROM g.addresses)`, 'address_1', 'zip5')})`);
+        `(SELECT person_key, is_current, zip5, address_1, ${unitSql('address_2')} AS unit FROM g.addresses)`,
+        'address_1',
+        'zip5',
+      )})`);
     // Spatial level: one row per street in a ZIP with a current residence (street core | zip5), its
     // numbered range as unit "lo-hi" and, as person, the resident whose house number is nearest the
     // middle of the range (lowest person key on ties). See docs/decisions/020-honest-levels.md.
@@ -161,7 +184,9 @@ export async function buildMatchIndex(releaseFile: string, o: BuildMatchIndexOpt
       SEMI JOIN (SELECT k FROM name_blocks GROUP BY k HAVING count(DISTINCT person_key) <= ${COMMON_BLOCK_MAX}) c USING (k)`);
     await run('DROP TABLE name_blocks');
     await run('DROP TABLE folded_email');
-    await createPointFetchTable('m_key', `
+    await createPointFetchTable(
+      'm_key',
+      `
       WITH e AS (SELECT person_key, email_sha256 AS h FROM g.emails
                  UNION SELECT person_key, sha256(${foldEmailSql('email')}) FROM g.emails),
       keys AS (
@@ -177,20 +202,24 @@ export async function buildMatchIndex(releaseFile: string, o: BuildMatchIndexOpt
           FROM (SELECT person_key, dob, unnest([first_name, last_name]) AS n FROM g.persons WHERE dob IS NOT NULL) WHERE n IS NOT NULL
         UNION ALL SELECT ${K64_SQL(`'st:' || street`)}, person_key, ${KIND.street}, unit FROM street_anchor
         UNION ALL SELECT k, person_key, kind, unit FROM common_capped)
-      SELECT * FROM keys ORDER BY k`);
+      SELECT * FROM keys ORDER BY k`,
+    );
     // The street keys again, alone: the file path joins a file's street keys against this small table
     // instead of scanning m_key a second time.
     await run(`CREATE TABLE m_street AS SELECT ${K64_SQL(`'st:' || street`)} AS k, person_key, unit FROM street_anchor ORDER BY k`);
     // house: the leading number of the current address in the person's ZIP (keys.ts houseNumberOf), for the `house`
     // address level (the row's house number and ZIP agree, its street is spelled otherwise).
-    await createPointFetchTable('m_person', `
+    await createPointFetchTable(
+      'm_person',
+      `
       SELECT p.person_key, p.household_key, min(p.person_key) OVER (PARTITION BY p.household_key) AS hh_ref,
         p.first_name, p.middle_name, p.last_name, s.sx AS last_sx, p.nickname, p.dob, p.zip5, p.work_zip5, h.house
       FROM g.persons p LEFT JOIN surname_sx s USING (last_name)
       LEFT JOIN (SELECT person_key, zip5, min(nullif(regexp_extract(split_part(akey, '|', 1), '^[0-9]+'), '')) AS house FROM addr
                  WHERE is_current AND akey IS NOT NULL AND NOT starts_with(akey, 'POBOX|') GROUP BY person_key, zip5) h
         ON h.person_key = p.person_key AND h.zip5 = p.zip5
-      ORDER BY p.person_key`);
+      ORDER BY p.person_key`,
+    );
     // Enrichment attributes of matched persons (POST /v1/match): every persons column in key order with an
     // ART on person_key (an index scan), low-cardinality columns dictionary-coded and packed into 64-bit
     // words, so a read fetches a few words instead of 26 columns (attr-pack.ts).
@@ -210,7 +239,12 @@ export async function buildMatchIndex(releaseFile: string, o: BuildMatchIndexOpt
     c.closeSync();
     inst.closeSync();
   } catch (err) {
-    try { c.closeSync(); inst.closeSync(); } catch { /* keep the original error */ }
+    try {
+      c.closeSync();
+      inst.closeSync();
+    } catch {
+      /* keep the original error */
+    }
     fs.rmSync(tmp, { force: true });
     fs.rmSync(`${tmp}.wal`, { force: true });
     throw err;

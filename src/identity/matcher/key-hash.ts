@@ -33,7 +33,9 @@ export const K64_SQL = (expr: string) => `(md5_number(${expr}) >> 64)::UBIGINT`;
  */
 export function assertKeyHash(value: bigint | null | undefined, source: string): void {
   if (value !== k64(K64_PROBE)) {
-    throw new Error(`${source} reduces blocking keys otherwise than the matcher (key-hash.ts; a DuckDB of another version?): `
-      + `the probe gives ${value ?? 'nothing'}, expected ${k64(K64_PROBE)}; rebuild the match index with this version`);
+    throw new Error(
+      `${source} reduces blocking keys otherwise than the matcher (key-hash.ts; a DuckDB of another version?): ` +
+        `the probe gives ${value ?? 'nothing'}, expected ${k64(K64_PROBE)}; rebuild the match index with this version`,
+    );
   }
 }

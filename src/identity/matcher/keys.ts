@@ -12,7 +12,15 @@ import { localityZips, recordZips, type NormalizedRecord } from '../normalize/re
 import type { AddressKey } from '../normalize/address/address.ts';
 
 export const KIND = {
-  email: 1, phone: 2, address: 3, addressHistory: 4, nameZip: 5, dob: 6, street: 7, dobInitials: 8, fullName: 9,
+  email: 1,
+  phone: 2,
+  address: 3,
+  addressHistory: 4,
+  nameZip: 5,
+  dob: 6,
+  street: 7,
+  dobInitials: 8,
+  fullName: 9,
   /** `el:<local part>` of the provider-folded email: survives a typo in the domain. */
   emailLocal: 10,
   /** `ed:<domain>|<first>|<last>`, unit = the folded local part: survives a typo in the local part. */
@@ -268,7 +276,8 @@ export function rowKeySources(row: NormalizedRecord, opts: { fullNameBlocks?: bo
       for (const i of initials) add(`di:${row.dob.iso}|${i}|${last[0]}`, KIND.dobInitials);
       add(`di:${row.dob.iso}|${last[0]}|${first[0]}`, KIND.dobInitials);
     }
-    const strong = row.emailHashes.length > 0 || row.phoneHashes.length > 0 || row.addressKeys.some(zipKeyed) || row.cityAddressKeys.length > 0;
+    const strong =
+      row.emailHashes.length > 0 || row.phoneHashes.length > 0 || row.addressKeys.some(zipKeyed) || row.cityAddressKeys.length > 0;
     if (!strong && opts.fullNameBlocks !== false) {
       for (const f of firsts) add(`fl:${f}|${last}`, KIND.fullName);
       if (first.length > 1) add(`fl:${last}|${first}`, KIND.fullName);

@@ -7,8 +7,20 @@ import { seededRandom } from '../../lib/random.ts';
 import type { MatchWarehouse } from './matcher.ts';
 
 export type Scenario =
-  | 'clean' | 'typo' | 'nickname' | 'swap' | 'moved' | 'unit_variant' | 'phone_format' | 'email_variant'
-  | 'email_only' | 'phone_only' | 'name_zip_only' | 'name_dob' | 'missing_fields' | 'absent';
+  | 'clean'
+  | 'typo'
+  | 'nickname'
+  | 'swap'
+  | 'moved'
+  | 'unit_variant'
+  | 'phone_format'
+  | 'email_variant'
+  | 'email_only'
+  | 'phone_only'
+  | 'name_zip_only'
+  | 'name_dob'
+  | 'missing_fields'
+  | 'absent';
 
 export interface LabelledRow {
   record: Record<string, unknown>;
@@ -19,9 +31,20 @@ export interface LabelledRow {
 }
 
 export interface GraphPerson {
-  person_key: bigint; household_key: bigint | null; first_name: string; middle_name: string | null; last_name: string;
-  nickname: string | null; dob: string | null; address_1: string; address_2: string | null; city: string; state: string; zip5: string;
-  emails: string[] | null; phones: string[] | null;
+  person_key: bigint;
+  household_key: bigint | null;
+  first_name: string;
+  middle_name: string | null;
+  last_name: string;
+  nickname: string | null;
+  dob: string | null;
+  address_1: string;
+  address_2: string | null;
+  city: string;
+  state: string;
+  zip5: string;
+  emails: string[] | null;
+  phones: string[] | null;
   past: { a1: string; a2: string | null; city: string; state: string; zip: string }[] | null;
 }
 
@@ -29,10 +52,26 @@ export interface GraphPerson {
 export const rng = seededRandom;
 
 export const NICKS: Record<string, string[]> = {
-  ROBERT: ['Bob', 'Rob', 'Bobby'], WILLIAM: ['Bill', 'Will', 'Billy'], JAMES: ['Jim', 'Jimmy'], JOHN: ['Jack', 'Johnny'],
-  RICHARD: ['Rick', 'Dick'], MICHAEL: ['Mike'], ELIZABETH: ['Liz', 'Beth', 'Betty'], MARGARET: ['Peggy', 'Maggie'],
-  JENNIFER: ['Jen', 'Jenny'], CHRISTOPHER: ['Chris'], JOSEPH: ['Joe'], THOMAS: ['Tom'], DANIEL: ['Dan'], PATRICIA: ['Pat', 'Patty'],
-  KATHERINE: ['Kate', 'Kathy'], DAVID: ['Dave'], ANTHONY: ['Tony'], MATTHEW: ['Matt'], REBECCA: ['Becky'], SUSAN: ['Sue'],
+  ROBERT: ['Bob', 'Rob', 'Bobby'],
+  WILLIAM: ['Bill', 'Will', 'Billy'],
+  JAMES: ['Jim', 'Jimmy'],
+  JOHN: ['Jack', 'Johnny'],
+  RICHARD: ['Rick', 'Dick'],
+  MICHAEL: ['Mike'],
+  ELIZABETH: ['Liz', 'Beth', 'Betty'],
+  MARGARET: ['Peggy', 'Maggie'],
+  JENNIFER: ['Jen', 'Jenny'],
+  CHRISTOPHER: ['Chris'],
+  JOSEPH: ['Joe'],
+  THOMAS: ['Tom'],
+  DANIEL: ['Dan'],
+  PATRICIA: ['Pat', 'Patty'],
+  KATHERINE: ['Kate', 'Kathy'],
+  DAVID: ['Dave'],
+  ANTHONY: ['Tony'],
+  MATTHEW: ['Matt'],
+  REBECCA: ['Becky'],
+  SUSAN: ['Sue'],
 };
 
 export function typo(s: string, r: () => number): string {
@@ -49,13 +88,19 @@ export const title = (s: string) => s.toLowerCase().replace(/\b[a-z]/g, (c) => c
 function phoneFormat(e164: string, r: () => number): string {
   const d = e164.slice(2);
   const f = Math.floor(r() * 4);
-  return f === 0 ? `(${d.slice(0, 3)}) ${d.slice(3, 6)}-${d.slice(6)}` : f === 1 ? `${d.slice(0, 3)}.${d.slice(3, 6)}.${d.slice(6)}`
-    : f === 2 ? `1-${d.slice(0, 3)}-${d.slice(3, 6)}-${d.slice(6)}` : d;
+  return f === 0
+    ? `(${d.slice(0, 3)}) ${d.slice(3, 6)}-${d.slice(6)}`
+    : f === 1
+      ? `${d.slice(0, 3)}.${d.slice(3, 6)}.${d.slice(6)}`
+      : f === 2
+        ? `1-${d.slice(0, 3)}-${d.slice(3, 6)}-${d.slice(6)}`
+        : d;
 }
 
 function emailVariant(e: string, r: () => number): string {
   const [local, dom] = e.split('@') as [string, string];
-  if (dom === 'gmail.com') return r() < 0.5 ? `${local.replace(/\./g, '')}+news@${dom}` : `${local.split('').join('.')}@${dom}`.toUpperCase();
+  if (dom === 'gmail.com')
+    return r() < 0.5 ? `${local.replace(/\./g, '')}+news@${dom}` : `${local.split('').join('.')}@${dom}`.toUpperCase();
   return e.toUpperCase();
 }
 
@@ -89,8 +134,22 @@ export async function generateLabelledSet(wh: MatchWarehouse, g: string, n: numb
   const persons = await sampleGraphPersons(wh, g, n, seed);
   const r = rng(seed);
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(r() * xs.length)]!;
-  const scenarios: Scenario[] = ['clean', 'clean', 'typo', 'nickname', 'swap', 'moved', 'unit_variant', 'phone_format', 'email_variant',
-    'email_only', 'phone_only', 'name_zip_only', 'name_dob', 'missing_fields'];
+  const scenarios: Scenario[] = [
+    'clean',
+    'clean',
+    'typo',
+    'nickname',
+    'swap',
+    'moved',
+    'unit_variant',
+    'phone_format',
+    'email_variant',
+    'email_only',
+    'phone_only',
+    'name_zip_only',
+    'name_dob',
+    'missing_fields',
+  ];
   const out: LabelledRow[] = [];
   persons.forEach((p, idx) => {
     const absent = r() < 0.08;
@@ -103,8 +162,10 @@ export async function generateLabelledSet(wh: MatchWarehouse, g: string, n: numb
       // made-up email and phone; never a graph identity.
       const other = persons[(idx * 7919 + 13) % persons.length]!;
       Object.assign(rec, {
-        first_name: title(p.first_name), last_name: title(typo(other.last_name, r) + 'S'),
-        address_1: `${1 + Math.floor(r() * 9000)} ${other.address_1.split(' ').slice(1).join(' ')}`, zip: other.zip5,
+        first_name: title(p.first_name),
+        last_name: title(typo(other.last_name, r) + 'S'),
+        address_1: `${1 + Math.floor(r() * 9000)} ${other.address_1.split(' ').slice(1).join(' ')}`,
+        zip: other.zip5,
         email: `${p.first_name.toLowerCase()}.x${Math.floor(r() * 1e6)}@example.net`,
         phone: `+1555${String(Math.floor(r() * 1e7)).padStart(7, '0')}`,
         dob: r() < 0.5 ? p.dob : null,
@@ -116,34 +177,95 @@ export async function generateLabelledSet(wh: MatchWarehouse, g: string, n: numb
       rec.first_name = title(p.first_name);
       rec.last_name = title(p.last_name);
     };
-    const addr = () => Object.assign(rec, { address_1: title(p.address_1), address_2: p.address_2, city: title(p.city), state: p.state, zip: p.zip5 });
-    const email = () => { if (emails.length) rec.email = pick(emails); };
-    const phone = () => { if (phones.length) rec.phone = pick(phones); };
+    const addr = () =>
+      Object.assign(rec, { address_1: title(p.address_1), address_2: p.address_2, city: title(p.city), state: p.state, zip: p.zip5 });
+    const email = () => {
+      if (emails.length) rec.email = pick(emails);
+    };
+    const phone = () => {
+      if (phones.length) rec.phone = pick(phones);
+    };
     switch (scenario) {
-      case 'clean': base(); addr(); if (r() < 0.6) email(); if (r() < 0.5) phone(); if (r() < 0.4) rec.dob = p.dob; break;
-      case 'typo': base(); addr(); if (r() < 0.5) rec.first_name = title(typo(p.first_name, r)); else rec.last_name = title(typo(p.last_name, r)); if (r() < 0.3) rec.dob = p.dob; break;
+      case 'clean':
+        base();
+        addr();
+        if (r() < 0.6) email();
+        if (r() < 0.5) phone();
+        if (r() < 0.4) rec.dob = p.dob;
+        break;
+      case 'typo':
+        base();
+        addr();
+        if (r() < 0.5) rec.first_name = title(typo(p.first_name, r));
+        else rec.last_name = title(typo(p.last_name, r));
+        if (r() < 0.3) rec.dob = p.dob;
+        break;
       case 'nickname': {
         const nick = p.nickname ?? NICKS[p.first_name]?.[0];
         if (!nick) scenario = 'clean';
-        base(); rec.first_name = title(nick ?? p.first_name); addr(); if (r() < 0.4) email(); break;
-      }
-      case 'swap': rec.first_name = title(p.last_name); rec.last_name = title(p.first_name); addr(); if (r() < 0.3) rec.dob = p.dob; break;
-      case 'moved': {
-        const old = p.past?.[0];
-        if (!old) { scenario = 'clean'; base(); addr(); break; }
-        base(); Object.assign(rec, { address_1: title(old.a1), address_2: old.a2, city: title(old.city), state: old.state, zip: old.zip });
+        base();
+        rec.first_name = title(nick ?? p.first_name);
+        addr();
+        if (r() < 0.4) email();
         break;
       }
-      case 'unit_variant': base(); addr(); rec.address_2 = unitVariant(p.address_2, r); break;
-      case 'phone_format': base(); if (phones.length) rec.phone = phoneFormat(pick(phones), r); if (r() < 0.5) rec.zip = p.zip5; break;
-      case 'email_variant': base(); if (emails.length) rec.email = emailVariant(pick(emails), r); break;
-      case 'email_only': email(); break;
-      case 'phone_only': phone(); break;
+      case 'swap':
+        rec.first_name = title(p.last_name);
+        rec.last_name = title(p.first_name);
+        addr();
+        if (r() < 0.3) rec.dob = p.dob;
+        break;
+      case 'moved': {
+        const old = p.past?.[0];
+        if (!old) {
+          scenario = 'clean';
+          base();
+          addr();
+          break;
+        }
+        base();
+        Object.assign(rec, { address_1: title(old.a1), address_2: old.a2, city: title(old.city), state: old.state, zip: old.zip });
+        break;
+      }
+      case 'unit_variant':
+        base();
+        addr();
+        rec.address_2 = unitVariant(p.address_2, r);
+        break;
+      case 'phone_format':
+        base();
+        if (phones.length) rec.phone = phoneFormat(pick(phones), r);
+        if (r() < 0.5) rec.zip = p.zip5;
+        break;
+      case 'email_variant':
+        base();
+        if (emails.length) rec.email = emailVariant(pick(emails), r);
+        break;
+      case 'email_only':
+        email();
+        break;
+      case 'phone_only':
+        phone();
+        break;
       // No street match: a made-up house number in the person's ZIP (a zip-only row has no address
       // the normalizer keeps), so the only evidence is name + ZIP.
-      case 'name_zip_only': base(); Object.assign(rec, { address_1: `${20000 + Math.floor(r() * 9000)} Nowhere Rd`, zip: p.zip5 }); break;
-      case 'name_dob': base(); rec.dob = p.dob; rec.zip = p.zip5; break;
-      case 'missing_fields': base(); if (r() < 0.5) delete rec.first_name; addr(); delete rec.address_2; if (r() < 0.5) email(); else rec.dob = p.dob; break;
+      case 'name_zip_only':
+        base();
+        Object.assign(rec, { address_1: `${20000 + Math.floor(r() * 9000)} Nowhere Rd`, zip: p.zip5 });
+        break;
+      case 'name_dob':
+        base();
+        rec.dob = p.dob;
+        rec.zip = p.zip5;
+        break;
+      case 'missing_fields':
+        base();
+        if (r() < 0.5) delete rec.first_name;
+        addr();
+        delete rec.address_2;
+        if (r() < 0.5) email();
+        else rec.dob = p.dob;
+        break;
     }
     out.push({ record: rec, scenario, personKey: BigInt(p.person_key), householdKey: householdOf(p) });
   });

@@ -75,8 +75,16 @@ const localityAgrees = (f: Features) => addrCurrent(f) || f.address === ADDR.hou
  * row speaks for `other` and its ZIP speaks against it; the fitted weights (decision 045) give the same answer.
  */
 export function placeSeparates(best: Features, other: Features): boolean {
-  return other.address === ADDR.disagree && localityAgrees(best) && best.first === other.first && best.last === other.last
-    && best.swapped === other.swapped && best.dob === other.dob && best.email === other.email && best.phone === other.phone;
+  return (
+    other.address === ADDR.disagree &&
+    localityAgrees(best) &&
+    best.first === other.first &&
+    best.last === other.last &&
+    best.swapped === other.swapped &&
+    best.dob === other.dob &&
+    best.email === other.email &&
+    best.phone === other.phone
+  );
 }
 
 /** The I-level match type of a candidate, or null when its evidence is not person-level. */
@@ -84,8 +92,17 @@ export function individualType(c: Pick<ScoredCandidate, 'features' | 'probabilit
   const f = c.features;
   // A ZIP-only row whose dob is close but damaged (one digit off, day/month swapped, same year and month):
   // the exact full name, that dob and the ZIP together, nothing disagreeing (docs/decisions/020).
-  if (dobNear(f.dob) && f.address === ADDR.zip && f.first === FIRST.exact && f.last === LAST.exact && !f.swapped
-    && f.email !== ID.disagree && f.phone !== ID.disagree && c.probability >= I_PARTIAL_DOB_THRESHOLD) return 'name_partial_dob_zip';
+  if (
+    dobNear(f.dob) &&
+    f.address === ADDR.zip &&
+    f.first === FIRST.exact &&
+    f.last === LAST.exact &&
+    !f.swapped &&
+    f.email !== ID.disagree &&
+    f.phone !== ID.disagree &&
+    c.probability >= I_PARTIAL_DOB_THRESHOLD
+  )
+    return 'name_partial_dob_zip';
   if (c.probability < iThreshold) return null;
   const email = f.email === ID.agree;
   const phone = f.phone === ID.agree;
@@ -94,8 +111,9 @@ export function individualType(c: Pick<ScoredCandidate, 'features' | 'probabilit
   const name = firstAgrees(f) && lastAgrees(f);
   // A first name that is missing, an initial, or only in the lower Jaro-Winkler band: the surname needs two more groups;
   // so does an agreeing first name beside a surname only in the lower band.
-  const partialName = (lastAgrees(f) && (f.first === FIRST.missing || f.first === FIRST.initial || f.first === FIRST.fuzzyLow))
-    || (firstAgrees(f) && f.last === LAST.fuzzyLow);
+  const partialName =
+    (lastAgrees(f) && (f.first === FIRST.missing || f.first === FIRST.initial || f.first === FIRST.fuzzyLow)) ||
+    (firstAgrees(f) && f.last === LAST.fuzzyLow);
   // A near email (one typo away, types.ts EMAIL) is the email only beside the person's own name (first exact or a
   // nickname, surname exact): never alone, never for D, never beside a second damaged field. The fitted weight of
   // near is high (a shared local part is rare between random persons), so the name is what keeps a stranger whose
@@ -135,7 +153,11 @@ function digitalType(f: Features): MatchType {
 }
 
 const householdDecision = (c: ScoredCandidate, confidence: number, type: MatchType = 'household'): Decision => ({
-  personKey: c.hhRef ?? c.personKey, householdKey: c.householdKey, level: 'H', type, confidence,
+  personKey: c.hhRef ?? c.personKey,
+  householdKey: c.householdKey,
+  level: 'H',
+  type,
+  confidence,
 });
 const atHousehold = (c: ScoredCandidate) => addrCurrent(c.features) && lastAgrees(c.features) && c.householdKey !== null;
 const digitalAgrees = (c: ScoredCandidate) => digital(c.features) && c.probability >= D_THRESHOLD;
@@ -149,7 +171,10 @@ const LEVEL_ORDER: readonly MatchLevel[] = ['I', 'H', 'D', 'A', 'S'];
  * (Loops and module-level predicates, no closures: the file path calls it for most of a million rows.)
  */
 export function decideRow(
-  candidates: readonly ScoredCandidate[], allowed: ReadonlySet<MatchLevel>, spatialMode: SpatialMode, anchor: SpatialAnchor | null,
+  candidates: readonly ScoredCandidate[],
+  allowed: ReadonlySet<MatchLevel>,
+  spatialMode: SpatialMode,
+  anchor: SpatialAnchor | null,
   iThreshold = I_THRESHOLD,
 ): Decision | null {
   const options: Decision[] = [];
@@ -171,7 +196,13 @@ export function decideRow(
   }
   if (best) {
     if (!rival) {
-      options.push({ personKey: best.personKey, householdKey: best.householdKey, level: 'I', type: bestType!, confidence: best.probability });
+      options.push({
+        personKey: best.personKey,
+        householdKey: best.householdKey,
+        level: 'I',
+        type: bestType!,
+        confidence: best.probability,
+      });
       if (best.householdKey !== null) options.push(householdDecision(best, best.probability));
     } else if (rival.householdKey !== null && rival.householdKey === best.householdKey) {
       options.push(householdDecision(best, Math.max(best.probability, LEVEL_CONFIDENCE.H)));
@@ -182,18 +213,44 @@ export function decideRow(
   if (hh) options.push(householdDecision(hh, LEVEL_CONFIDENCE.H));
   // D: the best candidate whose email or phone agrees.
   const dig = candidates.find(digitalAgrees);
-  if (dig) options.push({ personKey: dig.personKey, householdKey: dig.householdKey, level: 'D', type: digitalType(dig.features), confidence: dig.probability });
+  if (dig)
+    options.push({
+      personKey: dig.personKey,
+      householdKey: dig.householdKey,
+      level: 'D',
+      type: digitalType(dig.features),
+      confidence: dig.probability,
+    });
   // A: a current residence at the row's address.
   const addr = candidates.find(atResidence);
-  if (addr) options.push({ personKey: addr.hhRef ?? addr.personKey, householdKey: addr.householdKey, level: 'A', type: 'address', confidence: LEVEL_CONFIDENCE.A });
+  if (addr)
+    options.push({
+      personKey: addr.hhRef ?? addr.personKey,
+      householdKey: addr.householdKey,
+      level: 'A',
+      type: 'address',
+      confidence: LEVEL_CONFIDENCE.A,
+    });
   // S: spatial anchor for the row's ZIP.
   if (anchor) {
-    const res = anchor.resPerson !== null && spatialMode !== 'work'
-      ? { personKey: anchor.resPerson, householdKey: anchor.resHousehold, type: 'spatial_residential' as const, confidence: LEVEL_CONFIDENCE.spatial_residential }
-      : null;
-    const work = anchor.workPerson !== null && spatialMode !== 'residential'
-      ? { personKey: anchor.workPerson, householdKey: anchor.workHousehold, type: 'spatial_work' as const, confidence: LEVEL_CONFIDENCE.spatial_work }
-      : null;
+    const res =
+      anchor.resPerson !== null && spatialMode !== 'work'
+        ? {
+            personKey: anchor.resPerson,
+            householdKey: anchor.resHousehold,
+            type: 'spatial_residential' as const,
+            confidence: LEVEL_CONFIDENCE.spatial_residential,
+          }
+        : null;
+    const work =
+      anchor.workPerson !== null && spatialMode !== 'residential'
+        ? {
+            personKey: anchor.workPerson,
+            householdKey: anchor.workHousehold,
+            type: 'spatial_work' as const,
+            confidence: LEVEL_CONFIDENCE.spatial_work,
+          }
+        : null;
     const s = spatialMode === 'work' ? work : (res ?? work);
     if (s) options.push({ ...s, level: 'S' });
   }

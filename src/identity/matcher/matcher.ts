@@ -74,7 +74,8 @@ export const POINT_MAX_ROWS = 1000;
 
 const big = (v: unknown) => (v === null || v === undefined ? null : BigInt(v as bigint | number));
 const roundConfidence = (c: number) => Math.round(c * 1e4) / 1e4;
-const byWeight = (a: ScoredCandidate, b: ScoredCandidate) => b.weight - a.weight || (a.personKey < b.personKey ? -1 : a.personKey > b.personKey ? 1 : 0);
+const byWeight = (a: ScoredCandidate, b: ScoredCandidate) =>
+  b.weight - a.weight || (a.personKey < b.personKey ? -1 : a.personKey > b.personKey ? 1 : 0);
 
 export function createMatcher(deps: MatcherDeps): Matcher {
   const attached = new Map<string, Promise<string>>();
@@ -126,7 +127,12 @@ export function createMatcher(deps: MatcherDeps): Matcher {
     const allowed = new Set<MatchLevel>(options.matchLevels.length ? options.matchLevels : MATCH_LEVELS);
     const rowIds = records.map((r, i) => r.rowId ?? String(i + 1));
     const results: MatchResult[] = records.map((r, i) => ({
-      rowId: rowIds[i]!, personKey: null, householdKey: null, matchLevel: null, matchType: null, matchConfidence: null,
+      rowId: rowIds[i]!,
+      personKey: null,
+      householdKey: null,
+      matchLevel: null,
+      matchType: null,
+      matchConfidence: null,
       warnings: r.warnings.map((w): MatchWarning => ({ ...w })),
     }));
     const done = new Array<boolean>(records.length).fill(false);
@@ -141,10 +147,20 @@ export function createMatcher(deps: MatcherDeps): Matcher {
         const key = direct.get(id);
         if (key === undefined) return;
         if (!found.has(key)) {
-          results[i]!.warnings.push({ field: 'iag_person_id', code: 'person_not_found', message: 'the person of iag_person_id is not in the current release; matched on the other fields' });
+          results[i]!.warnings.push({
+            field: 'iag_person_id',
+            code: 'person_not_found',
+            message: 'the person of iag_person_id is not in the current release; matched on the other fields',
+          });
           return;
         }
-        Object.assign(results[i]!, { personKey: key, householdKey: found.get(key) ?? null, matchLevel: 'I', matchType: 'person_id', matchConfidence: 1 });
+        Object.assign(results[i]!, {
+          personKey: key,
+          householdKey: found.get(key) ?? null,
+          matchLevel: 'I',
+          matchType: 'person_id',
+          matchConfidence: 1,
+        });
         done[i] = true;
       });
     }
@@ -152,13 +168,20 @@ export function createMatcher(deps: MatcherDeps): Matcher {
     const todo = records.map((_, i) => i).filter((i) => !done[i]);
     if (todo.length === 0) return results;
     const rows = todo.map((i) => records[i]!);
-    const settle = (i: number, d: Decision) => Object.assign(results[i]!, {
-      personKey: d.personKey, householdKey: d.householdKey, matchLevel: d.level, matchType: d.type, matchConfidence: roundConfidence(d.confidence),
-    });
+    const settle = (i: number, d: Decision) =>
+      Object.assign(results[i]!, {
+        personKey: d.personKey,
+        householdKey: d.householdKey,
+        matchLevel: d.level,
+        matchType: d.type,
+        matchConfidence: roundConfidence(d.confidence),
+      });
     if (todo.length > POINT_MAX_ROWS) {
       const staged = stageRows(rows);
       try {
-        await matchStaged(staged, options, ({ r, ...answer }) => { Object.assign(results[todo[r]!]!, answer); });
+        await matchStaged(staged, options, ({ r, ...answer }) => {
+          Object.assign(results[todo[r]!]!, answer);
+        });
       } finally {
         staged.cleanup();
       }
@@ -170,7 +193,16 @@ export function createMatcher(deps: MatcherDeps): Matcher {
     const scoring = scoringOf(file);
     // A release switched since the warm-up: its copy of m_person belongs to the old index (freed here).
     if (residents.size > 0 && !residents.has(file)) residents.clear();
-    const byRow = await pointCandidates(query, mx, rows, undefined, lookupWays, anchorTables ? streets : undefined, scoring, residents.get(file) ?? null);
+    const byRow = await pointCandidates(
+      query,
+      mx,
+      rows,
+      undefined,
+      lookupWays,
+      anchorTables ? streets : undefined,
+      scoring,
+      residents.get(file) ?? null,
+    );
     todo.forEach((i, r) => {
       const anchor = anchorTables ? spatialAnchor(anchorTables, rowZips(rows[r]!)[0], streets.get(r)) : null;
       const d = decideRow((byRow.get(r) ?? []).sort(byWeight), allowed, options.spatialMode, anchor, scoring.iThreshold);
@@ -199,7 +231,14 @@ export function createMatcher(deps: MatcherDeps): Matcher {
         for (let i = 0; i < n; i++) {
           const r = Number(cols[0]![i]);
           done[r] = 1;
-          direct.push({ r, personKey: big(cols[1]![i])!, householdKey: big(cols[2]![i]), matchLevel: 'I', matchType: 'person_id', matchConfidence: 1 });
+          direct.push({
+            r,
+            personKey: big(cols[1]![i])!,
+            householdKey: big(cols[2]![i]),
+            matchLevel: 'I',
+            matchType: 'person_id',
+            matchConfidence: 1,
+          });
         }
       });
       for (const d of direct.sort((a, b) => a.r - b.r)) await emit(d);
@@ -207,8 +246,10 @@ export function createMatcher(deps: MatcherDeps): Matcher {
     // Street anchors (spatial level): rows whose address is on a graph street. With a second connection, found
     // while the candidate statement runs (it fills the cores that statement leaves idle); decisions wait for them.
     const streets = streetAnchorsByRow(staged.rowCount);
-    const streetsFound = anchorTables && staged.streetCount > 0
-      ? deps.warehouse.streamRaw(streetAnchorSql(staged.streetKeySql, mx), streets.addChunk) : Promise.resolve();
+    const streetsFound =
+      anchorTables && staged.streetCount > 0
+        ? deps.warehouse.streamRaw(streetAnchorSql(staged.streetKeySql, mx), streets.addChunk)
+        : Promise.resolve();
     streetsFound.catch(() => {}); // awaited below; a failure must not go unhandled while the other statement runs
     if ((deps.warehouse.connections ?? 1) < 2) await streetsFound;
     let next = 0;
@@ -220,8 +261,23 @@ export function createMatcher(deps: MatcherDeps): Matcher {
         const list = next === r ? shortlisted : [];
         const street = streets.get(next);
         if (done[next] || (list.length === 0 && !street)) continue;
-        const d = decideRow(list, allowed, options.spatialMode, anchorTables && street ? spatialAnchor(anchorTables, staged.firstZip(next), street) : null, scoring.iThreshold);
-        const pending = d ? emit({ r: next, personKey: d.personKey, householdKey: d.householdKey, matchLevel: d.level, matchType: d.type, matchConfidence: roundConfidence(d.confidence) }) : undefined;
+        const d = decideRow(
+          list,
+          allowed,
+          options.spatialMode,
+          anchorTables && street ? spatialAnchor(anchorTables, staged.firstZip(next), street) : null,
+          scoring.iThreshold,
+        );
+        const pending = d
+          ? emit({
+              r: next,
+              personKey: d.personKey,
+              householdKey: d.householdKey,
+              matchLevel: d.level,
+              matchType: d.type,
+              matchConfidence: roundConfidence(d.confidence),
+            })
+          : undefined;
         if (pending) {
           next++;
           return pending.then(() => decideUpTo(end, r, shortlisted));
@@ -266,7 +322,9 @@ export function createMatcher(deps: MatcherDeps): Matcher {
         const started = performance.now();
         const count = Number((await query(`SELECT count(*) AS n FROM ${mx}.m_person`))[0]!.n);
         const fits = count * RESIDENT_BYTES_PER_PERSON <= (options?.residentMaxBytes ?? os.totalmem() / 8);
-        const resident = fits ? await loadResidentPersons((sql, onChunk) => deps.warehouse.stream(sql, onChunk), mx, count, options?.signal) : null;
+        const resident = fits
+          ? await loadResidentPersons((sql, onChunk) => deps.warehouse.stream(sql, onChunk), mx, count, options?.signal)
+          : null;
         if (resident) {
           residents.clear();
           residents.set(file, resident);
@@ -276,7 +334,9 @@ export function createMatcher(deps: MatcherDeps): Matcher {
       const result = await warmMatchIndex(query, mx, options);
       return copy ? { ...result, residentPersons: copy } : result;
     })();
-    warming.catch(() => { warming = null; });
+    warming.catch(() => {
+      warming = null;
+    });
     return warming;
   }
 

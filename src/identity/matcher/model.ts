@@ -106,7 +106,7 @@ export function probability(weight: number, a = LOGIT_A, b = LOGIT_B): number {
 
 /** SQL list literal of one field's weights, indexed with `[level + 1]`. */
 function sqlList(values: readonly number[]): string {
-  return `([${values.map((v) => v.toFixed(6)).join(", ")}]::DOUBLE[])`;
+  return `([${values.map((v) => v.toFixed(6)).join(', ')}]::DOUBLE[])`;
 }
 
 /** Weight of the name pair alone, used in SQL to choose straight vs crosswise name comparison. */

@@ -68,8 +68,14 @@ export function namesakeSet(n: number, seed = 31, absent = Math.ceil(n / 20)): N
   const r = rng(seed);
   // The 40 most common first names weighted by their counts; the 40 most common surnames (the table holds their
   // ranks) weighted like a Zipf curve.
-  const firsts = picker(top(loadFirstNames(), 40, (count) => count), r);
-  const lasts = picker(top(loadSurnames(), 40, (rank) => -rank).map(([name], i) => [name, 1 / (i + 1)]), r);
+  const firsts = picker(
+    top(loadFirstNames(), 40, (count) => count),
+    r,
+  );
+  const lasts = picker(
+    top(loadSurnames(), 40, (rank) => -rank).map(([name], i) => [name, 1 / (i + 1)]),
+    r,
+  );
   const birth = () => isoDate(Date.UTC(1945, 0, 1) + Math.floor(r() * 55 * 365.25) * 86_400_000);
   const persons: NamesakePerson[] = [];
   const taken = new Set<string>();
@@ -94,10 +100,17 @@ export function namesakeSet(n: number, seed = 31, absent = Math.ceil(n / 20)): N
     const k = `${p.first}|${p.last}|${p.dob}`;
     byNameDob.set(k, [...(byNameDob.get(k) ?? []), p]);
   }
-  const row = (p: Pick<NamesakePerson, 'first' | 'last' | 'dob' | 'zip'>, id: string) =>
-    ({ row_id: id, first_name: title(p.first), last_name: title(p.last), dob: usDate(p.dob), zip: p.zip });
+  const row = (p: Pick<NamesakePerson, 'first' | 'last' | 'dob' | 'zip'>, id: string) => ({
+    row_id: id,
+    first_name: title(p.first),
+    last_name: title(p.last),
+    dob: usDate(p.dob),
+    zip: p.zip,
+  });
   const rows: NamesakeRow[] = persons.map((p) => ({
-    record: row(p, `p${p.id}`), kind: byNameDob.get(`${p.first}|${p.last}|${p.dob}`)!.length > 1 ? 'namesake' : 'single', personId: p.id,
+    record: row(p, `p${p.id}`),
+    kind: byNameDob.get(`${p.first}|${p.last}|${p.dob}`)!.length > 1 ? 'namesake' : 'single',
+    personId: p.id,
   }));
   const pairs = [...byNameDob.values()].filter((g) => g.length > 1);
   const names = new Set(persons.map((p) => `${p.first}|${p.last}`));
@@ -109,7 +122,21 @@ export function namesakeSet(n: number, seed = 31, absent = Math.ceil(n / 20)): N
       rows.push({ record: row({ ...p, dob }, `b${i}`), kind: 'absent_other_dob', personId: null });
     }
   }
-  const csv = ['id,given_name,family_name,birth_date,street,zip_code',
-    ...persons.map((p) => [p.id, title(p.first), title(p.last), usDate(p.dob), p.street ?? '', p.zip].join(','))].join('\n');
-  return { persons, rows, csv, mapping: { person_key: 'id', first_name: 'given_name', last_name: 'family_name', dob: 'birth_date', address_1: 'street', zip: 'zip_code' } };
+  const csv = [
+    'id,given_name,family_name,birth_date,street,zip_code',
+    ...persons.map((p) => [p.id, title(p.first), title(p.last), usDate(p.dob), p.street ?? '', p.zip].join(',')),
+  ].join('\n');
+  return {
+    persons,
+    rows,
+    csv,
+    mapping: {
+      person_key: 'id',
+      first_name: 'given_name',
+      last_name: 'family_name',
+      dob: 'birth_date',
+      address_1: 'street',
+      zip: 'zip_code',
+    },
+  };
 }

@@ -74,13 +74,22 @@ export function packedColumnsOfChunk(chunk: DuckDBDataChunk): PackedColumns {
   const household = col(2, 8);
   const ref = col(3, 8);
   return {
-    count: chunk.rowCount, r: int32Copy(col(0, 4)), person: int64Copy(col(1, 8)), fp: int32Copy(col(4, 4)),
-    household: int64Copy(household), householdValid: validityCopy(household), ref: int64Copy(ref), refValid: validityCopy(ref),
+    count: chunk.rowCount,
+    r: int32Copy(col(0, 4)),
+    person: int64Copy(col(1, 8)),
+    fp: int32Copy(col(4, 4)),
+    household: int64Copy(household),
+    householdValid: validityCopy(household),
+    ref: int64Copy(ref),
+    refValid: validityCopy(ref),
   };
 }
 
 /** Address and digital agreement as point.ts shortlist reads them, on packed features. */
-const addressAgrees = (fp: number) => { const a = (fp >> 15) & 7; return a === ADDR.unit || a === ADDR.street; };
+const addressAgrees = (fp: number) => {
+  const a = (fp >> 15) & 7;
+  return a === ADDR.unit || a === ADDR.street;
+};
 const idAgrees = (fp: number) => (fp & 7) === ID.agree || ((fp >> 3) & 7) === ID.agree;
 
 /**
@@ -110,8 +119,12 @@ export function createRowShortlister(scoring: Scoring) {
     const c = chunks[i]!;
     const j = at[i]!;
     return {
-      personKey: c.person[j]!, householdKey: validIn(c.householdValid, j) ? c.household[j]! : null, hhRef: validIn(c.refValid, j) ? c.ref[j]! : null,
-      features: weigher.features(fps[i]!), weight: weights[i]!, probability: scoring.probability(weights[i]!),
+      personKey: c.person[j]!,
+      householdKey: validIn(c.householdValid, j) ? c.household[j]! : null,
+      hhRef: validIn(c.refValid, j) ? c.ref[j]! : null,
+      features: weigher.features(fps[i]!),
+      weight: weights[i]!,
+      probability: scoring.probability(weights[i]!),
     };
   };
   return {
@@ -138,7 +151,9 @@ export function createRowShortlister(scoring: Scoring) {
       const addr = order.find((i) => addressAgrees(fps[i]!)) ?? order[0]!;
       const id = order.find((i) => idAgrees(fps[i]!)) ?? order[0]!;
       const out: ScoredCandidate[] = [];
-      order.forEach((i, at) => { if (at < 3 || i === addr || i === id) out.push(materialize(i)); });
+      order.forEach((i, at) => {
+        if (at < 3 || i === addr || i === id) out.push(materialize(i));
+      });
       return out;
     },
   };

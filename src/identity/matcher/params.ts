@@ -106,8 +106,13 @@ export function readMatchParams(file: string): MatchParams | null {
   }
   const p = JSON.parse(text) as MatchParams;
   if (p && typeof p === 'object' && p.weights) p.weights = appendNewLevels(upgradeDobWeights(p.weights));
-  if (p.format !== MATCH_PARAMS_FORMAT || !isLevelTable(p.weights) || typeof p.logistic?.a !== 'number' || typeof p.logistic?.b !== 'number'
-    || typeof p.i_threshold?.probability !== 'number') {
+  if (
+    p.format !== MATCH_PARAMS_FORMAT ||
+    !isLevelTable(p.weights) ||
+    typeof p.logistic?.a !== 'number' ||
+    typeof p.logistic?.b !== 'number' ||
+    typeof p.i_threshold?.probability !== 'number'
+  ) {
     throw new Error(`${file}: not a match parameters file of format ${MATCH_PARAMS_FORMAT}`);
   }
   return p;
@@ -147,8 +152,13 @@ export function tfLookup(table: TfTable, uExact: number): (value: string) => num
  * adds the first-name table's adjustment of the value that agreed (the row's first name, or its last name
  * when the names agreed crosswise), an exact surname the surname table's likewise. Other levels: 0.
  */
-export function tfBits(f: Features, first: string | null | undefined, last: string | null | undefined,
-  tfFirst: (v: string) => number, tfLast: (v: string) => number): number {
+export function tfBits(
+  f: Features,
+  first: string | null | undefined,
+  last: string | null | undefined,
+  tfFirst: (v: string) => number,
+  tfLast: (v: string) => number,
+): number {
   let bits = 0;
   const asFirst = f.swapped ? last : first;
   const asLast = f.swapped ? first : last;
@@ -166,11 +176,14 @@ export function scoringOf(params: MatchParams | null): Scoring {
   if (!params.tf_applied) return { ...base, weight: (f) => matchWeight(f, w) };
   const tfFirst = tfLookup(params.tf.first, params.tf.u_exact.first);
   const tfLast = tfLookup(params.tf.last, params.tf.u_exact.last);
-  return { ...base, weight: (f, first, last) => matchWeight(f, w) + tfBits(f, first, last, tfFirst, tfLast), tf: { first: tfFirst, last: tfLast } };
+  return {
+    ...base,
+    weight: (f, first, last) => matchWeight(f, w) + tfBits(f, first, last, tfFirst, tfLast),
+    tf: { first: tfFirst, last: tfLast },
+  };
 }
 
 /** Scoring of the release a match index belongs to. */
 export function scoringOfIndex(indexPath: string): Scoring {
   return scoringOf(readMatchParams(paramsPathOfIndex(indexPath)));
 }
-

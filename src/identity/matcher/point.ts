@@ -28,7 +28,10 @@ type Query = (sql: string) => Promise<Row[]>;
 const big = (v: unknown): bigint => BigInt(v as bigint | number | string);
 const bigOrNull = (v: unknown): bigint | null => (v === null || v === undefined ? null : big(v));
 const strOrNull = (v: unknown): string | null => (v === null || v === undefined ? null : String(v));
-const inList = (xs: Iterable<bigint>) => { const s = [...xs].join(', '); return s || 'NULL'; };
+const inList = (xs: Iterable<bigint>) => {
+  const s = [...xs].join(', ');
+  return s || 'NULL';
+};
 
 export function keyLookupSql(mx: string, keys: Iterable<bigint>): string {
   return `SELECT k, person_key, kind, unit FROM ${mx}.m_key WHERE k IN (${inList(keys)})`;
@@ -42,7 +45,12 @@ export function personLookupSql(mx: string, persons: Iterable<bigint>): string {
  * Point lookups split over up to `ways` statements run at once (each on its own connection of the
  * warehouse pool): an index scan runs on one thread, so two halves use both cores. Rows concatenated.
  */
-export async function splitLookup<T>(query: Query, values: readonly T[], ways: number, sql: (part: readonly T[]) => string): Promise<Row[]> {
+export async function splitLookup<T>(
+  query: Query,
+  values: readonly T[],
+  ways: number,
+  sql: (part: readonly T[]) => string,
+): Promise<Row[]> {
   const n = Math.max(1, Math.min(ways, Math.ceil(values.length / 64)));
   if (n === 1) return query(sql(values));
   const size = Math.ceil(values.length / n);
@@ -55,7 +63,12 @@ export function rowZips(row: NormalizedRecord): string[] {
   return recordZips(row);
 }
 
-interface Hit { email: boolean; near: boolean; phone: boolean; addr: number }
+interface Hit {
+  email: boolean;
+  near: boolean;
+  phone: boolean;
+  addr: number;
+}
 
 /**
  * Per-row shortlist: of the candidates that can take part in a decision (levels.ts canQualify; the file path drops
@@ -64,7 +77,8 @@ interface Hit { email: boolean; near: boolean; phone: boolean; addr: number }
 export function shortlist(all: ScoredCandidate[]): ScoredCandidate[] {
   const cands = all.filter((c) => canQualify(c.features));
   if (cands.length <= 3) return cands;
-  const byW = (a: ScoredCandidate, b: ScoredCandidate) => b.weight - a.weight || (a.personKey < b.personKey ? -1 : a.personKey > b.personKey ? 1 : 0);
+  const byW = (a: ScoredCandidate, b: ScoredCandidate) =>
+    b.weight - a.weight || (a.personKey < b.personKey ? -1 : a.personKey > b.personKey ? 1 : 0);
   const sorted = [...cands].sort(byW);
   const keep = new Set(sorted.slice(0, 3));
   const firstWhere = (pred: (c: ScoredCandidate) => boolean) => sorted.find(pred) ?? sorted[0]!;
@@ -74,16 +88,26 @@ export function shortlist(all: ScoredCandidate[]): ScoredCandidate[] {
 }
 
 /** A graph residence on the row's street (spatial level), see streetAnchorSql in candidates.ts. */
-export interface StreetAnchor { person: bigint; household: bigint | null }
+export interface StreetAnchor {
+  person: bigint;
+  household: bigint | null;
+}
 
 /**
  * Candidates of every row (index = position in `rows`), two point-lookup statements in all.
  * `keys`: the blocks to look up (default matchKeys: row-evidence.ts). `streets`, when given, receives
  * each row's street anchor (the lowest anchor person among the row's streets the house number is on).
  */
-export async function pointCandidates(query: Query, mx: string, rows: readonly NormalizedRecord[],
-  keys: readonly StagedKey[][] = rows.map(matchKeys), ways = 1, streets?: Map<number, StreetAnchor>, scoring: Scoring = PRIOR_SCORING,
-  resident: ResidentPersons | null = null): Promise<Map<number, ScoredCandidate[]>> {
+export async function pointCandidates(
+  query: Query,
+  mx: string,
+  rows: readonly NormalizedRecord[],
+  keys: readonly StagedKey[][] = rows.map(matchKeys),
+  ways = 1,
+  streets?: Map<number, StreetAnchor>,
+  scoring: Scoring = PRIOR_SCORING,
+  resident: ResidentPersons | null = null,
+): Promise<Map<number, ScoredCandidate[]>> {
   const out = new Map<number, ScoredCandidate[]>();
   const all = new Set<bigint>();
   for (const ks of keys) for (const k of ks) all.add(k.k);
@@ -95,7 +119,8 @@ export async function pointCandidates(query: Query, mx: string, rows: readonly N
     const k = big(h.k);
     const e = { person: big(h.person_key), kind: Number(h.kind), unit: strOrNull(h.unit) };
     const list = hitsByKey.get(k);
-    if (list) list.push(e); else hitsByKey.set(k, [e]);
+    if (list) list.push(e);
+    else hitsByKey.set(k, [e]);
   }
   if (hitsByKey.size === 0) return out;
 
@@ -154,18 +179,40 @@ export async function pointCandidates(query: Query, mx: string, rows: readonly N
       const p = attrs.get(personKey);
       if (!p) continue;
       const zip5 = strOrNull(p.zip5);
-      const address = h.addr === 3 ? ADDR.unit : h.addr === 2 ? ADDR.street : h.addr === 1 ? ADDR.history
-        : zip5 !== null && p.house !== null && houseZips.includes(`${zip5}:${String(p.house)}`) ? ADDR.house
-        : zip5 !== null && zips.includes(zip5) ? ADDR.zip : hasAddr && zip5 !== null ? ADDR.disagree : ADDR.missing;
+      const address =
+        h.addr === 3
+          ? ADDR.unit
+          : h.addr === 2
+            ? ADDR.street
+            : h.addr === 1
+              ? ADDR.history
+              : zip5 !== null && p.house !== null && houseZips.includes(`${zip5}:${String(p.house)}`)
+                ? ADDR.house
+                : zip5 !== null && zips.includes(zip5)
+                  ? ADDR.zip
+                  : hasAddr && zip5 !== null
+                    ? ADDR.disagree
+                    : ADDR.missing;
       const features: Features = {
         email: h.email ? ID.agree : h.near ? EMAIL.near : hasEmail ? ID.disagree : ID.missing,
         phone: h.phone ? ID.agree : hasPhone ? ID.disagree : ID.missing,
-        ...compareNames(row, variants, { firstName: strOrNull(p.first_name), lastName: strOrNull(p.last_name), nickname: strOrNull(p.nickname) }),
+        ...compareNames(row, variants, {
+          firstName: strOrNull(p.first_name),
+          lastName: strOrNull(p.last_name),
+          nickname: strOrNull(p.nickname),
+        }),
         dob: compareDob(dob, strOrNull(p.dob)),
         address,
       };
       const weight = scoring.weight(features, row.name.first, row.name.last);
-      cands.push({ personKey, householdKey: bigOrNull(p.household_key), hhRef: bigOrNull(p.hh_ref), features, weight, probability: scoring.probability(weight) });
+      cands.push({
+        personKey,
+        householdKey: bigOrNull(p.household_key),
+        hhRef: bigOrNull(p.hh_ref),
+        features,
+        weight,
+        probability: scoring.probability(weight),
+      });
     }
     if (cands.length) out.set(r, shortlist(cands));
   });
@@ -190,7 +237,11 @@ export async function loadAnchors(query: Query, mx: string): Promise<AnchorTable
  * The spatial anchor of a row: only when its address is on a graph street (`street`, the residence
  * found by the street key) - then that residence, or a person working in the row's first ZIP.
  */
-export function spatialAnchor(t: AnchorTables, zip: string | null | undefined, street: StreetAnchor | null | undefined): SpatialAnchor | null {
+export function spatialAnchor(
+  t: AnchorTables,
+  zip: string | null | undefined,
+  street: StreetAnchor | null | undefined,
+): SpatialAnchor | null {
   if (!street) return null;
   const w = zip ? t.work.get(zip) : undefined;
   return { resPerson: street.person, resHousehold: street.household, workPerson: w?.person ?? null, workHousehold: w?.household ?? null };

@@ -64,7 +64,10 @@ export async function openRelease(releaseFile: string, threads = 2): Promise<Mat
     query: async (sql) => (await conn.runAndReadAll(sql)).getRowObjectsJS() as Record<string, unknown>[],
     stream: (sql, onChunk) => streamChunks(conn, sql, onChunk),
     streamRaw: (sql, onChunk) => streamRawChunks(conn, sql, onChunk),
-    close() { conn.closeSync(); inst.closeSync(); },
+    close() {
+      conn.closeSync();
+      inst.closeSync();
+    },
   };
 }
 
@@ -81,7 +84,9 @@ export async function estimateU(wh: MatchWarehouse, pairs: number, seed: number)
   for (const r of rows) {
     const first = str(r.first_name);
     vectors.push({
-      email: ID.disagree, phone: ID.disagree, swapped: false,
+      email: ID.disagree,
+      phone: ID.disagree,
+      swapped: false,
       first: compareFirst(first, str(r.b_first), first ? nameVariants(first) : [], str(r.b_nick)),
       last: compareLast(str(r.last_name), str(r.b_last)),
       dob: compareDob(str(r.dob), str(r.b_dob)),
@@ -109,13 +114,26 @@ export async function estimateU(wh: MatchWarehouse, pairs: number, seed: number)
       WHERE kind IN (${KIND.email}, ${KIND.phone}, ${KIND.address}, ${KIND.emailLocal}) GROUP BY k, kind)
     SELECT kind, sum(c * (c - 1))::DOUBLE AS s FROM c GROUP BY kind`);
   const share = (kind: number) => Number(coll.find((x) => Number(x.kind) === kind)?.s ?? 0) / pairsAll;
-  const unit = Number((await wh.query(`SELECT coalesce(sum(c * (c - 1)), 0)::DOUBLE AS s FROM
-    (SELECT k, unit, count(DISTINCT person_key) AS c FROM mx.m_key WHERE kind = 3 GROUP BY k, unit)`))[0]!.s) / pairsAll;
-  const hist = Number((await wh.query(`SELECT coalesce(sum(a.c * b.c), 0)::DOUBLE AS s FROM
+  const unit =
+    Number(
+      (
+        await wh.query(`SELECT coalesce(sum(c * (c - 1)), 0)::DOUBLE AS s FROM
+    (SELECT k, unit, count(DISTINCT person_key) AS c FROM mx.m_key WHERE kind = 3 GROUP BY k, unit)`)
+      )[0]!.s,
+    ) / pairsAll;
+  const hist =
+    Number(
+      (
+        await wh.query(`SELECT coalesce(sum(a.c * b.c), 0)::DOUBLE AS s FROM
     (SELECT k, count(DISTINCT person_key) AS c FROM mx.m_key WHERE kind = 3 GROUP BY k) a
-    JOIN (SELECT k, count(DISTINCT person_key) AS c FROM mx.m_key WHERE kind = 4 GROUP BY k) b USING (k)`))[0]!.s) / pairsAll;
+    JOIN (SELECT k, count(DISTINCT person_key) AS c FROM mx.m_key WHERE kind = 4 GROUP BY k) b USING (k)`)
+      )[0]!.s,
+    ) / pairsAll;
   const floor = 1 / pairsAll;
-  const id = (kind: number) => { const a = Math.max(floor, share(kind)); return [1, a, 1 - a]; };
+  const id = (kind: number) => {
+    const a = Math.max(floor, share(kind));
+    return [1, a, 1 - a];
+  };
   // The near email of two random persons: a shared local part at different providers (the `el:` blocks, which
   // leave out blocks of more than COMMON_BLOCK_MAX persons; a one-typo pair under one full name is rarer still).
   const email = id(KIND.email);
@@ -126,8 +144,13 @@ export async function estimateU(wh: MatchWarehouse, pairs: number, seed: number)
   const zip = u.address[ADDR.zip]!;
   // The house level: two persons whose current house number and ZIP agree on different streets (the pairs at one
   // street address are the street level's).
-  const sameHouse = Number((await wh.query(`SELECT coalesce(sum(c * (c - 1)), 0)::DOUBLE AS s FROM
-    (SELECT zip5, house, count(*) AS c FROM mx.m_person WHERE house IS NOT NULL GROUP BY zip5, house)`))[0]!.s) / pairsAll;
+  const sameHouse =
+    Number(
+      (
+        await wh.query(`SELECT coalesce(sum(c * (c - 1)), 0)::DOUBLE AS s FROM
+    (SELECT zip5, house, count(*) AS c FROM mx.m_person WHERE house IS NOT NULL GROUP BY zip5, house)`)
+      )[0]!.s,
+    ) / pairsAll;
   const house = Math.max(floor, sameHouse - share(3));
   const addr = [1, Math.max(floor, unit), street, Math.max(floor, hist), zip];
   u.address = [...addr, 1 - addr.slice(1).reduce((a, b) => a + b, 0) - house, house];
@@ -135,13 +158,18 @@ export async function estimateU(wh: MatchWarehouse, pairs: number, seed: number)
 }
 
 /** Every blocked pair of a damaged list drawn from the graph, grouped per row (best weight first), with the row's true person. */
-export async function blockedPairs(wh: MatchWarehouse, rows: number, seed: number):
-  Promise<{ byRow: ScoredCandidate[][]; truth: (bigint | null)[]; names: { first: string | null; last: string | null }[] }> {
+export async function blockedPairs(
+  wh: MatchWarehouse,
+  rows: number,
+  seed: number,
+): Promise<{ byRow: ScoredCandidate[][]; truth: (bigint | null)[]; names: { first: string | null; last: string | null }[] }> {
   // Both damage models of the project: the hardened CRM-export set and the labelled set (whose absent
   // people share a first name and dob with a graph person), half each.
   const half = Math.ceil(rows / 2);
   const set: { record: Record<string, unknown>; personKey: bigint | null }[] = [
-    ...await generateHardenedSet(wh, 'graph', half, seed), ...await generateLabelledSet(wh, 'graph', rows - half, seed + 1)];
+    ...(await generateHardenedSet(wh, 'graph', half, seed)),
+    ...(await generateLabelledSet(wh, 'graph', rows - half, seed + 1)),
+  ];
   const normalized = set.map((s, i) => normalizeMatchInput(s.record, { position: i + 1 }));
   // Every block: the fit reads every blocked pair, those no decision can use included.
   const staged = stageRows(normalized, rowKeySources);
@@ -150,7 +178,14 @@ export async function blockedPairs(wh: MatchWarehouse, rows: number, seed: numbe
     await wh.stream(candidateSql({ rowSql: staged.rowSql, keySql: staged.keySql, mx: 'mx' }), (c, k) => {
       for (let i = 0; i < k; i++) {
         const features = unpackFeatures(Number(c[4]![i]));
-        byRow[Number(c[0]![i])]!.push({ personKey: BigInt(c[1]![i] as bigint), householdKey: null, hhRef: null, features, weight: 0, probability: 0 });
+        byRow[Number(c[0]![i])]!.push({
+          personKey: BigInt(c[1]![i] as bigint),
+          householdKey: null,
+          hhRef: null,
+          features,
+          weight: 0,
+          probability: 0,
+        });
       }
     });
   } finally {
@@ -176,7 +211,10 @@ function priorM(u: LevelTable, w: WeightTable): LevelTable {
  * name, so the names are fixed too) -> m of email, phone, address. Each field's m is the pair-weighted
  * mean over the sessions that estimated it; lambda is the pair-weighted mean of the sessions'.
  */
-export function emSessions(vectors: readonly Features[], u: LevelTable): { m: LevelTable; lambda: number; iterations: number; converged: boolean } {
+export function emSessions(
+  vectors: readonly Features[],
+  u: LevelTable,
+): { m: LevelTable; lambda: number; iterations: number; converged: boolean } {
   const sessions: { where: (f: Features) => boolean; fixed: (typeof FIELDS)[number][] }[] = [
     { where: (f) => f.email === ID.agree, fixed: ['email'] },
     { where: (f) => f.dob === DOB.exact, fixed: ['dob', 'first', 'last'] },
@@ -184,7 +222,10 @@ export function emSessions(vectors: readonly Features[], u: LevelTable): { m: Le
   const m0 = priorM(u, WEIGHTS);
   const sum = Object.fromEntries(FIELDS.map((f) => [f, m0[f].map(() => 0)])) as LevelTable;
   const mass = Object.fromEntries(FIELDS.map((f) => [f, 0])) as Record<(typeof FIELDS)[number], number>;
-  let lambda = 0, pairs = 0, iterations = 0, converged = true;
+  let lambda = 0,
+    pairs = 0,
+    iterations = 0,
+    converged = true;
   for (const s of sessions) {
     const vs = vectors.filter(s.where);
     if (vs.length === 0) continue;
@@ -195,7 +236,9 @@ export function emSessions(vectors: readonly Features[], u: LevelTable): { m: Le
     pairs += vs.length;
     for (const f of FIELDS) {
       if (s.fixed.includes(f)) continue;
-      r.m[f].forEach((v, l) => { sum[f][l]! += v * vs.length; });
+      r.m[f].forEach((v, l) => {
+        sum[f][l]! += v * vs.length;
+      });
       mass[f] += vs.length;
     }
   }
@@ -212,20 +255,27 @@ export const I_TARGET = { precision: 0.999, absent: 0 };
  * calibrated probability at that weight, with the list's precision, recall (of rows drawn from a graph
  * person) and absent share there.
  */
-export function chooseIThreshold(rows: readonly ScoredCandidate[][], truth: readonly (bigint | null)[], logistic: { a: number; b: number },
-  floor = 10): MatchParams['i_threshold'] {
+export function chooseIThreshold(
+  rows: readonly ScoredCandidate[][],
+  truth: readonly (bigint | null)[],
+  logistic: { a: number; b: number },
+  floor = 10,
+): MatchParams['i_threshold'] {
   const allowed = new Set(['I'] as const);
   const present = truth.filter((t) => t !== null).length;
   const absentRows = truth.length - present;
   let best: MatchParams['i_threshold'] | null = null;
   for (let w = 60; w >= floor; w -= 0.25) {
     const p = probability(w, logistic.a, logistic.b);
-    let n = 0, right = 0, absent = 0;
+    let n = 0,
+      right = 0,
+      absent = 0;
     rows.forEach((cands, r) => {
       const d = decideRow(cands, allowed, 'residential', null, p);
       if (!d) return;
       n++;
-      if (truth[r] === null) absent++; else if (d.personKey === truth[r]) right++;
+      if (truth[r] === null) absent++;
+      else if (d.personKey === truth[r]) right++;
     });
     const precision = n ? right / n : 1;
     const absentShare = absentRows ? absent / absentRows : 0;
@@ -247,7 +297,13 @@ export function chooseIThreshold(rows: readonly ScoredCandidate[][], truth: read
 export function conflictGuard(w: LevelTable, tfUp = 0): number {
   // Each profile has one exact name part; with the TF adjustment applied it can weigh up to `tfUp` (TF_MAX_UP)
   // more for a rare name: without that margin two absent people with rare first names reached I (decision 045).
-  const name = tfUp + Math.max(w.first[FIRST.exact]! + w.last[LAST.fuzzy]!, w.first[FIRST.fuzzy]! + w.last[LAST.exact]!, w.first[FIRST.nickname]! + w.last[LAST.exact]!);
+  const name =
+    tfUp +
+    Math.max(
+      w.first[FIRST.exact]! + w.last[LAST.fuzzy]!,
+      w.first[FIRST.fuzzy]! + w.last[LAST.exact]!,
+      w.first[FIRST.nickname]! + w.last[LAST.exact]!,
+    );
   const x = name + w.dob[DOB.exact]! + w.email[ID.disagree]! + w.phone[ID.disagree]! + w.address[ADDR.disagree]!;
   return Math.floor(x * 4) / 4 + 0.25;
 }
@@ -272,8 +328,15 @@ export async function refitMatchParams(releaseFile: string, opts: RefitOptions =
     const em = emSessions(vectors, u);
     const weights = withPriorWhereUnseen(weightsFrom(em.m, u), vectors);
     // Term frequencies of names.
-    const tf = async (col: string) => tfTable((await wh.query(`SELECT ${col} AS value, count(*) AS count FROM mx.m_person
-      WHERE ${col} IS NOT NULL GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT ${opts.tfTop ?? 2000}`)).map((r) => ({ value: String(r.value), count: Number(r.count) })), n, opts.tfTop ?? 2000);
+    const tf = async (col: string) =>
+      tfTable(
+        (
+          await wh.query(`SELECT ${col} AS value, count(*) AS count FROM mx.m_person
+      WHERE ${col} IS NOT NULL GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT ${opts.tfTop ?? 2000}`)
+        ).map((r) => ({ value: String(r.value), count: Number(r.count) })),
+        n,
+        opts.tfTop ?? 2000,
+      );
     const first = await tf('first_name');
     const last = await tf('last_name');
     // Logistic on each row's reportable candidate (the one whose confidence the engine reports), scored with
@@ -285,10 +348,13 @@ export async function refitMatchParams(releaseFile: string, opts: RefitOptions =
     const tfOn = opts.tf ?? false;
     const tfFirst = tfLookup(first, u.first[FIRST.exact]!);
     const tfLast = tfLookup(last, u.last[LAST.exact]!);
-    const weigh = (f: Features, r: number) => matchWeight(f, weights as WeightTable)
-      + (tfOn ? tfBits(f, names[r]!.first, names[r]!.last, tfFirst, tfLast) : 0);
-    const sorted = byRow.map((cands, r) => shortlist(cands.map((c) => ({ ...c, weight: weigh(c.features, r) })))
-      .sort((a, b) => b.weight - a.weight || (a.personKey < b.personKey ? -1 : 1)));
+    const weigh = (f: Features, r: number) =>
+      matchWeight(f, weights as WeightTable) + (tfOn ? tfBits(f, names[r]!.first, names[r]!.last, tfFirst, tfLast) : 0);
+    const sorted = byRow.map((cands, r) =>
+      shortlist(cands.map((c) => ({ ...c, weight: weigh(c.features, r) }))).sort(
+        (a, b) => b.weight - a.weight || (a.personKey < b.personKey ? -1 : 1),
+      ),
+    );
     sorted.forEach((cands, r) => {
       const c = reportableCandidate(cands);
       if (!c) return;
@@ -297,15 +363,22 @@ export async function refitMatchParams(releaseFile: string, opts: RefitOptions =
     });
     const fit = fitPlatt(xs, ys);
     const logistic = { a: Math.round(fit.a * 1e4) / 1e4, b: Math.round(fit.b * 1e4) / 1e4 };
-    const iThreshold = chooseIThreshold(sorted.map((cands) => cands.map((c) => ({ ...c, probability: probability(c.weight, logistic.a, logistic.b) }))),
-      truth, logistic, Math.max(10, conflictGuard(weights, tfOn ? TF_MAX_UP : 0)));
+    const iThreshold = chooseIThreshold(
+      sorted.map((cands) => cands.map((c) => ({ ...c, probability: probability(c.weight, logistic.a, logistic.b) }))),
+      truth,
+      logistic,
+      Math.max(10, conflictGuard(weights, tfOn ? TF_MAX_UP : 0)),
+    );
     return {
       format: MATCH_PARAMS_FORMAT,
       release: path.basename(releaseFile),
       fitted_at: new Date().toISOString(),
       scorer: opts.scorer ?? 'fitted',
       sample: { seed, persons: n, random_pairs: sampled, list_rows: byRow.length, blocked_pairs: vectors.length },
-      u, m: em.m, lambda: em.lambda, em: { iterations: em.iterations, converged: em.converged },
+      u,
+      m: em.m,
+      lambda: em.lambda,
+      em: { iterations: em.iterations, converged: em.converged },
       weights,
       tf: { first, last, u_exact: { first: u.first[FIRST.exact]!, last: u.last[LAST.exact]! } },
       tf_applied: tfOn,
@@ -316,4 +389,3 @@ export async function refitMatchParams(releaseFile: string, opts: RefitOptions =
     wh.close();
   }
 }
-

@@ -34,7 +34,11 @@ function dictionaryColumn() {
       if (v === null || v === undefined) return -1;
       const s = String(v);
       let c = codes.get(s);
-      if (c === undefined) { c = values.length; values.push(s); codes.set(s, c); }
+      if (c === undefined) {
+        c = values.length;
+        values.push(s);
+        codes.set(s, c);
+      }
       return c;
     },
   };
@@ -48,12 +52,27 @@ const NO_KEY = -(2n ** 63n);
 /** Reorders every column by person key (a scan that did not return m_person in key order). */
 function sortByKey(n: number, keys: BigInt64Array, wide: BigInt64Array[], narrow: Int32Array[]): void {
   const order = Array.from({ length: n }, (_, i) => i).sort((a, b) => (keys[a]! < keys[b]! ? -1 : keys[a]! > keys[b]! ? 1 : 0));
-  for (const col of [keys, ...wide]) { const copy = col.slice(0, n); order.forEach((from, to) => { col[to] = copy[from]!; }); }
-  for (const col of narrow) { const copy = col.slice(0, n); order.forEach((from, to) => { col[to] = copy[from]!; }); }
+  for (const col of [keys, ...wide]) {
+    const copy = col.slice(0, n);
+    order.forEach((from, to) => {
+      col[to] = copy[from]!;
+    });
+  }
+  for (const col of narrow) {
+    const copy = col.slice(0, n);
+    order.forEach((from, to) => {
+      col[to] = copy[from]!;
+    });
+  }
 }
 
 /** Loads m_person of the index attached as `mx` (person_key order). `signal` stops it (then null). */
-export async function loadResidentPersons(stream: Stream, mx: string, count: number, signal?: AbortSignal): Promise<ResidentPersons | null> {
+export async function loadResidentPersons(
+  stream: Stream,
+  mx: string,
+  count: number,
+  signal?: AbortSignal,
+): Promise<ResidentPersons | null> {
   const keys = new BigInt64Array(count);
   const households = new BigInt64Array(count);
   const refs = new BigInt64Array(count);
@@ -76,16 +95,20 @@ export async function loadResidentPersons(stream: Stream, mx: string, count: num
       refs[n] = ref[i] === null ? NO_KEY : BigInt(ref[i] as bigint);
       for (let c = 0; c < STRING_COLUMNS.length; c++) codes[c]![n] = dicts[c]!.code(strings[c]![i]);
     }
-  }).catch((error: unknown) => { if (!signal?.aborted) throw error; });
+  }).catch((error: unknown) => {
+    if (!signal?.aborted) throw error;
+  });
   if (signal?.aborted) return null;
   if (!sorted) sortByKey(n, keys, [households, refs], codes);
   const find = (k: bigint): number => {
-    let lo = 0, hi = n - 1;
+    let lo = 0,
+      hi = n - 1;
     while (lo <= hi) {
       const mid = (lo + hi) >>> 1;
       const v = keys[mid]!;
       if (v === k) return mid;
-      if (v < k) lo = mid + 1; else hi = mid - 1;
+      if (v < k) lo = mid + 1;
+      else hi = mid - 1;
     }
     return -1;
   };
@@ -106,7 +129,10 @@ export async function loadResidentPersons(stream: Stream, mx: string, count: num
         const i = find(k);
         if (i < 0) continue;
         const row: Row = { person_key: keys[i]!, household_key: orNull(households[i]!), hh_ref: orNull(refs[i]!) };
-        STRING_COLUMNS.forEach((col, c) => { const code = codes[c]![i]!; row[col] = code < 0 ? null : values[c]![code]!; });
+        STRING_COLUMNS.forEach((col, c) => {
+          const code = codes[c]![i]!;
+          row[col] = code < 0 ? null : values[c]![code]!;
+        });
         out.push(row);
       }
       return out;

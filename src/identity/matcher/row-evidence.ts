@@ -74,15 +74,27 @@ export function* possibleFeatures(e: RowEvidence): Generator<Features> {
     // Crosswise (swapped), the row's surname is compared as the first name and its first name as the surname.
     const first = (swapped ? e.last : e.first) ? all(FIRST) : [FIRST.missing];
     const last = (swapped ? e.first : e.last) ? all(LAST) : [LAST.missing];
-    for (const em of email) for (const ph of phone) for (const ad of address) for (const d of dob) for (const f of first) {
-      for (const l of last) yield { email: em, phone: ph, first: f, last: l, dob: d, address: ad, swapped };
-    }
+    for (const em of email)
+      for (const ph of phone)
+        for (const ad of address)
+          for (const d of dob)
+            for (const f of first) {
+              for (const l of last) yield { email: em, phone: ph, first: f, last: l, dob: d, address: ad, swapped };
+            }
   }
 }
 
 const DOB_CODE = { whole: 1, month: 2, year: 3 } as const;
-const signature = (e: RowEvidence) => Number(e.email) | Number(e.phone) << 1 | Number(e.addressKey) << 2 | Number(e.house) << 3
-  | Number(e.zip) << 4 | Number(e.address) << 5 | Number(e.first) << 6 | Number(e.last) << 7 | (e.dob ? DOB_CODE[e.dob] : 0) << 8;
+const signature = (e: RowEvidence) =>
+  Number(e.email) |
+  (Number(e.phone) << 1) |
+  (Number(e.addressKey) << 2) |
+  (Number(e.house) << 3) |
+  (Number(e.zip) << 4) |
+  (Number(e.address) << 5) |
+  (Number(e.first) << 6) |
+  (Number(e.last) << 7) |
+  ((e.dob ? DOB_CODE[e.dob] : 0) << 8);
 // One answer per signature (1,024 at most), each found once by enumeration (a few thousand combinations at most).
 const answers = new Map<number, boolean>();
 

@@ -8,7 +8,10 @@ import { individualType } from './levels.ts';
 import { matchWeight, probability } from './model.ts';
 import type { CandidateAttributes, CandidateScore, MatchType } from './types.ts';
 
-export function scoreCandidate(row: NormalizedRecord, candidate: CandidateAttributes): CandidateScore & { individualType: MatchType | null } {
+export function scoreCandidate(
+  row: NormalizedRecord,
+  candidate: CandidateAttributes,
+): CandidateScore & { individualType: MatchType | null } {
   const features = compareRecord(row, candidate);
   const weight = matchWeight(features);
   const p = probability(weight);

@@ -95,8 +95,13 @@ const text = (lines: string[]) => utf8.encode(lines.length ? lines.join('\n') + 
  * Formats `rows` staged as r = base, base + 1, ...; `direct[i]` is row i's direct person key. `keysOf`: the blocks
  * of a row, those the matcher looks up (row-evidence.ts) unless a caller (model fitting) wants every block.
  */
-export function stageLines(rows: readonly NormalizedRecord[], base: number, direct: readonly (bigint | string | null)[] | null,
-  varsOf: (first: string) => string, keysOf: (row: NormalizedRecord) => KeySource[] = matchKeySources): StagedLines {
+export function stageLines(
+  rows: readonly NormalizedRecord[],
+  base: number,
+  direct: readonly (bigint | string | null)[] | null,
+  varsOf: (first: string) => string,
+  keysOf: (row: NormalizedRecord) => KeySource[] = matchKeySources,
+): StagedLines {
   const rowLines: string[] = [];
   const keyLines: string[] = [];
   const streetLines: string[] = [];
@@ -112,18 +117,30 @@ export function stageLines(rows: readonly NormalizedRecord[], base: number, dire
     let read = d !== null;
     for (const k of keysOf(row)) {
       if (k.kind !== KIND.street) read = true;
-      (k.kind === KIND.street ? streetLines : keyLines).push(UNSAFE.test(k.s)
-        ? `${r}\t${k64(k.s)}\t${NULL}\t${k.kind}\t${n(clean(k.unit))}`
-        : `${r}\t${NULL}\t${k.s}\t${k.kind}\t${n(clean(k.unit))}`);
+      (k.kind === KIND.street ? streetLines : keyLines).push(
+        UNSAFE.test(k.s)
+          ? `${r}\t${k64(k.s)}\t${NULL}\t${k.kind}\t${n(clean(k.unit))}`
+          : `${r}\t${NULL}\t${k.s}\t${k.kind}\t${n(clean(k.unit))}`,
+      );
     }
     const f = read ? rowFields(row, varsOf) : null;
-    if (f) rowLines.push(`${r}\t${n(f.first)}\t${n(f.last)}\t${f.vars}\t${n(f.dob)}\t${f.hasEmail}\t${f.hasPhone}\t${f.hasAddr}\t${f.zips}\t${d ?? NULL}\t${n(f.firstSx)}\t${n(f.lastSx)}\t${f.houseZips}`);
+    if (f)
+      rowLines.push(
+        `${r}\t${n(f.first)}\t${n(f.last)}\t${f.vars}\t${n(f.dob)}\t${f.hasEmail}\t${f.hasPhone}\t${f.hasAddr}\t${f.zips}\t${d ?? NULL}\t${n(f.firstSx)}\t${n(f.lastSx)}\t${f.houseZips}`,
+      );
     names.push(n(f ? f.first : clean(row.name.first)), n(f ? f.last : clean(row.name.last)));
     const spatialZip = f ? f.spatialZip : spatialZipOf(row);
     zips[i] = spatialZip ? Number(spatialZip) : -1;
   });
   return {
-    rows: text(rowLines), keys: text(keyLines), streets: text(streetLines), rowCount: rows.length, keyCount: keyLines.length,
-    streetCount: streetLines.length, names: names.join('\t'), zips, directCount,
+    rows: text(rowLines),
+    keys: text(keyLines),
+    streets: text(streetLines),
+    rowCount: rows.length,
+    keyCount: keyLines.length,
+    streetCount: streetLines.length,
+    names: names.join('\t'),
+    zips,
+    directCount,
   };
 }

@@ -63,7 +63,9 @@ export function createStagePool(threads = defaultStageThreads()): StagePool {
       else p?.reject(new Error(`staging worker failed: ${m.error}`));
     });
     w.on('error', failAll);
-    w.on('exit', (code) => { if (code !== 0) failAll(new Error(`staging worker exited with code ${code}`)); });
+    w.on('exit', (code) => {
+      if (code !== 0) failAll(new Error(`staging worker exited with code ${code}`));
+    });
     return w;
   });
   let next = 0;

@@ -21,5 +21,10 @@ parentPort!.on('message', (m: StageRequest) => {
   } catch (error) {
     reply = { id: m.id, error: error instanceof Error ? (error.stack ?? error.message) : String(error) };
   }
-  parentPort!.postMessage(reply, reply.lines ? [reply.lines.zips.buffer, reply.lines.rows.buffer, reply.lines.keys.buffer, reply.lines.streets.buffer] as ArrayBuffer[] : []);
+  parentPort!.postMessage(
+    reply,
+    reply.lines
+      ? ([reply.lines.zips.buffer, reply.lines.rows.buffer, reply.lines.keys.buffer, reply.lines.streets.buffer] as ArrayBuffer[])
+      : [],
+  );
 });

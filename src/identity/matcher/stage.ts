@@ -45,7 +45,8 @@ const wrapRows = (src: string) => `SELECT r::INTEGER AS r, first, last, first_sx
   has_email::BOOLEAN AS has_email, has_phone::BOOLEAN AS has_phone, has_addr::BOOLEAN AS has_addr,
   CASE WHEN coalesce(zips, '') = '' THEN []::VARCHAR[] ELSE string_split(zips, '|') END AS zip5s, direct::UBIGINT AS direct,
   CASE WHEN coalesce(house_zips, '') = '' THEN []::VARCHAR[] ELSE string_split(house_zips, '|') END AS house_zips FROM ${src}`;
-const wrapKeys = (src: string) => `SELECT r::INTEGER AS r, coalesce(k::UBIGINT, ${K64_SQL('s')}) AS k, kind::UTINYINT AS kind, unit FROM ${src}`;
+const wrapKeys = (src: string) =>
+  `SELECT r::INTEGER AS r, coalesce(k::UBIGINT, ${K64_SQL('s')}) AS k, kind::UTINYINT AS kind, unit FROM ${src}`;
 const KEY_COLUMNS = `'r': 'INTEGER', 'k': 'UBIGINT', 's': 'VARCHAR', 'kind': 'UTINYINT', 'unit': 'VARCHAR'`;
 const sqlStr = (s: string | null) => (s === null ? 'NULL' : lit(s));
 
@@ -67,16 +68,26 @@ export function stageRows(rows: readonly NormalizedRecord[], keysOf: (row: Norma
       else keyCount++;
     }
   }
-  const rowValues = fields.map((f, r) =>
-    `(${r}, ${sqlStr(f.first)}, ${sqlStr(f.last)}, ${lit(f.vars)}, ${sqlStr(f.dob)}, ${f.hasEmail}, ${f.hasPhone}, ${f.hasAddr}, ${lit(f.zips)}, NULL, ${sqlStr(f.firstSx)}, ${sqlStr(f.lastSx)}, ${lit(f.houseZips)})`);
+  const rowValues = fields.map(
+    (f, r) =>
+      `(${r}, ${sqlStr(f.first)}, ${sqlStr(f.last)}, ${lit(f.vars)}, ${sqlStr(f.dob)}, ${f.hasEmail}, ${f.hasPhone}, ${f.hasAddr}, ${lit(f.zips)}, NULL, ${sqlStr(f.firstSx)}, ${sqlStr(f.lastSx)}, ${lit(f.houseZips)})`,
+  );
   const keyValues = keys.flatMap((ks, r) => ks.map((k) => `(${r}, NULL, ${lit(k.s)}, ${k.kind}, ${sqlStr(k.unit)})`));
   // An empty VALUES list is not SQL: a typed row that filters itself out keeps the shape.
   const rowSrc = `(VALUES ${rowValues.join(', ') || `(-1, NULL, NULL, '', NULL, false, false, false, '', NULL, NULL, NULL, '')`}) t(${ROW_COLS})`;
   const keySrc = `(VALUES ${keyValues.join(', ') || `(-1, 0, NULL, 0, NULL)`}) t(r, k, s, kind, unit)`;
   return {
-    rowSql: wrapRows(rowSrc), keySql: wrapKeys(keySrc), keyCount: keyCount + streetCount, streetKeySql: wrapKeys(keySrc), streetCount, rowCount: rows.length, directCount: 0,
+    rowSql: wrapRows(rowSrc),
+    keySql: wrapKeys(keySrc),
+    keyCount: keyCount + streetCount,
+    streetKeySql: wrapKeys(keySrc),
+    streetCount,
+    rowCount: rows.length,
+    directCount: 0,
     firstZip: (r) => fields[r]?.spatialZip ?? null,
-    firstName: (r) => fields[r]?.first ?? null, lastName: (r) => fields[r]?.last ?? null, cleanup: () => {},
+    firstName: (r) => fields[r]?.first ?? null,
+    lastName: (r) => fields[r]?.last ?? null,
+    cleanup: () => {},
   };
 }
 
@@ -173,7 +184,9 @@ export function createStageWriter(dir: string, opts: { removeDir?: boolean } = {
     if (opts.removeDir) fs.rmSync(dir, { recursive: true, force: true });
     else for (const f of files) fs.rmSync(f, { force: true });
   };
-  const closeFiles = () => { for (const fd of fds) fs.closeSync(fd); };
+  const closeFiles = () => {
+    for (const fd of fds) fs.closeSync(fd);
+  };
   // Replies are appended as they come, (rows, keys, streets) in turn in `pending`, written once enough is buffered.
   const flush = () => {
     for (let i = 0; i < pending.length; i++) writeAll(fds[i % 3]!, pending[i]!);
@@ -198,7 +211,9 @@ export function createStageWriter(dir: string, opts: { removeDir?: boolean } = {
     if (pendingBytes >= FLUSH_BYTES) flush();
   };
   return {
-    get rowCount() { return rowCount; },
+    get rowCount() {
+      return rowCount;
+    },
     addLines,
     discard() {
       closeFiles();
@@ -207,13 +222,21 @@ export function createStageWriter(dir: string, opts: { removeDir?: boolean } = {
     close() {
       flush();
       closeFiles();
-      const csv = (file: string, cols: string) => `read_csv(${lit(file)}, delim = '\t', header = false, quote = '', escape = '', nullstr = '\\N',
+      const csv = (
+        file: string,
+        cols: string,
+      ) => `read_csv(${lit(file)}, delim = '\t', header = false, quote = '', escape = '', nullstr = '\\N',
     columns = {${cols}})`;
       const firstZips = zips;
       return {
-        rowSql: wrapRows(csv(rowFile, `'r': 'INTEGER', 'first': 'VARCHAR', 'last': 'VARCHAR', 'vars': 'VARCHAR', 'dob': 'VARCHAR',
+        rowSql: wrapRows(
+          csv(
+            rowFile,
+            `'r': 'INTEGER', 'first': 'VARCHAR', 'last': 'VARCHAR', 'vars': 'VARCHAR', 'dob': 'VARCHAR',
       'has_email': 'BOOLEAN', 'has_phone': 'BOOLEAN', 'has_addr': 'BOOLEAN', 'zips': 'VARCHAR', 'direct': 'UBIGINT',
-      'first_sx': 'VARCHAR', 'last_sx': 'VARCHAR', 'house_zips': 'VARCHAR'`)),
+      'first_sx': 'VARCHAR', 'last_sx': 'VARCHAR', 'house_zips': 'VARCHAR'`,
+          ),
+        ),
         keySql: wrapKeys(csv(keyFile, KEY_COLUMNS)),
         keyCount,
         streetKeySql: wrapKeys(csv(streetFile, KEY_COLUMNS)),

@@ -15,12 +15,23 @@ export type SpatialMode = 'residential' | 'work' | 'auto';
  */
 export type MatchType =
   | 'person_id'
-  | 'email+name' | 'phone+name' | 'name_address' | 'address_history' | 'name_dob'
-  | 'email+address' | 'phone+address' | 'email+dob' | 'phone+dob' | 'name_partial_dob_zip'
-  | 'email' | 'phone' | 'email+phone'
+  | 'email+name'
+  | 'phone+name'
+  | 'name_address'
+  | 'address_history'
+  | 'name_dob'
+  | 'email+address'
+  | 'phone+address'
+  | 'email+dob'
+  | 'phone+dob'
+  | 'name_partial_dob_zip'
+  | 'email'
+  | 'phone'
+  | 'email+phone'
   | 'household'
   | 'address'
-  | 'spatial_residential' | 'spatial_work';
+  | 'spatial_residential'
+  | 'spatial_work';
 
 export interface MatchWarning {
   field: string;
@@ -76,7 +87,8 @@ export const DOB = { missing: 0, exact: 1, digit: 2, swap: 3, yearMonth: 4, disa
  * only the year and it agrees. A partial dob that does not agree is `disagree`. Appended, so older params load.
  */
 /** A damaged but close dob, or one given without its day that agrees (where the level rules used to say "partial"). */
-export const dobNear = (level: number): boolean => level === DOB.digit || level === DOB.swap || level === DOB.yearMonth || level === DOB.month;
+export const dobNear = (level: number): boolean =>
+  level === DOB.digit || level === DOB.swap || level === DOB.yearMonth || level === DOB.month;
 /**
  * `house`: the house number and ZIP5 of the person's current address agree with an address of the row whose
  * street is spelled otherwise (a misspelled or renamed street; the index has no key for it). Appended, so

@@ -42,7 +42,9 @@ export async function warmMatchIndex(query: Query, mx: string, o: WarmOptions = 
   const started = performance.now();
   const batch = o.batch ?? 1000;
   const sample = async (table: string, column: string, n: number) =>
-    (await query(`SELECT ${column} AS v FROM ${mx}.${table} USING SAMPLE ${Math.max(0, Math.trunc(n))} ROWS`)).map((r) => BigInt(r.v as bigint));
+    (await query(`SELECT ${column} AS v FROM ${mx}.${table} USING SAMPLE ${Math.max(0, Math.trunc(n))} ROWS`)).map((r) =>
+      BigInt(r.v as bigint),
+    );
   const probe = async (values: bigint[], sql: (mx: string, vs: bigint[]) => string) => {
     let done = 0;
     for (let i = 0; i < values.length && !o.signal?.aborted; i += batch) {

@@ -21,8 +21,19 @@ export interface Dob {
 }
 
 const MONTHS: Record<string, number> = {
-  JAN: 1, FEB: 2, MAR: 3, APR: 4, MAY: 5, JUN: 6, JUL: 7, AUG: 8, SEP: 9, SEPT: 9, OCT: 10,
-  NOV: 11, DEC: 12,
+  JAN: 1,
+  FEB: 2,
+  MAR: 3,
+  APR: 4,
+  MAY: 5,
+  JUN: 6,
+  JUL: 7,
+  AUG: 8,
+  SEP: 9,
+  SEPT: 9,
+  OCT: 10,
+  NOV: 11,
+  DEC: 12,
 };
 
 function monthNumber(word: string): number | null {
@@ -57,7 +68,11 @@ function parseParts(s: string, today: Date): Ymd | null {
     if (/^(19|20)/.test(d)) return [Number(d.slice(0, 4)), Number(d.slice(4, 6)), Number(d.slice(6))];
     return [Number(d.slice(4)), Number(d.slice(0, 2)), Number(d.slice(2, 4))];
   }
-  const words = s.replace(/,/g, ' ').replace(/(\d)(ST|ND|RD|TH)\b/gi, '$1').split(/[\s/.-]+/).filter(Boolean);
+  const words = s
+    .replace(/,/g, ' ')
+    .replace(/(\d)(ST|ND|RD|TH)\b/gi, '$1')
+    .split(/[\s/.-]+/)
+    .filter(Boolean);
   if (words.length === 3) {
     const [w0, w1, w2] = words as [string, string, string];
     let mo = monthNumber(w0);
@@ -77,8 +92,12 @@ export function parseDob(raw: string, today: Date = new Date()): Normalized<Dob>
   const [year, month, day] = parts;
   const date = new Date(Date.UTC(year, month - 1, day));
   if (
-    month < 1 || month > 12 || day < 1 ||
-    date.getUTCFullYear() !== year || date.getUTCMonth() !== month - 1 || date.getUTCDate() !== day
+    month < 1 ||
+    month > 12 ||
+    day < 1 ||
+    date.getUTCFullYear() !== year ||
+    date.getUTCMonth() !== month - 1 ||
+    date.getUTCDate() !== day
   ) {
     return fail('dob_invalid', `dob "${s}" is not a real calendar date`);
   }
@@ -103,7 +122,8 @@ export function parsePartialDob(raw: string, today: Date = new Date()): string |
   if (m) year = Number(m[1]);
   else if ((m = /^(\d{4})[-/.](\d{1,2})$/.exec(s))) [year, month] = [Number(m[1]), Number(m[2])];
   else if ((m = /^(\d{1,2})[-/.](\d{4})$/.exec(s))) [year, month] = [Number(m[2]), Number(m[1])];
-  else if ((m = /^([A-Za-z]+)\.? (\d{4})$/.exec(s)) && monthNumber(m[1]!) && m[1]!.length >= 3) [year, month] = [Number(m[2]), monthNumber(m[1]!)!];
+  else if ((m = /^([A-Za-z]+)\.? (\d{4})$/.exec(s)) && monthNumber(m[1]!) && m[1]!.length >= 3)
+    [year, month] = [Number(m[2]), monthNumber(m[1]!)!];
   else return null;
   if (month !== null && (month < 1 || month > 12)) return null;
   const nowYear = today.getUTCFullYear();

@@ -46,12 +46,7 @@ export function normalizeEmail(raw: string): Normalized<string> {
   }
   const labels = domain.split('.');
   const tld = labels[labels.length - 1] ?? '';
-  if (
-    domain.length > 253 ||
-    labels.length < 2 ||
-    !labels.every((l) => LABEL.test(l)) ||
-    !/^(?:[a-z]{2,63}|xn--[a-z0-9-]+)$/.test(tld)
-  ) {
+  if (domain.length > 253 || labels.length < 2 || !labels.every((l) => LABEL.test(l)) || !/^(?:[a-z]{2,63}|xn--[a-z0-9-]+)$/.test(tld)) {
     return fail('email_malformed', 'email domain is not a valid host name');
   }
   return ok(`${local}@${domain}`);
@@ -59,10 +54,21 @@ export function normalizeEmail(raw: string): Normalized<string> {
 
 const GMAIL = new Set(['gmail.com', 'googlemail.com']);
 const PLUS_TAG_DOMAINS = new Set([
-  'outlook.com', 'hotmail.com', 'live.com', 'msn.com', 'hotmail.co.uk', 'outlook.co.uk',
-  'icloud.com', 'me.com', 'mac.com',
-  'fastmail.com', 'fastmail.fm',
-  'protonmail.com', 'protonmail.ch', 'proton.me', 'pm.me',
+  'outlook.com',
+  'hotmail.com',
+  'live.com',
+  'msn.com',
+  'hotmail.co.uk',
+  'outlook.co.uk',
+  'icloud.com',
+  'me.com',
+  'mac.com',
+  'fastmail.com',
+  'fastmail.fm',
+  'protonmail.com',
+  'protonmail.ch',
+  'proton.me',
+  'pm.me',
 ]);
 
 /** Provider-aware mailbox key of an already normalized email (see module comment). */

@@ -19,34 +19,78 @@ export interface ParsedName {
   suffix: string | null;
 }
 
-const PREFIXES = new Set([
-  'DR', 'MR', 'MRS', 'MS', 'MISS', 'MX', 'PROF', 'REV', 'SIR', 'HON', 'FR',
-]);
+const PREFIXES = new Set(['DR', 'MR', 'MRS', 'MS', 'MISS', 'MX', 'PROF', 'REV', 'SIR', 'HON', 'FR']);
 const GENERATIONAL: Record<string, string> = {
-  JR: 'JR', JUNIOR: 'JR', SR: 'SR', SENIOR: 'SR', II: 'II', III: 'III', IV: 'IV', V: 'V',
-  VI: 'VI', '2ND': 'II', '3RD': 'III', '4TH': 'IV',
+  JR: 'JR',
+  JUNIOR: 'JR',
+  SR: 'SR',
+  SENIOR: 'SR',
+  II: 'II',
+  III: 'III',
+  IV: 'IV',
+  V: 'V',
+  VI: 'VI',
+  '2ND': 'II',
+  '3RD': 'III',
+  '4TH': 'IV',
 };
 const PROFESSIONAL: Record<string, string> = {
-  ESQ: 'ESQ', ESQUIRE: 'ESQ', MD: 'MD', PHD: 'PHD', DDS: 'DDS', DO: 'DO', DVM: 'DVM', RN: 'RN',
-  CPA: 'CPA', JD: 'JD', MBA: 'MBA',
+  ESQ: 'ESQ',
+  ESQUIRE: 'ESQ',
+  MD: 'MD',
+  PHD: 'PHD',
+  DDS: 'DDS',
+  DO: 'DO',
+  DVM: 'DVM',
+  RN: 'RN',
+  CPA: 'CPA',
+  JD: 'JD',
+  MBA: 'MBA',
 };
 // Lower-case particles that start a multi-word surname. O is "O'" split by a space.
 const PARTICLES = new Set([
-  'VAN', 'VON', 'DE', 'DEL', 'DELLA', 'DER', 'DEN', 'DI', 'DA', 'DU', 'DOS', 'DAS', 'LA', 'LE',
-  'ST', 'SAINT', 'STE', 'TEN', 'TER', 'BIN', 'BEN', 'AL', 'EL', 'MAC', 'MC', 'O', 'Y',
+  'VAN',
+  'VON',
+  'DE',
+  'DEL',
+  'DELLA',
+  'DER',
+  'DEN',
+  'DI',
+  'DA',
+  'DU',
+  'DOS',
+  'DAS',
+  'LA',
+  'LE',
+  'ST',
+  'SAINT',
+  'STE',
+  'TEN',
+  'TER',
+  'BIN',
+  'BEN',
+  'AL',
+  'EL',
+  'MAC',
+  'MC',
+  'O',
+  'Y',
 ]);
 
 /** Tokens of a name fragment: accents folded, periods dropped, apostrophes kept until canonical. */
 function tokens(fragment: string): string[] {
-  return fragment
-    .split(/\s+/)
-    // "PH.D." and "M.D." are one word; "J.Q." or "Q.Smith" are separate initials / words.
-    .flatMap((t) => {
-      const solid = t.replace(/\./g, '');
-      return suffixOf(solid) || PREFIXES.has(solid) ? [solid] : t.split('.');
-    })
-    .map((t) => t.replace(/^[^A-Z0-9']+|[^A-Z0-9']+$/g, ''))
-    .filter((t) => t !== '' && t !== "'");
+  return (
+    fragment
+      .split(/\s+/)
+      // "PH.D." and "M.D." are one word; "J.Q." or "Q.Smith" are separate initials / words.
+      .flatMap((t) => {
+        const solid = t.replace(/\./g, '');
+        return suffixOf(solid) || PREFIXES.has(solid) ? [solid] : t.split('.');
+      })
+      .map((t) => t.replace(/^[^A-Z0-9']+|[^A-Z0-9']+$/g, ''))
+      .filter((t) => t !== '' && t !== "'")
+  );
 }
 
 function suffixOf(token: string): { canon: string; generational: boolean } | null {
@@ -105,7 +149,10 @@ export function parseFullName(full: string | null | undefined): ParsedName {
   if (!full) return empty;
   const text = foldToAsciiUpper(full).replace(/[()"]/g, ' ');
   const suffixes: { canon: string; generational: boolean }[] = [];
-  const parts = text.split(',').map((p) => p.trim()).filter((p) => p !== '');
+  const parts = text
+    .split(',')
+    .map((p) => p.trim())
+    .filter((p) => p !== '');
   if (parts.length === 0) return empty;
 
   // Comma parts after the first that are only suffixes ("John Public, Jr., MD") are not a
@@ -135,10 +182,11 @@ export function parseFullName(full: string | null | undefined): ParsedName {
   const givenToks = tokens(parts[1]!);
   const prefix = takePrefixes(givenToks);
   takeSuffixes(givenToks, 1, suffixes);
-  for (const p of parts.slice(2)) for (const t of tokens(p)) {
-    const s = suffixOf(t);
-    if (s) suffixes.push(s);
-  }
+  for (const p of parts.slice(2))
+    for (const t of tokens(p)) {
+      const s = suffixOf(t);
+      if (s) suffixes.push(s);
+    }
   return {
     prefix,
     first: join(givenToks.slice(0, 1)),

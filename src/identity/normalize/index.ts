@@ -11,13 +11,24 @@ export { normalizeState, STATE_CODES } from './state.ts';
 export { normalizeZip, type Zip } from './zip.ts';
 export { parseDob, type Dob } from './dob.ts';
 export {
-  normalizeAddress, normalizeCity, addressKey,
-  type AddressInput, type NormalizedAddress, type AddressIssue, type AddressResult, type AddressKey,
+  normalizeAddress,
+  normalizeCity,
+  addressKey,
+  type AddressInput,
+  type NormalizedAddress,
+  type AddressIssue,
+  type AddressResult,
+  type AddressKey,
 } from './address/address.ts';
 export { addressesFromInput, type SourcedAddressInput } from './address/input.ts';
 export { parseStreetLine, parseUnitLine, poBoxNumber, type StreetLine } from './address/street.ts';
 export type { Unit } from './address/unit.ts';
 export {
-  normalizeMatchInput, iagPersonIdOf,
-  type NormalizedRecord, type NormalizedEmail, type NormalizedPhone, type NameParts, type NormalizeOptions,
+  normalizeMatchInput,
+  iagPersonIdOf,
+  type NormalizedRecord,
+  type NormalizedEmail,
+  type NormalizedPhone,
+  type NameParts,
+  type NormalizeOptions,
 } from './record.ts';

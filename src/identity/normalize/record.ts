@@ -100,7 +100,8 @@ function collect(rec: Record<string, unknown>, single: string, multi: string, wa
   push(single, rec[single]);
   const list = rec[multi];
   if (Array.isArray(list)) list.forEach((v, i) => push(`${multi}[${i}]`, v));
-  else if (typeof list === 'string') push(multi, list); // a lone string where an array belongs
+  else if (typeof list === 'string')
+    push(multi, list); // a lone string where an array belongs
   else if (list !== undefined && list !== null) {
     warnings.push({ field: multi, code: 'invalid_type', message: `${multi} must be an array of strings` });
   }
@@ -232,7 +233,11 @@ export function normalizeMatchInput(input: unknown, opts: NormalizeOptions = {})
   const dobPartial = dobRaw && parsed?.warning?.code === 'dob_unparseable' ? parsePartialDob(dobRaw, opts.today) : null;
   const dob = parsed && !dobPartial ? take('dob', parsed, warnings) : null;
   if (dobPartial) {
-    warnings.push({ field: 'dob', code: 'dob_partial', message: `dob "${dobRaw!.trim()}" has no ${dobPartial.length === 4 ? 'month or day' : 'day'}; it is compared by ${dobPartial.length === 4 ? 'year' : 'year and month'} only` });
+    warnings.push({
+      field: 'dob',
+      code: 'dob_partial',
+      message: `dob "${dobRaw!.trim()}" has no ${dobPartial.length === 4 ? 'month or day' : 'day'}; it is compared by ${dobPartial.length === 4 ? 'year' : 'year and month'} only`,
+    });
   }
 
   const emailHashes: string[] = [];
@@ -267,7 +272,12 @@ export function normalizeMatchInput(input: unknown, opts: NormalizeOptions = {})
  * names a city and gives no ZIP5, or a ZIP5 that is not one of that city's, the city's other ZIPs and the
  * street keyed in each of them.
  */
-function cityLocality(rec: Record<string, unknown>, addresses: readonly NormalizedAddress[], localityZip5: string | null, dir: RefDir | undefined) {
+function cityLocality(
+  rec: Record<string, unknown>,
+  addresses: readonly NormalizedAddress[],
+  localityZip5: string | null,
+  dir: RefDir | undefined,
+) {
   const zips: string[] = [];
   const keys: AddressKey[] = [];
   for (const a of addresses) {
@@ -280,14 +290,21 @@ function cityLocality(rec: Record<string, unknown>, addresses: readonly Normaliz
     const city = str(rec, 'city');
     const state = city ? str(rec, 'state') : null;
     const cityZips = city && state ? cityZip5s(normalizeCity(city), normalizeState(state).value, dir) : [];
-    if (cityZips.length && (localityZip5 === null || !cityZips.includes(localityZip5))) addCityZips(zips, keys, cityZips, null, addresses, localityZip5);
+    if (cityZips.length && (localityZip5 === null || !cityZips.includes(localityZip5)))
+      addCityZips(zips, keys, cityZips, null, addresses, localityZip5);
   }
   return { zips, keys };
 }
 
 /** Adds a city's ZIPs the record does not give itself, and its street keyed in each of them but its own. */
-function addCityZips(zips: string[], keys: AddressKey[], cityZips: readonly string[], a: NormalizedAddress | null,
-  addresses: readonly NormalizedAddress[], localityZip5: string | null) {
+function addCityZips(
+  zips: string[],
+  keys: AddressKey[],
+  cityZips: readonly string[],
+  a: NormalizedAddress | null,
+  addresses: readonly NormalizedAddress[],
+  localityZip5: string | null,
+) {
   const own = recordZips({ addresses, localityZip5 });
   for (const zip5 of cityZips) {
     if (!own.includes(zip5) && !zips.includes(zip5)) zips.push(zip5);

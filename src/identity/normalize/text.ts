@@ -5,8 +5,25 @@
 
 // Letters that NFD does not decompose into base + combining mark.
 const SPECIAL: Record<string, string> = {
-  ß: 'SS', ẞ: 'SS', Æ: 'AE', æ: 'AE', Œ: 'OE', œ: 'OE', Ø: 'O', ø: 'O', Ł: 'L', ł: 'L',
-  Đ: 'D', đ: 'D', Ð: 'D', ð: 'D', Þ: 'TH', þ: 'TH', ı: 'I', Ħ: 'H', ħ: 'H',
+  ß: 'SS',
+  ẞ: 'SS',
+  Æ: 'AE',
+  æ: 'AE',
+  Œ: 'OE',
+  œ: 'OE',
+  Ø: 'O',
+  ø: 'O',
+  Ł: 'L',
+  ł: 'L',
+  Đ: 'D',
+  đ: 'D',
+  Ð: 'D',
+  ð: 'D',
+  Þ: 'TH',
+  þ: 'TH',
+  ı: 'I',
+  Ħ: 'H',
+  ħ: 'H',
 };
 
 /** Printable ASCII only: nothing to decompose, strip or map but case, backticks and runs of spaces. */
@@ -21,16 +38,18 @@ export function foldToAsciiUpper(raw: string): string {
     if (v.includes('  ')) v = v.replace(/ {2,}/g, ' ');
     return v.trim();
   }
-  return raw
-    .normalize('NFKC')
-    .normalize('NFD')
-    .replace(/\p{M}+/gu, '')
-    .replace(/[ßẞÆæŒœØøŁłĐđÐðÞþıĦħ]/g, (c) => SPECIAL[c] ?? c)
-    .toUpperCase()
-    // Curly quotes and prime marks to plain apostrophe so later rules see one character.
-    .replace(/[\u2018\u2019\u201B\u2032\u02BC`´]/g, "'")
-    // Every Unicode dash to ASCII hyphen.
-    .replace(/[\u2010-\u2015\u2212]/g, '-')
-    .replace(/\s+/g, ' ')
-    .trim();
+  return (
+    raw
+      .normalize('NFKC')
+      .normalize('NFD')
+      .replace(/\p{M}+/gu, '')
+      .replace(/[ßẞÆæŒœØøŁłĐđÐðÞþıĦħ]/g, (c) => SPECIAL[c] ?? c)
+      .toUpperCase()
+      // Curly quotes and prime marks to plain apostrophe so later rules see one character.
+      .replace(/[\u2018\u2019\u201B\u2032\u02BC`´]/g, "'")
+      // Every Unicode dash to ASCII hyphen.
+      .replace(/[\u2010-\u2015\u2212]/g, '-')
+      .replace(/\s+/g, ' ')
+      .trim()
+  );
 }

@@ -30,7 +30,5 @@ export function normalizeZip(raw: string): Normalized<Zip> {
   if (zip5 === '00000') return fail('zip_malformed', 'zip 00000 does not exist');
   const zip4 = m[2] && m[2] !== '0000' ? m[2] : null;
   const value = { zip5, zip4 };
-  return repaired
-    ? ok(value, { code: 'zip_leading_zero_restored', message: `zip "${raw.trim()}" read as ${zip5}` })
-    : ok(value);
+  return repaired ? ok(value, { code: 'zip_leading_zero_restored', message: `zip "${raw.trim()}" read as ${zip5}` }) : ok(value);
 }

@@ -15,21 +15,25 @@ export function policyFetch(policy: OutboundPolicy, options: { timeoutMs?: numbe
       const url = new URL(String(input));
       if (url.protocol !== 'http:' && url.protocol !== 'https:') return reject(new TypeError(`unsupported protocol ${url.protocol}`));
       const protocol = url.protocol;
-      const request = (protocol === 'https:' ? https : http).request(url, {
-        method: init.method ?? 'GET',
-        headers: Object.fromEntries(new Headers(init.headers)),
-        agent: outboundAgent(policy, protocol, { keepAlive: false }),
-        timeout: timeoutMs,
-        signal: init.signal ?? undefined,
-      }, (response) => {
-        const headers = new Headers();
-        for (const [name, value] of Object.entries(response.headers)) {
-          if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
-        }
-        const status = response.statusCode ?? 502;
-        const body = status === 204 || status === 304 ? null : (Readable.toWeb(response) as ReadableStream<Uint8Array>);
-        resolve(new Response(body, { status, headers }));
-      });
+      const request = (protocol === 'https:' ? https : http).request(
+        url,
+        {
+          method: init.method ?? 'GET',
+          headers: Object.fromEntries(new Headers(init.headers)),
+          agent: outboundAgent(policy, protocol, { keepAlive: false }),
+          timeout: timeoutMs,
+          signal: init.signal ?? undefined,
+        },
+        (response) => {
+          const headers = new Headers();
+          for (const [name, value] of Object.entries(response.headers)) {
+            if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
+          }
+          const status = response.statusCode ?? 502;
+          const body = status === 204 || status === 304 ? null : (Readable.toWeb(response) as ReadableStream<Uint8Array>);
+          resolve(new Response(body, { status, headers }));
+        },
+      );
       request.on('timeout', () => request.destroy(new Error(`no answer from ${url.host} within ${timeoutMs} ms`)));
       request.on('error', reject);
       request.end(typeof init.body === 'string' ? init.body : undefined);

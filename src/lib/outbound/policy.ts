@@ -30,8 +30,14 @@ export interface OutboundPolicy {
 /** A refusal by the policy; `code` lets transports tell it from a network failure. */
 export class OutboundRefusedError extends Error {
   readonly code = 'TARGET_NOT_ALLOWED';
-  constructor(readonly host: string, readonly verdict: Verdict, detail?: string) {
-    super(`connections to ${host} are not allowed (${detail ?? (verdict === 'forbidden' ? 'link-local, metadata or reserved address' : 'private or loopback address')})`);
+  constructor(
+    readonly host: string,
+    readonly verdict: Verdict,
+    detail?: string,
+  ) {
+    super(
+      `connections to ${host} are not allowed (${detail ?? (verdict === 'forbidden' ? 'link-local, metadata or reserved address' : 'private or loopback address')})`,
+    );
     this.name = 'OutboundRefusedError';
   }
 }
@@ -126,9 +132,10 @@ export function lookupAgent(
     const host = (opts.host ?? 'localhost').replace(/^\[|\]$/g, '');
     lookup(host, (error, address) => {
       if (error || !address) return callback(error ?? new Error(`no address for ${host}`));
-      const socket = protocol === 'https:'
-        ? tls.connect({ ...opts, host: address, servername: opts.servername ?? (net.isIP(host) ? undefined : host) })
-        : net.connect({ ...(opts as net.TcpNetConnectOpts), host: address });
+      const socket =
+        protocol === 'https:'
+          ? tls.connect({ ...opts, host: address, servername: opts.servername ?? (net.isIP(host) ? undefined : host) })
+          : net.connect({ ...(opts as net.TcpNetConnectOpts), host: address });
       callback(null, socket);
     });
     return undefined;
@@ -140,9 +147,17 @@ export function lookupAgent(
 }
 
 /** An agent that dials only what the policy permits. */
-export function outboundAgent(policy: OutboundPolicy, protocol: 'http:' | 'https:', options?: { keepAlive?: boolean; maxSockets?: number }) {
+export function outboundAgent(
+  policy: OutboundPolicy,
+  protocol: 'http:' | 'https:',
+  options?: { keepAlive?: boolean; maxSockets?: number },
+) {
   return lookupAgent(
-    (host, callback) => resolveTarget(policy, host).then(({ address }) => callback(null, address), (e: Error) => callback(e)),
+    (host, callback) =>
+      resolveTarget(policy, host).then(
+        ({ address }) => callback(null, address),
+        (e: Error) => callback(e),
+      ),
     protocol,
     options,
   );

@@ -44,7 +44,8 @@ export function deriveFeatures(sources: readonly FeatureSource[], raw: RawSample
       const trues = train.reduce((a, i) => a + (col.values[i] === 1 ? 1 : 0), 0);
       const nulls = train.reduce((a, i) => a + (col.values[i] === -1 ? 1 : 0), 0);
       if (usable(trues, train.length, o)) indicators.push({ kind: 'equals', name: s.field, field: s.field, column: s.column, value: true });
-      if (usable(nulls, train.length, o)) indicators.push({ kind: 'missing', name: `${s.field}:missing`, field: s.field, column: s.column });
+      if (usable(nulls, train.length, o))
+        indicators.push({ kind: 'missing', name: `${s.field}:missing`, field: s.field, column: s.column });
     } else if (s.kind === 'category' && col.kind === 'category') {
       for (const value of categoryValues(s.vocabulary, col.values, train, o)) {
         indicators.push({ kind: 'equals', name: `${s.field}=${value}`, field: s.field, column: s.column, value });
@@ -52,7 +53,8 @@ export function deriveFeatures(sources: readonly FeatureSource[], raw: RawSample
     } else if (s.kind === 'bitmask' && col.kind === 'bitmask') {
       s.vocabulary.forEach((value, bit) => {
         const n = train.reduce((a, i) => a + (bitSet(col, i, bit) ? 1 : 0), 0);
-        if (usable(n, train.length, o)) indicators.push({ kind: 'bit', name: `${s.field}=${value}`, field: s.field, column: s.column, bit, value });
+        if (usable(n, train.length, o))
+          indicators.push({ kind: 'bit', name: `${s.field}=${value}`, field: s.field, column: s.column, bit, value });
       });
     }
   }

@@ -38,12 +38,18 @@ export function encodeDesign(features: readonly Feature[], raw: RawSample, rows:
   for (let i = 0; i < n; i++) rowPtr[i + 1]! += rowPtr[i]!;
   const fill = rowPtr.slice(0, n);
   const active = new Uint16Array(rowPtr[n]!);
-  perFeature.forEach((list, j) => { for (const i of list) active[fill[i]!++] = nq + j; });
+  perFeature.forEach((list, j) => {
+    for (const i of list) active[fill[i]!++] = nq + j;
+  });
   return {
-    n, q: nq, p: features.length,
+    n,
+    q: nq,
+    p: features.length,
     y: Uint8Array.from(rows, (r) => raw.y[r]!),
     w: Float64Array.from(rows, (r) => weights[r]!),
-    numeric, rowPtr, active,
+    numeric,
+    rowPtr,
+    active,
   };
 }
 

@@ -12,13 +12,18 @@ const MAX_LENGTH = 10_000;
 export function parseExcludedColumns(text: string | null | undefined, fields: readonly ModelField[]): string[] {
   if (text === null || text === undefined) return [];
   if (typeof text !== 'string' || text.length > MAX_LENGTH) {
-    throw new ModelInputError('INVALID_EXCLUDED_COLUMNS', 'excluded_columns must be a string of comma-prefixed column names, e.g. ",age,income_band".');
+    throw new ModelInputError(
+      'INVALID_EXCLUDED_COLUMNS',
+      'excluded_columns must be a string of comma-prefixed column names, e.g. ",age,income_band".',
+    );
   }
   const trimmed = text.trim();
   if (trimmed === '') return [];
   if (!trimmed.startsWith(',')) {
-    throw new ModelInputError('INVALID_EXCLUDED_COLUMNS',
-      `excluded_columns must start with a comma: ",${trimmed}" excludes ${trimmed.split(',').filter(Boolean).join(', ')}.`);
+    throw new ModelInputError(
+      'INVALID_EXCLUDED_COLUMNS',
+      `excluded_columns must start with a comma: ",${trimmed}" excludes ${trimmed.split(',').filter(Boolean).join(', ')}.`,
+    );
   }
   const byName = new Map<string, string>();
   for (const f of fields) byName.set(f.name.toLowerCase(), f.name);
@@ -35,9 +40,16 @@ export function parseExcludedColumns(text: string | null | undefined, fields: re
   }
   if (unknown.length > 0) {
     const suggestions: Record<string, string[]> = {};
-    for (const u of unknown) suggestions[u] = nearestNames(u, fields.map((f) => f.name));
+    for (const u of unknown)
+      suggestions[u] = nearestNames(
+        u,
+        fields.map((f) => f.name),
+      );
     const hint = unknown.map((u) => (suggestions[u]!.length ? `${u} (did you mean ${suggestions[u]!.join(' or ')}?)` : u)).join(', ');
-    throw new ModelInputError('INVALID_EXCLUDED_COLUMNS', `excluded_columns names unknown columns: ${hint}.`, { columns: unknown, suggestions });
+    throw new ModelInputError('INVALID_EXCLUDED_COLUMNS', `excluded_columns names unknown columns: ${hint}.`, {
+      columns: unknown,
+      suggestions,
+    });
   }
   return out;
 }

@@ -50,12 +50,19 @@ export async function pullRawSample(wh: ModelWarehouse, sql: string, sources: re
   let c = 0;
   for (const s of sources) {
     const v = cols[c++]!;
-    if (s.kind === 'numeric') columns.set(s.field, { kind: 'numeric', values: Float64Array.from(v, (x) => (x === null || x === undefined ? NaN : Number(x))) });
-    else if (s.kind === 'boolean') columns.set(s.field, { kind: 'boolean', values: Int8Array.from(v, (x) => (x === null || x === undefined ? -1 : x ? 1 : 0)) });
-    else if (s.kind === 'category') columns.set(s.field, { kind: 'category', values: v.map((x) => (x === null || x === undefined ? null : String(x))) });
+    if (s.kind === 'numeric')
+      columns.set(s.field, { kind: 'numeric', values: Float64Array.from(v, (x) => (x === null || x === undefined ? NaN : Number(x))) });
+    else if (s.kind === 'boolean')
+      columns.set(s.field, { kind: 'boolean', values: Int8Array.from(v, (x) => (x === null || x === undefined ? -1 : x ? 1 : 0)) });
+    else if (s.kind === 'category')
+      columns.set(s.field, { kind: 'category', values: v.map((x) => (x === null || x === undefined ? null : String(x))) });
     else {
       const hi = cols[c++]!;
-      columns.set(s.field, { kind: 'bitmask', lo: Float64Array.from(v, (x) => Number(x ?? 0)), hi: Float64Array.from(hi, (x) => Number(x ?? 0)) });
+      columns.set(s.field, {
+        kind: 'bitmask',
+        lo: Float64Array.from(v, (x) => Number(x ?? 0)),
+        hi: Float64Array.from(hi, (x) => Number(x ?? 0)),
+      });
     }
   }
   return { n: part.length, part: Uint8Array.from(part), y: Uint8Array.from(y), columns };

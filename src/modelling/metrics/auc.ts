@@ -16,7 +16,8 @@ export function rocAuc(scores: ArrayLike<number>, labels: ArrayLike<number>): nu
     let tieNeg = 0;
     const s = scores[order[k]!]!;
     for (; k < n && scores[order[k]!] === s; k++) {
-      if (labels[order[k]!]) tiePos++; else tieNeg++;
+      if (labels[order[k]!]) tiePos++;
+      else tieNeg++;
     }
     sum += tiePos * (negBelow + tieNeg / 2);
     negBelow += tieNeg;

@@ -74,7 +74,12 @@ export async function holdoutMetrics(wh: ModelWarehouse, o: HoldoutInput): Promi
   const deciles = await decileLifts(wh, holdout, o.seed);
   const shownDeciles = deciles.map((d) => {
     const ok = classesOk && enough(d.positives, d.persons - d.positives);
-    return { decile: d.decile, persons: d.persons, positives: ok ? d.positives : null, lift: ok ? d.positives / d.persons / prevalence! : null };
+    return {
+      decile: d.decile,
+      persons: d.persons,
+      positives: ok ? d.positives : null,
+      lift: ok ? d.positives / d.persons / prevalence! : null,
+    };
   });
   const hidden = shownDeciles.filter((d) => d.lift === null).map((d) => d.decile);
   if (hidden.length > 0) withheld.push(`lift of decile ${hidden.join(', ')}: fewer than ${o.floor} positive or other persons in it`);

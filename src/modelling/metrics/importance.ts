@@ -34,7 +34,10 @@ export interface Importances {
   suppressed_features: number;
 }
 
-interface Presence { posWith: number; share: number }
+interface Presence {
+  posWith: number;
+  share: number;
+}
 
 /** Per feature: labelled rows that have it, and its weighted share of all rows. */
 export function presence(features: readonly Feature[], d: Design): Presence[] {
@@ -45,7 +48,10 @@ export function presence(features: readonly Feature[], d: Design): Presence[] {
     const y = d.y[i]!;
     totalW += d.w[i]!;
     for (let j = 0; j < d.q; j++) {
-      if (!Number.isNaN(d.numeric[j]![i]!)) { out[j]!.posWith += y; weighted[j]! += d.w[i]!; }
+      if (!Number.isNaN(d.numeric[j]![i]!)) {
+        out[j]!.posWith += y;
+        weighted[j]! += d.w[i]!;
+      }
     }
     for (let k = d.rowPtr[i]!; k < d.rowPtr[i + 1]!; k++) {
       const j = d.active[k]!;
@@ -53,7 +59,9 @@ export function presence(features: readonly Feature[], d: Design): Presence[] {
       weighted[j]! += d.w[i]!;
     }
   }
-  out.forEach((p, j) => { p.share = totalW > 0 ? weighted[j]! / totalW : 0; });
+  out.forEach((p, j) => {
+    p.share = totalW > 0 ? weighted[j]! / totalW : 0;
+  });
   return out;
 }
 
@@ -70,7 +78,10 @@ export function importances(model: TrainedModel, features: readonly Feature[], d
   let suppressed = 0;
   features.forEach((f, j) => {
     const ok = pres[j]!.posWith >= floor;
-    if (!ok) { suppressed++; return; }
+    if (!ok) {
+      suppressed++;
+      return;
+    }
     const item: FeatureImportance = { feature: f.name, field: f.field, importance: raw[j]! / total };
     if (f.kind === 'equals' || f.kind === 'bit') item.value = f.value;
     if (model.kind === 'logistic') {
@@ -82,7 +93,8 @@ export function importances(model: TrainedModel, features: readonly Feature[], d
   shown.sort((a, b) => b.importance - a.importance || (a.feature < b.feature ? -1 : 1));
   const byField = new Map<string, number>();
   for (const s of shown) byField.set(s.field, (byField.get(s.field) ?? 0) + s.importance);
-  const field_importance = [...byField].map(([field, importance]) => ({ field, importance }))
+  const field_importance = [...byField]
+    .map(([field, importance]) => ({ field, importance }))
     .sort((a, b) => b.importance - a.importance || (a.field < b.field ? -1 : 1));
   return { features: shown, field_importance, suppressed_features: suppressed };
 }

@@ -46,7 +46,11 @@ type Slot =
 
 const FLIP: Record<string, SeedFilterOp> = { '>': '<=', '>=': '<', '<': '>=', '<=': '>', '=': '!=' };
 
-export function combine(terms: readonly Term[], notes: string[], unrecognized: string[]): Pick<SeedDescriptionParse, 'filters' | 'understood'> {
+export function combine(
+  terms: readonly Term[],
+  notes: string[],
+  unrecognized: string[],
+): Pick<SeedDescriptionParse, 'filters' | 'understood'> {
   const slots: Slot[] = [];
   const understood: UnderstoodPhrase[] = [];
   let lastContains: Extract<Slot, { kind: 'contains' }> | null = null;
@@ -60,8 +64,9 @@ export function combine(terms: readonly Term[], notes: string[], unrecognized: s
         unrecognized.push(t.text);
         continue;
       }
-      if (t.or && lastContains && lastContains.field === m.field) lastContains.values.push(...m.values.filter((v) => !lastContains!.values.includes(v)));
-      else slots.push(lastContains = { kind: 'contains', field: m.field, values: [...m.values] });
+      if (t.or && lastContains && lastContains.field === m.field)
+        lastContains.values.push(...m.values.filter((v) => !lastContains!.values.includes(v)));
+      else slots.push((lastContains = { kind: 'contains', field: m.field, values: [...m.values] }));
     } else if (m.kind === 'range') {
       if (t.negated && m.op === 'BETWEEN') {
         notes.push(`"${t.text}" was not used: a range cannot be excluded.`);
@@ -69,14 +74,16 @@ export function combine(terms: readonly Term[], notes: string[], unrecognized: s
         continue;
       }
       const op = t.negated ? FLIP[m.op]! : m.op;
-      slots.push({ kind: 'range', filter: { field: m.field, op, value: Array.isArray(m.value) ? [...m.value] : m.value as number } });
+      slots.push({ kind: 'range', filter: { field: m.field, op, value: Array.isArray(m.value) ? [...m.value] : (m.value as number) } });
     } else {
       // A negated boolean is the other boolean, not a negated condition.
       const isBool = typeof m.values[0] === 'boolean';
       const values = isBool && t.negated ? m.values.map((v) => !v) : m.values;
       const negated = t.negated && !isBool;
-      let slot = slots.find((s): s is Extract<Slot, { kind: 'value' }> => s.kind === 'value' && s.field === m.field && s.negated === negated);
-      if (!slot) slots.push(slot = { kind: 'value', field: m.field, negated, values: [] });
+      let slot = slots.find(
+        (s): s is Extract<Slot, { kind: 'value' }> => s.kind === 'value' && s.field === m.field && s.negated === negated,
+      );
+      if (!slot) slots.push((slot = { kind: 'value', field: m.field, negated, values: [] }));
       for (const v of values) if (!slot.values.includes(v)) slot.values.push(v);
     }
     understood.push({ text: t.text, field: m.field, negated: t.negated });
@@ -84,10 +91,14 @@ export function combine(terms: readonly Term[], notes: string[], unrecognized: s
   const filters: SeedFilter[] = [];
   for (const s of slots) {
     if (s.kind === 'range') filters.push(s.filter);
-    else if (s.kind === 'contains') filters.push(s.values.length === 1
-      ? { field: s.field, op: 'ARRAY_CONTAINS', value: s.values[0]! }
-      : { field: s.field, op: 'ARRAY_CONTAINS_ANY', value: s.values });
-    else if (s.values.length > 1 && typeof s.values[0] === 'boolean') notes.push(`${s.field} was asked both ways (true and false); it is not used.`);
+    else if (s.kind === 'contains')
+      filters.push(
+        s.values.length === 1
+          ? { field: s.field, op: 'ARRAY_CONTAINS', value: s.values[0]! }
+          : { field: s.field, op: 'ARRAY_CONTAINS_ANY', value: s.values },
+      );
+    else if (s.values.length > 1 && typeof s.values[0] === 'boolean')
+      notes.push(`${s.field} was asked both ways (true and false); it is not used.`);
     else if (s.values.length === 1) filters.push({ field: s.field, op: s.negated ? '!=' : '=', value: s.values[0]! });
     else filters.push({ field: s.field, op: s.negated ? 'NOT IN' : 'IN', value: s.values });
   }

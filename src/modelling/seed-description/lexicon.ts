@@ -37,7 +37,10 @@ export function lexiconOf(catalog: readonly ModelField[]): Lexicon {
     for (const value of vocab) {
       const phrase = value.toLowerCase().replaceAll('_', ' ');
       if (/\d/.test(phrase) || phrase.length < 2 || names.has(phrase)) continue;
-      const meaning: Meaning = f.type === 'ARRAY<STRING>' ? { kind: 'contains', field: f.name, values: [value] } : { kind: 'value', field: f.name, values: [value] };
+      const meaning: Meaning =
+        f.type === 'ARRAY<STRING>'
+          ? { kind: 'contains', field: f.name, values: [value] }
+          : { kind: 'value', field: f.name, values: [value] };
       for (const p of phrase.endsWith('s') ? [phrase] : [phrase, `${phrase}s`]) {
         const prev = fromVocab.get(p);
         fromVocab.set(p, prev === undefined || (prev && prev.field === f.name) ? meaning : null);
@@ -47,7 +50,8 @@ export function lexiconOf(catalog: readonly ModelField[]): Lexicon {
   for (const [p, m] of fromVocab) if (m) phrases.set(p, [m]);
 
   if (valid({ kind: 'value', field: 'state', values: ['CA'] }, fields)) {
-    for (const [name, code] of Object.entries(STATE_NAMES)) phrases.set(name.toLowerCase(), [{ kind: 'value', field: 'state', values: [code] }]);
+    for (const [name, code] of Object.entries(STATE_NAMES))
+      phrases.set(name.toLowerCase(), [{ kind: 'value', field: 'state', values: [code] }]);
   }
   for (const [list, meanings] of SYNONYMS) {
     if (!meanings.every((m) => valid(m, fields))) continue;

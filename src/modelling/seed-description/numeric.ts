@@ -18,30 +18,78 @@ import { parseDecade, parseNumber, type Token } from './text.ts';
 type Op = '>=' | '<=' | '>' | '<' | 'BETWEEN' | '=';
 
 const CUES: ReadonlyArray<readonly [string, string]> = [
-  ['household income', 'household_income'], ['incomes', 'household_income'], ['income', 'household_income'],
-  ['earning', 'household_income'], ['earnings', 'household_income'], ['earn', 'household_income'], ['earns', 'household_income'],
-  ['making', 'household_income'], ['make', 'household_income'], ['makes', 'household_income'], ['salary', 'household_income'],
-  ['home value', 'home_value'], ['home values', 'home_value'], ['homes worth', 'home_value'], ['home worth', 'home_value'],
-  ['homes valued at', 'home_value'], ['homes valued', 'home_value'],
-  ['household size', 'household_size'], ['households of', 'household_size'], ['household of', 'household_size'], ['families of', 'household_size'],
-  ['years at address', 'length_of_residence'], ['length of residence', 'length_of_residence'],
-  ['aged', 'age'], ['ages', 'age'], ['age', 'age'],
+  ['household income', 'household_income'],
+  ['incomes', 'household_income'],
+  ['income', 'household_income'],
+  ['earning', 'household_income'],
+  ['earnings', 'household_income'],
+  ['earn', 'household_income'],
+  ['earns', 'household_income'],
+  ['making', 'household_income'],
+  ['make', 'household_income'],
+  ['makes', 'household_income'],
+  ['salary', 'household_income'],
+  ['home value', 'home_value'],
+  ['home values', 'home_value'],
+  ['homes worth', 'home_value'],
+  ['home worth', 'home_value'],
+  ['homes valued at', 'home_value'],
+  ['homes valued', 'home_value'],
+  ['household size', 'household_size'],
+  ['households of', 'household_size'],
+  ['household of', 'household_size'],
+  ['families of', 'household_size'],
+  ['years at address', 'length_of_residence'],
+  ['length of residence', 'length_of_residence'],
+  ['aged', 'age'],
+  ['ages', 'age'],
+  ['age', 'age'],
 ];
 
 const COMPARATORS: ReadonlyArray<readonly [string, Op]> = [
-  ['more than', '>'], ['greater than', '>'], ['older than', '>'], ['higher than', '>'], ['over', '>'], ['above', '>'],
-  ['at least', '>='], ['less than', '<'], ['younger than', '<'], ['lower than', '<'], ['under', '<'], ['below', '<'],
-  ['at most', '<='], ['up to', '<='],
+  ['more than', '>'],
+  ['greater than', '>'],
+  ['older than', '>'],
+  ['higher than', '>'],
+  ['over', '>'],
+  ['above', '>'],
+  ['at least', '>='],
+  ['less than', '<'],
+  ['younger than', '<'],
+  ['lower than', '<'],
+  ['under', '<'],
+  ['below', '<'],
+  ['at most', '<='],
+  ['up to', '<='],
 ];
 
 const UNITS: ReadonlyArray<readonly [string, string | null]> = [
-  ['years old', 'age'], ['year olds', 'age'], ['year old', 'age'], ['yrs old', 'age'], ['years of age', 'age'], ['yo', 'age'],
-  ['years', 'age'], ['people', null], ['persons', null], ['members', null],
+  ['years old', 'age'],
+  ['year olds', 'age'],
+  ['year old', 'age'],
+  ['yrs old', 'age'],
+  ['years of age', 'age'],
+  ['yo', 'age'],
+  ['years', 'age'],
+  ['people', null],
+  ['persons', null],
+  ['members', null],
 ];
 
 const INCLUSIVE_AFTER: ReadonlyArray<readonly [string, Op]> = [
-  ['and over', '>='], ['and older', '>='], ['and up', '>='], ['and above', '>='], ['or older', '>='], ['or more', '>='],
-  ['or over', '>='], ['or above', '>='], ['plus', '>='], ['or younger', '<='], ['or less', '<='], ['and under', '<='], ['and younger', '<='],
+  ['and over', '>='],
+  ['and older', '>='],
+  ['and up', '>='],
+  ['and above', '>='],
+  ['or older', '>='],
+  ['or more', '>='],
+  ['or over', '>='],
+  ['or above', '>='],
+  ['plus', '>='],
+  ['or younger', '<='],
+  ['or less', '<='],
+  ['and under', '<='],
+  ['and younger', '<='],
 ];
 
 /** Length of the first listed phrase that starts at tokens[i], with its payload. */
@@ -69,9 +117,15 @@ export function matchNumeric(tokens: readonly Token[], start: number): NumericMa
   }
   let op: Op | null = null;
   const comparator = words(tokens, i, COMPARATORS);
-  if (comparator) { op = comparator.value; i += comparator.len; }
+  if (comparator) {
+    op = comparator.value;
+    i += comparator.len;
+  }
   let between = false;
-  if (!op && (tokens[i]?.word === 'between' || tokens[i]?.word === 'from')) { between = true; i += 1; }
+  if (!op && (tokens[i]?.word === 'between' || tokens[i]?.word === 'from')) {
+    between = true;
+    i += 1;
+  }
   const a = parseNumber(tokens, i);
   if (!a) return null;
   i += a.length;
@@ -92,9 +146,20 @@ export function matchNumeric(tokens: readonly Token[], start: number): NumericMa
   return null;
 }
 
-function finish(tokens: readonly Token[], start: number, end: number, cueField: string | null, op: Op, value: number | [number, number], money: boolean): NumericMatch | null {
+function finish(
+  tokens: readonly Token[],
+  start: number,
+  end: number,
+  cueField: string | null,
+  op: Op,
+  value: number | [number, number],
+  money: boolean,
+): NumericMatch | null {
   const unit = words(tokens, end, UNITS);
-  const field = cueField ?? unit?.value ?? (money ? 'household_income' : (Array.isArray(value) ? value : [value]).every((x) => x <= 120) ? 'age' : null);
+  const field =
+    cueField ??
+    unit?.value ??
+    (money ? 'household_income' : (Array.isArray(value) ? value : [value]).every((x) => x <= 120) ? 'age' : null);
   if (!field) return null;
   if (field === 'age' && money) return null;
   const length = end - start + (unit ? unit.len : 0);

@@ -26,8 +26,30 @@ import { combine, type SeedDescriptionParse, type Term } from './combine.ts';
 export type { SeedDescriptionParse, SeedFilter, SeedFilterOp, SeedFilterValue, UnderstoodPhrase } from './combine.ts';
 
 /** Two-letter codes that are also English words: a state only when written in capitals. */
-const WORD_CODES = new Set(['in', 'or', 'me', 'hi', 'ok', 'oh', 'al', 'co', 'ma', 'id', 'pa', 'de', 'la', 'mo', 'ms', 'mt', 'as', 'am', 'ne', 'wa', 'va', 'ga']);
-
+const WORD_CODES = new Set([
+  'in',
+  'or',
+  'me',
+  'hi',
+  'ok',
+  'oh',
+  'al',
+  'co',
+  'ma',
+  'id',
+  'pa',
+  'de',
+  'la',
+  'mo',
+  'ms',
+  'mt',
+  'as',
+  'am',
+  'ne',
+  'wa',
+  'va',
+  'ga',
+]);
 
 export function parseSeedDescription(text: string, catalog: readonly ModelField[]): SeedDescriptionParse {
   const lex = lexiconOf(catalog);
@@ -40,7 +62,10 @@ export function parseSeedDescription(text: string, catalog: readonly ModelField[
   for (let i = 0; i < tokens.length;) {
     const m = matchAt(tokens, i, lex);
     if (m) {
-      const phrase = tokens.slice(i, i + m.length).map((t) => t.raw).join(' ');
+      const phrase = tokens
+        .slice(i, i + m.length)
+        .map((t) => t.raw)
+        .join(' ');
       for (const meaning of m.meanings) terms.push({ meaning, negated, or, text: phrase });
       negated = false;
       or = false;
@@ -59,20 +84,28 @@ export function parseSeedDescription(text: string, catalog: readonly ModelField[
 
 function matchAt(tokens: readonly Token[], i: number, lex: Lexicon): { meanings: readonly Meaning[]; length: number } | null {
   const numeric = matchNumeric(tokens, i);
-  if (numeric && valid(numeric.meaning, lex.fields) && integral(numeric.meaning, lex)) return { meanings: [numeric.meaning], length: numeric.length };
+  if (numeric && valid(numeric.meaning, lex.fields) && integral(numeric.meaning, lex))
+    return { meanings: [numeric.meaning], length: numeric.length };
   const t = tokens[i]!;
   if (/^\d{5}$/.test(t.word)) {
     const zip: Meaning = { kind: 'value', field: 'zip5', values: [t.word] };
     if (valid(zip, lex.fields)) return { meanings: [zip], length: 1 };
   }
   for (let n = Math.min(lex.maxWords, tokens.length - i); n >= 1; n--) {
-    const phrase = tokens.slice(i, i + n).map((x) => x.word).join(' ');
+    const phrase = tokens
+      .slice(i, i + n)
+      .map((x) => x.word)
+      .join(' ');
     const meanings = lex.phrases.get(phrase);
     if (meanings) return { meanings, length: n };
   }
   const code = t.raw.toUpperCase();
   const after = tokens[i - 1]?.word;
-  if (t.raw.length === 2 && STATE_CODES.has(code) && (t.raw === code || ((after === 'in' || after === 'from') && !WORD_CODES.has(t.word)))) {
+  if (
+    t.raw.length === 2 &&
+    STATE_CODES.has(code) &&
+    (t.raw === code || ((after === 'in' || after === 'from') && !WORD_CODES.has(t.word)))
+  ) {
     const state: Meaning = { kind: 'value', field: 'state', values: [code] };
     if (valid(state, lex.fields)) return { meanings: [state], length: 1 };
   }

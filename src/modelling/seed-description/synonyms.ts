@@ -23,7 +23,10 @@ export const SYNONYMS: ReadonlyArray<readonly [string, Meaning[]]> = [
   // Residence and household
   ['homeowners|homeowner|home owners|home owner|own their home|own their homes|own a home|owns a home', [v('homeowner', true)]],
   ['renters|renter|renting|rent their home|tenants', [v('homeowner', false)]],
-  ['parents|with kids|with children|families with kids|families with children|has kids|have kids|have children', [v('presence_of_children', true)]],
+  [
+    'parents|with kids|with children|families with kids|families with children|has kids|have kids|have children',
+    [v('presence_of_children', true)],
+  ],
   ['moms|mums|mothers', [v('gender', 'F'), v('presence_of_children', true)]],
   ['dads|fathers', [v('gender', 'M'), v('presence_of_children', true)]],
   ['no kids|no children|without kids|without children|childless|child free', [v('presence_of_children', false)]],
@@ -41,7 +44,10 @@ export const SYNONYMS: ReadonlyArray<readonly [string, Meaning[]]> = [
   ['widows|widowers', [v('marital_status', 'widowed')]],
   // Education
   ['college graduates|college grads|college educated|university graduates|degree holders', [v('education', 'bachelors', 'graduate')]],
-  ['graduate degree|graduate degrees|postgraduates|advanced degree|advanced degrees|masters degree|phd|doctorate', [v('education', 'graduate')]],
+  [
+    'graduate degree|graduate degrees|postgraduates|advanced degree|advanced degrees|masters degree|phd|doctorate',
+    [v('education', 'graduate')],
+  ],
   ['bachelors degree|bachelor degree', [v('education', 'bachelors')]],
   ['high school graduates|high school diploma', [v('education', 'high_school')]],
   // Occupation
@@ -120,11 +126,13 @@ export const SYNONYMS: ReadonlyArray<readonly [string, Meaning[]]> = [
 
 /** Words that carry no condition of their own (never reported as not understood). */
 export const STOP_WORDS: ReadonlySet<string> = new Set(
-  ('a an the and or , of in from who whom that which are is be being with having has have like likes love loves enjoy enjoys '
-    + 'interested into fans fan people persons person audience audiences customers consumers users folks individuals those '
-    + 'living live lives based located residents resident around near area state at for to by on all any some also plus as '
-    + 'look looks lookalike lookalikes similar find me us our my want target targeting reach households household families family '
-    + 'buy buys buying bought shop shops shopping purchase purchases do does').split(' '),
+  (
+    'a an the and or , of in from who whom that which are is be being with having has have like likes love loves enjoy enjoys ' +
+    'interested into fans fan people persons person audience audiences customers consumers users folks individuals those ' +
+    'living live lives based located residents resident around near area state at for to by on all any some also plus as ' +
+    'look looks lookalike lookalikes similar find me us our my want target targeting reach households household families family ' +
+    'buy buys buying bought shop shops shopping purchase purchases do does'
+  ).split(' '),
 );
 
 /** Words that turn the next condition around. */

@@ -37,7 +37,8 @@ export function binNumeric(d: Design, thresholds: number[][]): Uint8Array[] {
       let hi = t.length;
       while (lo < hi) {
         const mid = (lo + hi) >> 1;
-        if (t[mid]! < x) lo = mid + 1; else hi = mid;
+        if (t[mid]! < x) lo = mid + 1;
+        else hi = mid;
       }
       out[i] = 1 + lo;
     }

@@ -36,10 +36,18 @@ export interface BoostOptions extends TreeParams {
 }
 
 export const DEFAULT_BOOST: BoostOptions = {
-  maxDepth: 5, minSplitGain: 20, learningRate: 0.1, lambda: 1, minChildWeight: 1, minLeafRows: 50,
-  maxTrees: 300, maxSplitNodes: 1000, patience: 20, subsample: 0.8, seed: 1,
+  maxDepth: 5,
+  minSplitGain: 20,
+  learningRate: 0.1,
+  lambda: 1,
+  minChildWeight: 1,
+  minLeafRows: 50,
+  maxTrees: 300,
+  maxSplitNodes: 1000,
+  patience: 20,
+  subsample: 0.8,
+  seed: 1,
 };
-
 
 const sigmoid = (x: number) => 1 / (1 + Math.exp(-x));
 
@@ -67,7 +75,10 @@ export function trainBoosted(train: Design, valid: Design, o: BoostOptions = DEF
   const validBins = binNumeric(valid, thresholds);
   let sw = 0;
   let sy = 0;
-  for (let i = 0; i < train.n; i++) { sw += train.w[i]!; sy += train.w[i]! * train.y[i]!; }
+  for (let i = 0; i < train.n; i++) {
+    sw += train.w[i]!;
+    sy += train.w[i]! * train.y[i]!;
+  }
   const prevalence = Math.min(1 - 1e-6, Math.max(1e-6, sy / sw));
   const base = Math.log(prevalence / (1 - prevalence));
   const m = new Float64Array(train.n).fill(base);

@@ -89,9 +89,16 @@ export function trainLogistic(features: readonly Feature[], d: Design, o: Logist
       const v = d.w[i]! * pr * (1 - pr);
       // The row's non-zero entries: intercept, numeric features, active indicators (sorted indices).
       let m = 0;
-      idx[m] = 0; val[m++] = 1;
-      for (let j = 0; j < d.q; j++) { idx[m] = j + 1; val[m++] = z[j]![i]!; }
-      for (let k = d.rowPtr[i]!; k < d.rowPtr[i + 1]!; k++) { idx[m] = d.active[k]! + 1; val[m++] = 1; }
+      idx[m] = 0;
+      val[m++] = 1;
+      for (let j = 0; j < d.q; j++) {
+        idx[m] = j + 1;
+        val[m++] = z[j]![i]!;
+      }
+      for (let k = d.rowPtr[i]!; k < d.rowPtr[i + 1]!; k++) {
+        idx[m] = d.active[k]! + 1;
+        val[m++] = 1;
+      }
       for (let a = 0; a < m; a++) {
         const ia = idx[a]!;
         const xa = val[a]!;
@@ -119,7 +126,10 @@ export function trainLogistic(features: readonly Feature[], d: Design, o: Logist
     beta.set(next);
     const improvement = loss - nextLoss;
     loss = nextLoss;
-    if (maxStep < o.tolerance || improvement < o.tolerance * Math.abs(loss)) { iterations++; break; }
+    if (maxStep < o.tolerance || improvement < o.tolerance * Math.abs(loss)) {
+      iterations++;
+      break;
+    }
   }
   return { kind: 'logistic', intercept: beta[0]!, coefficients: Array.from(beta.subarray(1)), lambda: o.lambda, iterations };
 }
@@ -127,7 +137,10 @@ export function trainLogistic(features: readonly Feature[], d: Design, o: Logist
 function weightedMean(d: Design): number {
   let sw = 0;
   let sy = 0;
-  for (let i = 0; i < d.n; i++) { sw += d.w[i]!; sy += d.w[i]! * d.y[i]!; }
+  for (let i = 0; i < d.n; i++) {
+    sw += d.w[i]!;
+    sy += d.w[i]! * d.y[i]!;
+  }
   const m = sy / sw;
   return Math.min(1 - 1e-6, Math.max(1e-6, m));
 }

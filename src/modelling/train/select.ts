@@ -38,7 +38,11 @@ type Spec = { type: 'LOGISTIC_REG' } | { type: 'BOOSTED_TREE_CLASSIFIER'; maxDep
 const GRID: Record<ModelType, Spec[]> = {
   LOGISTIC_REG: [{ type: 'LOGISTIC_REG' }],
   BOOSTED_TREE_CLASSIFIER: [{ type: 'BOOSTED_TREE_CLASSIFIER' }],
-  AUTOML_CLASSIFIER: [{ type: 'LOGISTIC_REG' }, { type: 'BOOSTED_TREE_CLASSIFIER', maxDepth: 3 }, { type: 'BOOSTED_TREE_CLASSIFIER', maxDepth: 6 }],
+  AUTOML_CLASSIFIER: [
+    { type: 'LOGISTIC_REG' },
+    { type: 'BOOSTED_TREE_CLASSIFIER', maxDepth: 3 },
+    { type: 'BOOSTED_TREE_CLASSIFIER', maxDepth: 6 },
+  ],
 };
 
 export function trainModel(type: ModelType, features: readonly Feature[], train: Design, valid: Design, o: TrainOptions): Selected {
@@ -60,14 +64,27 @@ function fit(spec: Spec, features: readonly Feature[], train: Design, valid: Des
   if (spec.type === 'LOGISTIC_REG') {
     const model = trainLogistic(features, train, DEFAULT_LOGISTIC);
     const auc = rocAuc(logisticMargins(model, features, valid), valid.y);
-    return { model, report: { model_type: spec.type, config: `ridge ${model.lambda}, ${model.iterations} Newton steps`, validation_auc: auc } };
+    return {
+      model,
+      report: { model_type: spec.type, config: `ridge ${model.lambda}, ${model.iterations} Newton steps`, validation_auc: auc },
+    };
   }
-  const params: BoostOptions = { ...DEFAULT_BOOST, ...o.boost, maxDepth: spec.maxDepth ?? o.boost?.maxDepth ?? DEFAULT_BOOST.maxDepth, minLeafRows: o.minLeafRows, seed: o.seed };
+  const params: BoostOptions = {
+    ...DEFAULT_BOOST,
+    ...o.boost,
+    maxDepth: spec.maxDepth ?? o.boost?.maxDepth ?? DEFAULT_BOOST.maxDepth,
+    minLeafRows: o.minLeafRows,
+    seed: o.seed,
+  };
   const { model, validationMargins } = trainBoosted(train, valid, params);
   const auc = rocAuc(validationMargins, valid.y);
   return {
     model,
-    report: { model_type: spec.type, config: `depth ${params.maxDepth}, ${model.trees.length} trees, learning rate ${params.learningRate}`, validation_auc: auc },
+    report: {
+      model_type: spec.type,
+      config: `depth ${params.maxDepth}, ${model.trees.length} trees, learning rate ${params.learningRate}`,
+      validation_auc: auc,
+    },
   };
 }
 

@@ -51,8 +51,20 @@ class Histogram {
   }
 }
 
-interface Node { start: number; end: number; depth: number; G: number; H: number; hist: Histogram; id: number }
-interface Split { gain: number; f: number; bin: number }
+interface Node {
+  start: number;
+  end: number;
+  depth: number;
+  G: number;
+  H: number;
+  hist: Histogram;
+  id: number;
+}
+interface Split {
+  gain: number;
+  f: number;
+  bin: number;
+}
 
 export function growTree(input: TreeInput, rows: Uint32Array, p: TreeParams, gains: Float64Array): TreeNode[] {
   const { d } = input;
@@ -63,7 +75,10 @@ export function growTree(input: TreeInput, rows: Uint32Array, p: TreeParams, gai
   const nodes: TreeNode[] = [{ v: 0 }];
   let G = 0;
   let H = 0;
-  for (const i of idx) { G += input.g[i]!; H += input.h[i]!; }
+  for (const i of idx) {
+    G += input.g[i]!;
+    H += input.h[i]!;
+  }
   const queue: Node[] = [{ start: 0, end: idx.length, depth: 0, G, H, hist: build(input, idx, 0, idx.length, B, size), id: 0 }];
   while (queue.length > 0) {
     const node = queue.shift()!;
@@ -80,7 +95,11 @@ export function growTree(input: TreeInput, rows: Uint32Array, p: TreeParams, gai
     const [small, large] = mid - node.start <= node.end - mid ? [left, right] : [right, left];
     small.hist = build(input, idx, small.start, small.end, B, size);
     large.hist = node.hist.minus(small.hist);
-    for (const c of [left, right]) for (let k = c.start; k < c.end; k++) { c.G += input.g[idx[k]!]!; c.H += input.h[idx[k]!]!; }
+    for (const c of [left, right])
+      for (let k = c.start; k < c.end; k++) {
+        c.G += input.g[idx[k]!]!;
+        c.H += input.h[idx[k]!]!;
+      }
     const threshold = split.f < d.q ? (split.bin === 0 ? null : input.thresholds[split.f]![split.bin - 1]!) : null;
     nodes[node.id] = { f: split.f, t: threshold, l: left.id, r: right.id };
     queue.push(left, right);
@@ -140,7 +159,9 @@ function bestSplit(input: TreeInput, node: Node, B: number, p: TreeParams): Spli
     let cl = 0;
     for (let b = 0; b < nb - 1; b++) {
       const k = f * B + b;
-      gl += hist.g[k]!; hl += hist.h[k]!; cl += hist.c[k]!;
+      gl += hist.g[k]!;
+      hl += hist.h[k]!;
+      cl += hist.c[k]!;
       consider(f, b, gl, hl, cl);
     }
   }
@@ -159,7 +180,8 @@ function partition(input: TreeInput, idx: Uint32Array, scratch: Uint32Array, nod
   let r = 0;
   for (let k = node.start; k < node.end; k++) {
     const i = idx[k]!;
-    if (goesLeft(input, i, s.f, s.bin)) idx[l++] = i; else scratch[r++] = i;
+    if (goesLeft(input, i, s.f, s.bin)) idx[l++] = i;
+    else scratch[r++] = i;
   }
   idx.set(scratch.subarray(0, r), l);
   return l;
@@ -205,7 +227,8 @@ function binCountBelow(t: number[], value: number): number {
   let hi = t.length;
   while (lo < hi) {
     const mid = (lo + hi) >> 1;
-    if (t[mid]! <= value) lo = mid + 1; else hi = mid;
+    if (t[mid]! <= value) lo = mid + 1;
+    else hi = mid;
   }
   return lo;
 }

@@ -7,7 +7,16 @@ import type { DB } from '../../db/schema.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { createAgentTaskService } from './service.ts';
 
-export { LEASE_MS, TERMINAL_STATES, type AgentTask, type AgentTaskService, type AgentTaskState, type Follower, type TaskFilter, type TaskOwner } from './service.ts';
+export {
+  LEASE_MS,
+  TERMINAL_STATES,
+  type AgentTask,
+  type AgentTaskService,
+  type AgentTaskState,
+  type Follower,
+  type TaskFilter,
+  type TaskOwner,
+} from './service.ts';
 
 export function createAgentTasksModule(deps: { db: Kysely<DB>; clock: Clock }) {
   return { tasks: createAgentTaskService(deps) };

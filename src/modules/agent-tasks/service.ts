@@ -50,33 +50,55 @@ export type Follower = (task: AgentTask) => Promise<{ resource: unknown; progres
 export const LEASE_MS = 60_000;
 const LIST_SCOPE = 'agent-tasks';
 
-const parsed = (v: unknown) => (typeof v === 'string' ? JSON.parse(v) : v ?? null);
+const parsed = (v: unknown) => (typeof v === 'string' ? JSON.parse(v) : (v ?? null));
 
 function present(row: AgentTaskRow): AgentTask {
   return {
-    id: row.id, contextId: row.context_id, orgId: row.org_id, userId: row.user_id, skill: row.skill, tool: row.tool, state: row.state as AgentTaskState,
-    message: parsed(row.message), result: parsed(row.result), progress: parsed(row.progress), following: row.following, leaseUntil: row.lease_until ? new Date(row.lease_until) : null, error: parsed(row.error),
-    createdAt: new Date(row.created_at), updatedAt: new Date(row.updated_at),
+    id: row.id,
+    contextId: row.context_id,
+    orgId: row.org_id,
+    userId: row.user_id,
+    skill: row.skill,
+    tool: row.tool,
+    state: row.state as AgentTaskState,
+    message: parsed(row.message),
+    result: parsed(row.result),
+    progress: parsed(row.progress),
+    following: row.following,
+    leaseUntil: row.lease_until ? new Date(row.lease_until) : null,
+    error: parsed(row.error),
+    createdAt: new Date(row.created_at),
+    updatedAt: new Date(row.updated_at),
   };
 }
 
-const notFound = (id: string) => new DomainError('NOT_FOUND', `No task ${id} of yours.`, {
-  nextStep: 'Use the task id a SendMessage (message/send) of yours answered; tasks are visible only to the user who started them.',
-});
+const notFound = (id: string) =>
+  new DomainError('NOT_FOUND', `No task ${id} of yours.`, {
+    nextStep: 'Use the task id a SendMessage (message/send) of yours answered; tasks are visible only to the user who started them.',
+  });
 
 /** The section 7 envelope a task keeps when it failed without an operation error of its own. */
 const failure = (error: DomainError, requestId: string) => ({
-  error: error.code, code: error.code, message: error.message, request_id: requestId, ...(error.nextStep ? { next_step: error.nextStep } : {}),
+  error: error.code,
+  code: error.code,
+  message: error.message,
+  request_id: requestId,
+  ...(error.nextStep ? { next_step: error.nextStep } : {}),
 });
 
-const interrupted = (task: AgentTask) => new DomainError('TASK_INTERRUPTED',
-  `The service stopped while it was running ${task.tool} for task ${task.id}; the operation's outcome is unknown.`, {
-    nextStep: 'Check with a read tool whether it took effect (e.g. list_segments), then send the message again if not.',
+const interrupted = (task: AgentTask) =>
+  new DomainError(
+    'TASK_INTERRUPTED',
+    `The service stopped while it was running ${task.tool} for task ${task.id}; the operation's outcome is unknown.`,
+    {
+      nextStep: 'Check with a read tool whether it took effect (e.g. list_segments), then send the message again if not.',
+    },
+  );
+
+const workFailed = (task: AgentTask, reason: string) =>
+  new DomainError('TASK_WORK_FAILED', `${task.tool} started work that failed: ${reason}`, {
+    nextStep: 'The task artifacts hold the resource as it ended; fix the cause and send the message again.',
   });
-
-const workFailed = (task: AgentTask, reason: string) => new DomainError('TASK_WORK_FAILED', `${task.tool} started work that failed: ${reason}`, {
-  nextStep: 'The task artifacts hold the resource as it ended; fix the cause and send the message again.',
-});
 
 export function createAgentTaskService(deps: { db: Kysely<DB>; clock: Clock }) {
   const store = createAgentTaskStore(deps.db);
@@ -99,17 +121,37 @@ export function createAgentTaskService(deps: { db: Kysely<DB>; clock: Clock }) {
     } else if (progress.state === 'completed') {
       await store.transition(task, task.id, OPEN, { state: 'completed', progress: resource, at: now });
     } else if (progress.state === 'failed') {
-      await store.transition(task, task.id, OPEN, { state: 'failed', progress: resource, error: failure(workFailed(task, progress.reason), requestId), at: now });
+      await store.transition(task, task.id, OPEN, {
+        state: 'failed',
+        progress: resource,
+        error: failure(workFailed(task, progress.reason), requestId),
+        at: now,
+      });
     }
     return present((await store.find(task, task.id))!);
   }
 
   const tasks = {
-    async open(input: { orgId: string; userId: string; contextId?: string; skill: string; tool: string; message: unknown }): Promise<AgentTask> {
+    async open(input: {
+      orgId: string;
+      userId: string;
+      contextId?: string;
+      skill: string;
+      tool: string;
+      message: unknown;
+    }): Promise<AgentTask> {
       const now = clock.now();
       const row = {
-        id: newId('task'), org_id: input.orgId, user_id: input.userId, context_id: input.contextId ?? newId('ctx'),
-        skill: input.skill, tool: input.tool, state: 'working', message: input.message, created_at: now, updated_at: now,
+        id: newId('task'),
+        org_id: input.orgId,
+        user_id: input.userId,
+        context_id: input.contextId ?? newId('ctx'),
+        skill: input.skill,
+        tool: input.tool,
+        state: 'working',
+        message: input.message,
+        created_at: now,
+        updated_at: now,
         lease_until: new Date(now.getTime() + LEASE_MS),
       };
       await store.insert(row);
@@ -127,7 +169,12 @@ export function createAgentTaskService(deps: { db: Kysely<DB>; clock: Clock }) {
      * Records what the operation answered: failed with its envelope, or completed, or (when `progress`
      * says its work goes on) still working and following that resource. A task canceled meanwhile stays canceled.
      */
-    async finish(owner: TaskOwner, id: string, outcome: { result: unknown; progress?: FollowProgress } | { error: Record<string, unknown> }, requestId: string): Promise<AgentTask> {
+    async finish(
+      owner: TaskOwner,
+      id: string,
+      outcome: { result: unknown; progress?: FollowProgress } | { error: Record<string, unknown> },
+      requestId: string,
+    ): Promise<AgentTask> {
       const at = clock.now();
       if ('error' in outcome) {
         await store.transition(owner, id, OPEN, { state: 'failed', error: outcome.error, at });
@@ -135,7 +182,12 @@ export function createAgentTaskService(deps: { db: Kysely<DB>; clock: Clock }) {
         await store.transition(owner, id, OPEN, { state: 'working', result: outcome.result, following: true, at });
       } else if (outcome.progress?.state === 'failed') {
         const task = present((await store.find(owner, id))!);
-        await store.transition(owner, id, OPEN, { state: 'failed', result: outcome.result, error: failure(workFailed(task, outcome.progress.reason), requestId), at });
+        await store.transition(owner, id, OPEN, {
+          state: 'failed',
+          result: outcome.result,
+          error: failure(workFailed(task, outcome.progress.reason), requestId),
+          at,
+        });
       } else {
         await store.transition(owner, id, OPEN, { state: 'completed', result: outcome.result, at });
       }
@@ -148,7 +200,11 @@ export function createAgentTaskService(deps: { db: Kysely<DB>; clock: Clock }) {
       return refresh(present(row), options.follow, options.requestId);
     },
     /** One page of the owner's tasks, newest first; `pageToken` is the `nextPageToken` of the previous page (same filter). */
-    async list(owner: TaskOwner, request: { pageSize: number; pageToken?: string; filter: TaskFilter }, options: { follow?: Follower; requestId: string }) {
+    async list(
+      owner: TaskOwner,
+      request: { pageSize: number; pageToken?: string; filter: TaskFilter },
+      options: { follow?: Follower; requestId: string },
+    ) {
       const scope = `${LIST_SCOPE}|${request.filter.contextId ?? ''}|${request.filter.state ?? ''}|${request.filter.updatedSince?.toISOString() ?? ''}`;
       const q = pageQuery(scope, { limit: request.pageSize, cursor: request.pageToken || undefined });
       const rows = await store.page(owner, request.filter, q.after, q.fetch);
@@ -157,9 +213,14 @@ export function createAgentTaskService(deps: { db: Kysely<DB>; clock: Clock }) {
       return { tasks: items, nextPageToken: page.next_cursor ?? '', totalSize: await store.count(owner, request.filter) };
     },
     /** Cancels an owner's task that has not ended; `canceled` is false when it had already ended (it is left as it was). */
-    async cancel(owner: TaskOwner, id: string, options: { follow?: Follower; requestId: string }): Promise<{ task: AgentTask; canceled: boolean }> {
+    async cancel(
+      owner: TaskOwner,
+      id: string,
+      options: { follow?: Follower; requestId: string },
+    ): Promise<{ task: AgentTask; canceled: boolean }> {
       const current = await tasks.get(owner, id, options);
-      const canceled = !TERMINAL_STATES.includes(current.state) && await store.transition(owner, id, OPEN, { state: 'canceled', at: clock.now() });
+      const canceled =
+        !TERMINAL_STATES.includes(current.state) && (await store.transition(owner, id, OPEN, { state: 'canceled', at: clock.now() }));
       return { task: present((await store.find(owner, id))!), canceled };
     },
   };

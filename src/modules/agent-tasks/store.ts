@@ -37,8 +37,13 @@ export function createAgentTaskStore(db: Kysely<DB>) {
     return q;
   };
   return {
-    async insert(row: Omit<AgentTaskRow, 'result' | 'error' | 'progress' | 'following'> & { result?: unknown; error?: unknown }): Promise<void> {
-      await db.insertInto('agent_tasks').values({ ...row, message: json(row.message), result: json(row.result), error: json(row.error) }).execute();
+    async insert(
+      row: Omit<AgentTaskRow, 'result' | 'error' | 'progress' | 'following'> & { result?: unknown; error?: unknown },
+    ): Promise<void> {
+      await db
+        .insertInto('agent_tasks')
+        .values({ ...row, message: json(row.message), result: json(row.result), error: json(row.error) })
+        .execute();
     },
     async find(owner: TaskOwner, id: string): Promise<AgentTaskRow | undefined> {
       return db.selectFrom('agent_tasks').selectAll().where(owned(owner, id)).executeTakeFirst();
@@ -50,30 +55,51 @@ export function createAgentTaskStore(db: Kysely<DB>) {
       return q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(fetch).execute();
     },
     async count(owner: TaskOwner, filter: TaskFilter): Promise<number> {
-      const row = await filtered(owner, filter).select(sql<string>`count(*)`.as('n')).executeTakeFirst();
+      const row = await filtered(owner, filter)
+        .select(sql<string>`count(*)`.as('n'))
+        .executeTakeFirst();
       return Number(row?.n ?? 0);
     },
     /** Moves a task out of one of `from` states; false when it was no longer in them. */
-    async transition(owner: TaskOwner, id: string, from: readonly string[], to: { state: string; result?: unknown; error?: unknown; progress?: unknown; following?: boolean; at: Date }): Promise<boolean> {
-      const res = await db.updateTable('agent_tasks')
+    async transition(
+      owner: TaskOwner,
+      id: string,
+      from: readonly string[],
+      to: { state: string; result?: unknown; error?: unknown; progress?: unknown; following?: boolean; at: Date },
+    ): Promise<boolean> {
+      const res = await db
+        .updateTable('agent_tasks')
         .set({
-          state: to.state, error: json(to.error), updated_at: to.at, lease_until: null,
+          state: to.state,
+          error: json(to.error),
+          updated_at: to.at,
+          lease_until: null,
           ...(to.result !== undefined ? { result: json(to.result) } : {}),
           ...(to.progress !== undefined ? { progress: json(to.progress) } : {}),
           ...(to.following !== undefined ? { following: to.following } : {}),
         })
-        .where(owned(owner, id)).where('state', 'in', [...from])
+        .where(owned(owner, id))
+        .where('state', 'in', [...from])
         .executeTakeFirst();
       return Number(res.numUpdatedRows) > 0;
     },
     /** The followed resource as read now, while the task is still working. */
     async setProgress(owner: TaskOwner, id: string, progress: unknown, at: Date): Promise<void> {
-      await db.updateTable('agent_tasks').set({ progress: json(progress), updated_at: at })
-        .where(owned(owner, id)).where('state', '=', 'working').execute();
+      await db
+        .updateTable('agent_tasks')
+        .set({ progress: json(progress), updated_at: at })
+        .where(owned(owner, id))
+        .where('state', '=', 'working')
+        .execute();
     },
     async renewLease(owner: TaskOwner, id: string, until: Date): Promise<void> {
-      await db.updateTable('agent_tasks').set({ lease_until: until })
-        .where(owned(owner, id)).where('state', '=', 'working').where('following', '=', false).execute();
+      await db
+        .updateTable('agent_tasks')
+        .set({ lease_until: until })
+        .where(owned(owner, id))
+        .where('state', '=', 'working')
+        .where('following', '=', false)
+        .execute();
     },
   };
 }

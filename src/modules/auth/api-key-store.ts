@@ -21,10 +21,18 @@ export function createApiKeyStore(db: Kysely<DB>) {
         .execute() as Promise<ApiKeyRow[]>;
     },
     async find(orgId: string, id: string): Promise<ApiKeyRow | undefined> {
-      return db.selectFrom('api_keys').selectAll().where('org_id', '=', orgId).where('id', '=', id).executeTakeFirst() as Promise<ApiKeyRow | undefined>;
+      return db.selectFrom('api_keys').selectAll().where('org_id', '=', orgId).where('id', '=', id).executeTakeFirst() as Promise<
+        ApiKeyRow | undefined
+      >;
     },
     async deactivate(orgId: string, id: string, at: Date): Promise<void> {
-      await db.updateTable('api_keys').set({ deactivated_at: at }).where('org_id', '=', orgId).where('id', '=', id).where('deactivated_at', 'is', null).execute();
+      await db
+        .updateTable('api_keys')
+        .set({ deactivated_at: at })
+        .where('org_id', '=', orgId)
+        .where('id', '=', id)
+        .where('deactivated_at', 'is', null)
+        .execute();
     },
     async touch(id: string, at: Date): Promise<void> {
       await db.updateTable('api_keys').set({ last_used_at: at }).where('id', '=', id).execute();

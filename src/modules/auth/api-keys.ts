@@ -86,17 +86,27 @@ export function createApiKeyService(deps: { store: ApiKeyStore; organizations: O
     issueKey,
 
     /** A credential may only hand out what it holds: a key never grants a scope its creator's token lacks. */
-    async createKey(actor: { orgId: string; userId: string; scopes: readonly string[] }, input: { name: string; scopes?: readonly string[] }) {
+    async createKey(
+      actor: { orgId: string; userId: string; scopes: readonly string[] },
+      input: { name: string; scopes?: readonly string[] },
+    ) {
       await assertKeyManager(actor.orgId, actor.userId);
       const name = input.name.trim();
-      if (!name) throw new DomainError('INVALID_REQUEST', 'The key name must contain a visible character.', { nextStep: 'Name the key (1-80 characters).' });
+      if (!name)
+        throw new DomainError('INVALID_REQUEST', 'The key name must contain a visible character.', {
+          nextStep: 'Name the key (1-80 characters).',
+        });
       const scopes = normalizeKeyScopes(input.scopes?.length ? input.scopes : ['discovery']);
       const missing = scopes.filter((s) => !hasScope(actor.scopes, s));
       if (missing.length) {
-        throw new DomainError('SCOPE_NOT_HELD', `This credential does not hold ${missing.map((s) => `"${s}"`).join(', ')}, so it cannot grant it.`, {
-          details: { scopes_not_held: missing },
-          nextStep: 'Create the key with a credential that holds every scope requested, or request fewer scopes.',
-        });
+        throw new DomainError(
+          'SCOPE_NOT_HELD',
+          `This credential does not hold ${missing.map((s) => `"${s}"`).join(', ')}, so it cannot grant it.`,
+          {
+            details: { scopes_not_held: missing },
+            nextStep: 'Create the key with a credential that holds every scope requested, or request fewer scopes.',
+          },
+        );
       }
       return issueKey({ orgId: actor.orgId, userId: actor.userId, name, scopes });
     },
@@ -108,7 +118,10 @@ export function createApiKeyService(deps: { store: ApiKeyStore; organizations: O
     async deactivateKey(actor: { orgId: string; userId: string }, keyId: string): Promise<ApiKeyView> {
       await assertKeyManager(actor.orgId, actor.userId);
       const key = await store.find(actor.orgId, keyId);
-      if (!key) throw new DomainError('API_KEY_NOT_FOUND', `API key ${keyId} was not found.`, { nextStep: 'List the keys with GET /v1/settings/api-keys.' });
+      if (!key)
+        throw new DomainError('API_KEY_NOT_FOUND', `API key ${keyId} was not found.`, {
+          nextStep: 'List the keys with GET /v1/settings/api-keys.',
+        });
       await store.deactivate(actor.orgId, keyId, clock.now());
       return view((await store.find(actor.orgId, keyId))!);
     },

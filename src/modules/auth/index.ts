@@ -25,7 +25,13 @@ export function createAuthModule(deps: {
   oauthBearer?: OAuthBearerVerifier;
 }) {
   const apiKeys = createApiKeys(deps);
-  const auth = createAuthService({ apiKeys, organizations: deps.organizations, clock: deps.clock, tokenKeys: deps.tokenKeys, oauthBearer: deps.oauthBearer });
+  const auth = createAuthService({
+    apiKeys,
+    organizations: deps.organizations,
+    clock: deps.clock,
+    tokenKeys: deps.tokenKeys,
+    oauthBearer: deps.oauthBearer,
+  });
   return { auth, apiKeys, operations: authOperations({ auth, apiKeys }) };
 }
 

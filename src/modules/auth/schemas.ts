@@ -20,9 +20,12 @@ export const SessionResponse = Type.Object({
   expires_at: DateTime(),
 });
 
-export const ScopeName = Type.Union([Type.Literal('discovery'), Type.Literal('creator'), Type.Literal('account'), Type.Literal('purchase')], {
-  description: '`purchase` is accepted as the older name of `creator`',
-});
+export const ScopeName = Type.Union(
+  [Type.Literal('discovery'), Type.Literal('creator'), Type.Literal('account'), Type.Literal('purchase')],
+  {
+    description: '`purchase` is accepted as the older name of `creator`',
+  },
+);
 
 export const CreateApiKeyBody = Type.Object(
   {

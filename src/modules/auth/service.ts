@@ -13,7 +13,6 @@ export type OAuthBearerVerifier = (token: string) => Promise<Caller>;
 /** Bearer lifetime of spec section 5.2. */
 export const ACCESS_TOKEN_TTL_SECONDS = ACCESS_TOKEN_MAX_SECONDS;
 
-
 export function createAuthService(deps: {
   apiKeys: ApiKeyService;
   organizations: OrganizationService;
@@ -71,7 +70,8 @@ export function createAuthService(deps: {
   /** Signature under a known key, then claims; a key rolled in by another process is read once on a miss. */
   async function verifyBearer(token: string): Promise<Caller> {
     let check = verifyAccessToken(token, await tokenKeys.keys(), nowSeconds(), ACCESS_TOKEN_MAX_SECONDS);
-    if (!check.ok && check.reason === 'invalid') check = verifyAccessToken(token, await tokenKeys.reload(), nowSeconds(), ACCESS_TOKEN_MAX_SECONDS);
+    if (!check.ok && check.reason === 'invalid')
+      check = verifyAccessToken(token, await tokenKeys.reload(), nowSeconds(), ACCESS_TOKEN_MAX_SECONDS);
     if (!check.ok) {
       if (check.reason === 'expired') throw CommonErrors.tokenExpired();
       throw CommonErrors.tokenInvalid(

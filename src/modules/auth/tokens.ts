@@ -22,9 +22,7 @@ export interface AccessTokenClaims {
   jti: string;
 }
 
-export type TokenCheck =
-  | { ok: true; claims: AccessTokenClaims }
-  | { ok: false; reason: 'invalid' | 'expired' };
+export type TokenCheck = { ok: true; claims: AccessTokenClaims } | { ok: false; reason: 'invalid' | 'expired' };
 
 export function signAccessToken(claims: Omit<AccessTokenClaims, 'jti'>, secret: string): string {
   const payload = Buffer.from(JSON.stringify({ ...claims, jti: randomBytes(9).toString('base64url') })).toString('base64url');
@@ -41,14 +39,16 @@ export function verifyAccessToken(token: string, secrets: readonly string[], now
   const parts = token.split('.');
   if (parts.length !== 3 || parts[0] !== ACCESS_TOKEN_PREFIX) return { ok: false, reason: 'invalid' };
   const signed = `${parts[0]}.${parts[1]}`;
-  if (!secrets.some((secret) => safeEqual(hmacSha256(secret, signed).toString('base64url'), parts[2]!))) return { ok: false, reason: 'invalid' };
+  if (!secrets.some((secret) => safeEqual(hmacSha256(secret, signed).toString('base64url'), parts[2]!)))
+    return { ok: false, reason: 'invalid' };
   let claims: AccessTokenClaims;
   try {
     claims = JSON.parse(Buffer.from(parts[1]!, 'base64url').toString('utf8'));
   } catch {
     return { ok: false, reason: 'invalid' };
   }
-  if (typeof claims.exp !== 'number' || typeof claims.iat !== 'number' || !Array.isArray(claims.scopes)) return { ok: false, reason: 'invalid' };
+  if (typeof claims.exp !== 'number' || typeof claims.iat !== 'number' || !Array.isArray(claims.scopes))
+    return { ok: false, reason: 'invalid' };
   // A minute of clock skew between processes is tolerated.
   if (claims.exp - claims.iat > maxLifetimeSeconds || claims.iat > nowSeconds + 60) return { ok: false, reason: 'invalid' };
   if (nowSeconds >= claims.exp) return { ok: false, reason: 'expired' };

@@ -15,14 +15,29 @@ export type BillingMode = (typeof BILLING_MODES)[number];
 export const accountStore = {
   /** The organization's account, created with the defaults (invoiced, monthly) when missing. */
   async ensure(db: Kysely<DB>, orgId: string, now: Date, lock = false): Promise<AccountRow> {
-    await db.insertInto('billing_accounts').values({
-      org_id: orgId, billing_account_id: newId('ba'), mode: 'invoiced', parent_org_id: null, cadence: 'monthly',
-      period_start_at: now, boundary_at: nextBoundary(now, 'monthly'), billing_address: null, payment_method_id: null,
-      payment_method_label: null, auto_recharge: null, recharge_epoch: 0, created_at: now, updated_at: now,
-    }).onConflict((oc) => oc.column('org_id').doNothing()).execute();
+    await db
+      .insertInto('billing_accounts')
+      .values({
+        org_id: orgId,
+        billing_account_id: newId('ba'),
+        mode: 'invoiced',
+        parent_org_id: null,
+        cadence: 'monthly',
+        period_start_at: now,
+        boundary_at: nextBoundary(now, 'monthly'),
+        billing_address: null,
+        payment_method_id: null,
+        payment_method_label: null,
+        auto_recharge: null,
+        recharge_epoch: 0,
+        created_at: now,
+        updated_at: now,
+      })
+      .onConflict((oc) => oc.column('org_id').doNothing())
+      .execute();
     let q = db.selectFrom('billing_accounts').selectAll().where('org_id', '=', orgId);
     if (lock) q = q.forUpdate();
-    return (await q.executeTakeFirstOrThrow());
+    return await q.executeTakeFirstOrThrow();
   },
 
   update: (db: Kysely<DB>, orgId: string, patch: Partial<Omit<AccountRow, 'org_id' | 'billing_account_id'>>) =>

@@ -41,12 +41,14 @@ function scopeWidth(g: GrantRow): number {
 
 /** The burn-down order (see the module comment). */
 export function burnOrder(a: GrantRow, b: GrantRow): number {
-  return a.priority - b.priority
-    || (a.kind === b.kind ? 0 : a.kind === 'promotional_credit' ? -1 : 1)
-    || (scopeWidth(a) === scopeWidth(b) ? 0 : scopeWidth(a) < scopeWidth(b) ? -1 : 1)
-    || new Date(a.ending_before).getTime() - new Date(b.ending_before).getTime()
-    || new Date(a.starting_at).getTime() - new Date(b.starting_at).getTime()
-    || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+  return (
+    a.priority - b.priority ||
+    (a.kind === b.kind ? 0 : a.kind === 'promotional_credit' ? -1 : 1) ||
+    (scopeWidth(a) === scopeWidth(b) ? 0 : scopeWidth(a) < scopeWidth(b) ? -1 : 1) ||
+    new Date(a.ending_before).getTime() - new Date(b.ending_before).getTime() ||
+    new Date(a.starting_at).getTime() - new Date(b.starting_at).getTime() ||
+    (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)
+  );
 }
 
 export const creditStore = {
@@ -57,8 +59,16 @@ export const creditStore = {
 
   /** Grants with a balance left and an access window containing `at`, locked for the draw (FOR UPDATE). */
   activeForUpdate: (db: Kysely<DB>, orgId: string, at: Date) =>
-    db.selectFrom('credit_grants').selectAll().where('org_id', '=', orgId).where('remaining_cents', '>', 0)
-      .where('starting_at', '<=', at).where('ending_before', '>', at).orderBy('id').forUpdate().execute(),
+    db
+      .selectFrom('credit_grants')
+      .selectAll()
+      .where('org_id', '=', orgId)
+      .where('remaining_cents', '>', 0)
+      .where('starting_at', '<=', at)
+      .where('ending_before', '>', at)
+      .orderBy('id')
+      .forUpdate()
+      .execute(),
 
   draws: (db: Kysely<DB>, orgId: string) =>
     db.selectFrom('credit_draws').selectAll().where('org_id', '=', orgId).orderBy('created_at').orderBy('id').execute(),
@@ -73,15 +83,32 @@ export function available(grants: GrantRow[], kind: string, at: Date): number {
  * Draws `cents` for a ledger entry from the applicable grants, in burn-down order, inside `trx`.
  * Returns the cents covered (the rest is not covered by credits).
  */
-export async function drawDown(trx: Kysely<DB>, input: { orgId: string; ledgerId: string; kind: string; cents: number; at: Date }): Promise<number> {
+export async function drawDown(
+  trx: Kysely<DB>,
+  input: { orgId: string; ledgerId: string; kind: string; cents: number; at: Date },
+): Promise<number> {
   if (input.cents <= 0) return 0;
   const grants = (await creditStore.activeForUpdate(trx, input.orgId, input.at)).filter((g) => applies(g, input.kind)).sort(burnOrder);
   let left = input.cents;
   for (const g of grants) {
     if (left === 0) break;
     const take = Math.min(left, g.remaining_cents);
-    await trx.updateTable('credit_grants').set({ remaining_cents: g.remaining_cents - take }).where('id', '=', g.id).execute();
-    await trx.insertInto('credit_draws').values({ id: newId('drw'), org_id: input.orgId, ledger_id: input.ledgerId, grant_id: g.id, amount_cents: take, created_at: input.at }).execute();
+    await trx
+      .updateTable('credit_grants')
+      .set({ remaining_cents: g.remaining_cents - take })
+      .where('id', '=', g.id)
+      .execute();
+    await trx
+      .insertInto('credit_draws')
+      .values({
+        id: newId('drw'),
+        org_id: input.orgId,
+        ledger_id: input.ledgerId,
+        grant_id: g.id,
+        amount_cents: take,
+        created_at: input.at,
+      })
+      .execute();
     left -= take;
   }
   return input.cents - left;

@@ -57,7 +57,13 @@ export interface LicenseEvaluation {
 }
 
 export interface CostEstimate {
-  base_cost: number; match_cost: number; field_cost: number; destination_cost: number; total_cost: number; unit_price: number; billing_count: number;
+  base_cost: number;
+  match_cost: number;
+  field_cost: number;
+  destination_cost: number;
+  total_cost: number;
+  unit_price: number;
+  billing_count: number;
 }
 
 export interface DeliveryQuote {
@@ -80,7 +86,11 @@ export interface DeliveryCharge {
   match_cents: number;
 }
 
-interface Unit { base: number; destination: number; field: number }
+interface Unit {
+  base: number;
+  destination: number;
+  field: number;
+}
 
 function unitOf(terms: ContractTerms, input: DeliveryBillingInput): Unit {
   const r = terms.usage_rates;
@@ -98,13 +108,23 @@ function costs(terms: ContractTerms, unit: Unit, count: number, matchCents: numb
   return {
     cents,
     estimate: {
-      base_cost: centsToUsd(base), match_cost: centsToUsd(matchCents), field_cost: centsToUsd(field), destination_cost: centsToUsd(destination),
-      total_cost: centsToUsd(cents), unit_price: unitPrice, billing_count: count,
+      base_cost: centsToUsd(base),
+      match_cost: centsToUsd(matchCents),
+      field_cost: centsToUsd(field),
+      destination_cost: centsToUsd(destination),
+      total_cost: centsToUsd(cents),
+      unit_price: unitPrice,
+      billing_count: count,
     },
   };
 }
 
-export function createDeliveryBilling(deps: { db: Kysely<DB>; clock: Clock; ledger: LedgerService; termsOf: (orgId: string, conn?: Kysely<DB>) => Promise<ContractTerms> }) {
+export function createDeliveryBilling(deps: {
+  db: Kysely<DB>;
+  clock: Clock;
+  ledger: LedgerService;
+  termsOf: (orgId: string, conn?: Kysely<DB>) => Promise<ContractTerms>;
+}) {
   const { db, clock, ledger, termsOf } = deps;
   const deliveryKey = (k: string) => `delivery:${k}`;
   const fileMatchKey = (runId: string) => `file-match:${runId}`;
@@ -116,10 +136,18 @@ export function createDeliveryBilling(deps: { db: Kysely<DB>; clock: Clock; ledg
   }
 
   /** Counts now how many of the identities hold an active license of the organization (`live`). */
-  async function evaluateLicenses(orgId: string, identities: Iterable<number | bigint | string>): Promise<LicenseEvaluation & { identityCount: number }> {
+  async function evaluateLicenses(
+    orgId: string,
+    identities: Iterable<number | bigint | string>,
+  ): Promise<LicenseEvaluation & { identityCount: number }> {
     const keys = distinctKeys(identities);
     const now = clock.now();
-    return { status: 'live', alreadyLicensedCount: await licenseStore.countActive(db, orgId, keys, now), evaluatedAt: now, identityCount: keys.length };
+    return {
+      status: 'live',
+      alreadyLicensedCount: await licenseStore.countActive(db, orgId, keys, now),
+      evaluatedAt: now,
+      identityCount: keys.length,
+    };
   }
 
   async function quote(input: DeliveryBillingInput): Promise<DeliveryQuote> {
@@ -132,18 +160,30 @@ export function createDeliveryBilling(deps: { db: Kysely<DB>; clock: Clock; ledg
     let license: DeliveryQuote['license_pricing'];
     if (input.license) {
       const l = input.license;
-      license = { status: l.status, evaluated_at: l.evaluatedAt.toISOString(), already_licensed_count: Math.min(count, Math.max(0, Math.trunc(l.alreadyLicensedCount))) };
+      license = {
+        status: l.status,
+        evaluated_at: l.evaluatedAt.toISOString(),
+        already_licensed_count: Math.min(count, Math.max(0, Math.trunc(l.alreadyLicensedCount))),
+      };
     } else if (keys) {
       const now = clock.now();
-      license = { status: 'live', evaluated_at: now.toISOString(), already_licensed_count: await licenseStore.countActive(db, input.orgId, keys, now) };
+      license = {
+        status: 'live',
+        evaluated_at: now.toISOString(),
+        already_licensed_count: await licenseStore.countActive(db, input.orgId, keys, now),
+      };
     } else {
       license = { status: 'unavailable', evaluated_at: null, already_licensed_count: null };
     }
     const billable = count - (license.already_licensed_count ?? 0);
     const estimate = license.status === 'unavailable' ? max : costs(terms, unit, billable, match);
     return {
-      cost_estimate: estimate.estimate, max_cost_estimate: max.estimate, license_pricing: license,
-      cents: { estimate: estimate.cents, max: max.cents }, identity_count: count, billable_count: license.status === 'unavailable' ? count : billable,
+      cost_estimate: estimate.estimate,
+      max_cost_estimate: max.estimate,
+      license_pricing: license,
+      cents: { estimate: estimate.cents, max: max.cents },
+      identity_count: count,
+      billable_count: license.status === 'unavailable' ? count : billable,
     };
   }
 
@@ -159,8 +199,13 @@ export function createDeliveryBilling(deps: { db: Kysely<DB>; clock: Clock; ledg
     async reserve(input: DeliveryBillingInput & { idempotencyKey: string }): Promise<Reservation> {
       const q = await quote({ ...input, license: undefined });
       return ledger.reserveCents({
-        orgId: input.orgId, kind: `audience_delivery.${input.audienceSubtype}`, unitPriceCents: 0, ceilingQuantity: q.billable_count,
-        ceilingCents: input.ceilingCents === undefined ? q.cents.estimate : Math.min(q.cents.estimate, input.ceilingCents), fingerprint: input.idempotencyKey, idempotencyKey: deliveryKey(input.idempotencyKey),
+        orgId: input.orgId,
+        kind: `audience_delivery.${input.audienceSubtype}`,
+        unitPriceCents: 0,
+        ceilingQuantity: q.billable_count,
+        ceilingCents: input.ceilingCents === undefined ? q.cents.estimate : Math.min(q.cents.estimate, input.ceilingCents),
+        fingerprint: input.idempotencyKey,
+        idempotencyKey: deliveryKey(input.idempotencyKey),
         details: { destination: input.destination, fields: input.fields },
       });
     },
@@ -171,18 +216,44 @@ export function createDeliveryBilling(deps: { db: Kysely<DB>; clock: Clock; ledg
       const kind = `audience_delivery.${input.audienceSubtype}`;
       const now = clock.now();
       const previous = (id: string, row: { amount_cents: number; details: string | null }): DeliveryCharge => {
-        const d = row.details ? JSON.parse(row.details) as { billable_count?: number; already_licensed_count?: number; match_cents?: number } : {};
-        return { charged: false, ledger_id: id, cents: row.amount_cents + (d.match_cents ?? 0), amount: centsToUsd(row.amount_cents + (d.match_cents ?? 0)), billable_count: d.billable_count ?? 0, already_licensed_count: d.already_licensed_count ?? 0, match_cents: d.match_cents ?? 0 };
+        const d = row.details
+          ? (JSON.parse(row.details) as { billable_count?: number; already_licensed_count?: number; match_cents?: number })
+          : {};
+        return {
+          charged: false,
+          ledger_id: id,
+          cents: row.amount_cents + (d.match_cents ?? 0),
+          amount: centsToUsd(row.amount_cents + (d.match_cents ?? 0)),
+          billable_count: d.billable_count ?? 0,
+          already_licensed_count: d.already_licensed_count ?? 0,
+          match_cents: d.match_cents ?? 0,
+        };
       };
       let row = await ledgerStore.byKey(trx, input.orgId, key);
       if (!row) {
-        await ledgerStore.insertOnce(trx, { id: newId('use'), org_id: input.orgId, kind, quantity: 0, unit_price_cents: 0, amount_cents: 0, status: 'reserved', request_fingerprint: input.idempotencyKey, created_at: now, idempotency_key: key });
+        await ledgerStore.insertOnce(trx, {
+          id: newId('use'),
+          org_id: input.orgId,
+          kind,
+          quantity: 0,
+          unit_price_cents: 0,
+          amount_cents: 0,
+          status: 'reserved',
+          request_fingerprint: input.idempotencyKey,
+          created_at: now,
+          idempotency_key: key,
+        });
         row = (await ledgerStore.byKey(trx, input.orgId, key))!;
       }
       if (row.status === 'released') throw new Error(`delivery reservation ${row.id} was released; reserve again under a new key`);
       // Claim the row: a racing charge under the same key waits here and then finds it settled.
-      const claimed = await trx.updateTable('usage_ledger').set({ status: 'settled', settled_at: now })
-        .where('org_id', '=', input.orgId).where('id', '=', row.id).where('status', '=', 'reserved').executeTakeFirst();
+      const claimed = await trx
+        .updateTable('usage_ledger')
+        .set({ status: 'settled', settled_at: now })
+        .where('org_id', '=', input.orgId)
+        .where('id', '=', row.id)
+        .where('status', '=', 'reserved')
+        .executeTakeFirst();
       if (Number(claimed.numUpdatedRows) !== 1) {
         const settled = (await ledgerStore.byId(trx, input.orgId, row.id))!;
         return previous(settled.id, settled);
@@ -197,9 +268,18 @@ export function createDeliveryBilling(deps: { db: Kysely<DB>; clock: Clock; ledg
         const m = await matchCents(trx, terms, input);
         const id = newId('use');
         const first = await ledgerStore.insertOnce(trx, {
-          id, org_id: input.orgId, kind: 'match.file', quantity: input.fileMatch.matchedCount, unit_price_cents: terms.usage_rates.match.file,
-          amount_cents: m, status: 'settled', request_fingerprint: input.idempotencyKey, created_at: now, settled_at: now,
-          idempotency_key: fileMatchKey(input.fileMatch.runId), details: JSON.stringify({ run_id: input.fileMatch.runId }),
+          id,
+          org_id: input.orgId,
+          kind: 'match.file',
+          quantity: input.fileMatch.matchedCount,
+          unit_price_cents: terms.usage_rates.match.file,
+          amount_cents: m,
+          status: 'settled',
+          request_fingerprint: input.idempotencyKey,
+          created_at: now,
+          settled_at: now,
+          idempotency_key: fileMatchKey(input.fileMatch.runId),
+          details: JSON.stringify({ run_id: input.fileMatch.runId }),
         });
         if (first) {
           match = m;
@@ -210,14 +290,35 @@ export function createDeliveryBilling(deps: { db: Kysely<DB>; clock: Clock; ledg
       // that estimate, is never cut). Every identity is licensed all the same.
       const cents = input.ceilingCents === undefined ? exact : Math.max(0, Math.min(exact, input.ceilingCents - match));
       const details = {
-        destination: input.destination, fields: input.fields, identity_count: keys.length, billable_count: billable, already_licensed_count: keys.length - billable, match_cents: match,
+        destination: input.destination,
+        fields: input.fields,
+        identity_count: keys.length,
+        billable_count: billable,
+        already_licensed_count: keys.length - billable,
+        match_cents: match,
         ...(cents < exact ? { uncapped_cents: exact } : {}),
       };
-      await trx.updateTable('usage_ledger').set({
-        quantity: billable, unit_price_cents: unit.base + unit.destination + unit.field, amount_cents: cents, details: JSON.stringify(details),
-      }).where('org_id', '=', input.orgId).where('id', '=', row.id).execute();
+      await trx
+        .updateTable('usage_ledger')
+        .set({
+          quantity: billable,
+          unit_price_cents: unit.base + unit.destination + unit.field,
+          amount_cents: cents,
+          details: JSON.stringify(details),
+        })
+        .where('org_id', '=', input.orgId)
+        .where('id', '=', row.id)
+        .execute();
       await ledger.cover(trx, input.orgId, row.id, kind, cents);
-      return { charged: true, ledger_id: row.id, cents: cents + match, amount: centsToUsd(cents + match), billable_count: billable, already_licensed_count: keys.length - billable, match_cents: match };
+      return {
+        charged: true,
+        ledger_id: row.id,
+        cents: cents + match,
+        amount: centsToUsd(cents + match),
+        billable_count: billable,
+        already_licensed_count: keys.length - billable,
+        match_cents: match,
+      };
     },
 
     /** Releases a delivery reservation (nothing charged). Never throws. */

@@ -63,8 +63,12 @@ export const licenseStore = {
   },
 
   async countForOrg(db: Kysely<DB>, orgId: string, at: Date): Promise<number> {
-    const r = await db.selectFrom('identity_licenses').select((eb) => eb.fn.countAll<string | number>().as('n'))
-      .where('org_id', '=', orgId).where('expires_at', '>', at).executeTakeFirst();
+    const r = await db
+      .selectFrom('identity_licenses')
+      .select((eb) => eb.fn.countAll<string | number>().as('n'))
+      .where('org_id', '=', orgId)
+      .where('expires_at', '>', at)
+      .executeTakeFirst();
     return Number(r?.n ?? 0);
   },
 };

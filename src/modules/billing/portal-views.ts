@@ -2,7 +2,8 @@
 import { centsToUsd } from './rates.ts';
 import type { PortalView } from './portal.ts';
 
-const esc = (v: unknown): string => String(v ?? '').replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+const esc = (v: unknown): string =>
+  String(v ?? '').replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 
 function layout(title: string, body: string): string {
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
@@ -16,14 +17,21 @@ button{margin-top:1.2rem;padding:.55rem 1.2rem;font-size:1rem;border-radius:6px;
 
 function history(view: PortalView): string {
   if (view.history.length === 0) return '<p>No payments yet.</p>';
-  return `<table><tr><th>Date</th><th>Amount</th><th>Status</th></tr>${view.history.map((h) =>
-    `<tr><td>${esc(h.created_at.slice(0, 10))}</td><td>$${esc(centsToUsd(h.amount_cents).toFixed(2))}</td><td>${esc(h.status)}${h.error_code ? ` (${esc(h.error_code)})` : ''}</td></tr>`).join('')}</table>`;
+  return `<table><tr><th>Date</th><th>Amount</th><th>Status</th></tr>${view.history
+    .map(
+      (h) =>
+        `<tr><td>${esc(h.created_at.slice(0, 10))}</td><td>$${esc(centsToUsd(h.amount_cents).toFixed(2))}</td><td>${esc(h.status)}${h.error_code ? ` (${esc(h.error_code)})` : ''}</td></tr>`,
+    )
+    .join('')}</table>`;
 }
 
 export function portalPage(action: string, view: PortalView, error?: string): string {
   const a = view.billing_address;
-  const field = (name: string, label: string, value = '', extra = '') => `<label for="${name}">${label}</label><input id="${name}" name="${name}" value="${esc(value)}" ${extra}>`;
-  return layout('Payment method', `<h1>Payment method</h1>
+  const field = (name: string, label: string, value = '', extra = '') =>
+    `<label for="${name}">${label}</label><input id="${name}" name="${name}" value="${esc(value)}" ${extra}>`;
+  return layout(
+    'Payment method',
+    `<h1>Payment method</h1>
 ${error ? `<p class="error">${esc(error)}</p>` : ''}
 <p>Current card: <strong>${esc(view.payment_method ?? 'none')}</strong></p>
 <form method="post" action="${esc(action)}">
@@ -36,14 +44,21 @@ ${field('postal_code', 'ZIP / postal code', a?.postal_code ?? '', 'required')}
 ${field('country', 'Country', a?.country ?? 'US')}
 <button type="submit">Save payment method</button></form>
 <h2>Collection history</h2>${history(view)}
-<p><a href="${esc(view.return_url)}">Back</a></p>`);
+<p><a href="${esc(view.return_url)}">Back</a></p>`,
+  );
 }
 
 export function portalDone(view: PortalView): string {
-  return layout('Payment method saved', `<h1>Payment method saved</h1><p>${esc(view.payment_method)} will be charged for recharges.</p>
-<h2>Collection history</h2>${history(view)}<p><a href="${esc(view.return_url)}">Back</a></p>`);
+  return layout(
+    'Payment method saved',
+    `<h1>Payment method saved</h1><p>${esc(view.payment_method)} will be charged for recharges.</p>
+<h2>Collection history</h2>${history(view)}<p><a href="${esc(view.return_url)}">Back</a></p>`,
+  );
 }
 
 export function portalGone(): string {
-  return layout('This link is no longer valid', '<h1>This link is no longer valid</h1><p>Portal links work once and for 15 minutes. Ask for a new link from your dashboard or with POST /v1/account/payment-method/portal.</p>');
+  return layout(
+    'This link is no longer valid',
+    '<h1>This link is no longer valid</h1><p>Portal links work once and for 15 minutes. Ask for a new link from your dashboard or with POST /v1/account/payment-method/portal.</p>',
+  );
 }

@@ -34,10 +34,19 @@ export interface Reservation {
 }
 
 export function insufficientBalance(neededCents: number, availableCents: number): DomainError {
-  return new DomainError('BILLING_INSUFFICIENT_BALANCE', `The prepaid balance cannot cover this request: $${centsToUsd(neededCents)} is needed, $${centsToUsd(Math.max(0, availableCents))} is available.`, {
-    nextStep: 'Add credit (enable auto-recharge with PUT /v1/account/auto-recharge, or ask your account manager) and send the request again.',
-    details: { amount_needed: centsToUsd(neededCents - Math.max(0, availableCents)), required_amount: centsToUsd(neededCents), available_balance: centsToUsd(Math.max(0, availableCents)) },
-  });
+  return new DomainError(
+    'BILLING_INSUFFICIENT_BALANCE',
+    `The prepaid balance cannot cover this request: $${centsToUsd(neededCents)} is needed, $${centsToUsd(Math.max(0, availableCents))} is available.`,
+    {
+      nextStep:
+        'Add credit (enable auto-recharge with PUT /v1/account/auto-recharge, or ask your account manager) and send the request again.',
+      details: {
+        amount_needed: centsToUsd(neededCents - Math.max(0, availableCents)),
+        required_amount: centsToUsd(neededCents),
+        available_balance: centsToUsd(Math.max(0, availableCents)),
+      },
+    },
+  );
 }
 
 export function createLedgerService(deps: { db: Kysely<DB>; clock: Clock; rates: RateTable }) {
@@ -66,12 +75,28 @@ export function createLedgerService(deps: { db: Kysely<DB>; clock: Clock; rates:
    * two racing reservations cannot both spend the same balance). With `idempotencyKey`, a second
    * reservation under the key returns the first.
    */
-  async function reserveCents(input: { orgId: string; kind: string; unitPriceCents: number; ceilingQuantity: number; ceilingCents: number; fingerprint: string; idempotencyKey?: string; details?: object }): Promise<Reservation> {
+  async function reserveCents(input: {
+    orgId: string;
+    kind: string;
+    unitPriceCents: number;
+    ceilingQuantity: number;
+    ceilingCents: number;
+    fingerprint: string;
+    idempotencyKey?: string;
+    details?: object;
+  }): Promise<Reservation> {
     return db.transaction().execute(async (trx) => {
       if (input.idempotencyKey) {
         const existing = await ledgerStore.byKey(trx, input.orgId, input.idempotencyKey);
         if (existing) {
-          return { id: existing.id, orgId: input.orgId, kind: existing.kind, unitPriceCents: existing.unit_price_cents, ceilingQuantity: existing.quantity, ceilingCents: existing.amount_cents };
+          return {
+            id: existing.id,
+            orgId: input.orgId,
+            kind: existing.kind,
+            unitPriceCents: existing.unit_price_cents,
+            ceilingQuantity: existing.quantity,
+            ceilingCents: existing.amount_cents,
+          };
         }
       }
       const payer = await payerOf(trx, input.orgId, true);
@@ -81,11 +106,26 @@ export function createLedgerService(deps: { db: Kysely<DB>; clock: Clock; rates:
       }
       const id = newId('use');
       await ledgerStore.insert(trx, {
-        id, org_id: input.orgId, kind: input.kind, quantity: input.ceilingQuantity, unit_price_cents: input.unitPriceCents, amount_cents: input.ceilingCents,
-        status: 'reserved', request_fingerprint: input.fingerprint, created_at: clock.now(), idempotency_key: input.idempotencyKey ?? null,
+        id,
+        org_id: input.orgId,
+        kind: input.kind,
+        quantity: input.ceilingQuantity,
+        unit_price_cents: input.unitPriceCents,
+        amount_cents: input.ceilingCents,
+        status: 'reserved',
+        request_fingerprint: input.fingerprint,
+        created_at: clock.now(),
+        idempotency_key: input.idempotencyKey ?? null,
         details: input.details ? JSON.stringify(input.details) : null,
       });
-      return { id, orgId: input.orgId, kind: input.kind, unitPriceCents: input.unitPriceCents, ceilingQuantity: input.ceilingQuantity, ceilingCents: input.ceilingCents };
+      return {
+        id,
+        orgId: input.orgId,
+        kind: input.kind,
+        unitPriceCents: input.unitPriceCents,
+        ceilingQuantity: input.ceilingQuantity,
+        ceilingCents: input.ceilingCents,
+      };
     });
   }
 
@@ -104,9 +144,22 @@ export function createLedgerService(deps: { db: Kysely<DB>; clock: Clock; rates:
     cover,
     unitPrice: (kind: UsageKind, tier: string | null) => unitPriceCents(rates, kind, tier),
 
-    async reserve(input: { orgId: string; tier: string | null; kind: UsageKind; ceilingQuantity: number; fingerprint: string }): Promise<Reservation> {
+    async reserve(input: {
+      orgId: string;
+      tier: string | null;
+      kind: UsageKind;
+      ceilingQuantity: number;
+      fingerprint: string;
+    }): Promise<Reservation> {
       const unit = unitPriceCents(rates, input.kind, input.tier);
-      return reserveCents({ orgId: input.orgId, kind: input.kind, unitPriceCents: unit, ceilingQuantity: input.ceilingQuantity, ceilingCents: unit * input.ceilingQuantity, fingerprint: input.fingerprint });
+      return reserveCents({
+        orgId: input.orgId,
+        kind: input.kind,
+        unitPriceCents: unit,
+        ceilingQuantity: input.ceilingQuantity,
+        ceilingCents: unit * input.ceilingQuantity,
+        fingerprint: input.fingerprint,
+      });
     },
 
     /**

@@ -14,13 +14,20 @@ export type NewLedgerRow = Omit<LedgerRow, 'settled_at' | 'idempotency_key' | 'c
 
 export const ledgerStore = {
   async insert(db: Kysely<DB>, row: NewLedgerRow): Promise<void> {
-    await db.insertInto('usage_ledger').values({ settled_at: null, idempotency_key: null, covered_cents: 0, details: null, ...row }).execute();
+    await db
+      .insertInto('usage_ledger')
+      .values({ settled_at: null, idempotency_key: null, covered_cents: 0, details: null, ...row })
+      .execute();
   },
 
   /** Inserts unless the key was used; true when this call inserted (the caller charges), false when it was there. */
   async insertOnce(db: Kysely<DB>, row: NewLedgerRow & { idempotency_key: string }): Promise<boolean> {
-    const r = await db.insertInto('usage_ledger').values({ settled_at: null, covered_cents: 0, details: null, ...row })
-      .onConflict((oc) => oc.columns(['org_id', 'idempotency_key']).doNothing()).returning('id').execute();
+    const r = await db
+      .insertInto('usage_ledger')
+      .values({ settled_at: null, covered_cents: 0, details: null, ...row })
+      .onConflict((oc) => oc.columns(['org_id', 'idempotency_key']).doNothing())
+      .returning('id')
+      .execute();
     return r.length === 1;
   },
 
@@ -31,10 +38,21 @@ export const ledgerStore = {
     db.selectFrom('usage_ledger').selectAll().where('org_id', '=', orgId).where('id', '=', id).executeTakeFirst(),
 
   /** Moves a reserved row to its final state; false when it was not reserved any more (no double settle). */
-  async finish(db: Kysely<DB>, orgId: string, id: string, patch: { status: Exclude<LedgerStatus, 'reserved'>; quantity: number; amount_cents: number; at: Date; details?: string | null }): Promise<boolean> {
+  async finish(
+    db: Kysely<DB>,
+    orgId: string,
+    id: string,
+    patch: { status: Exclude<LedgerStatus, 'reserved'>; quantity: number; amount_cents: number; at: Date; details?: string | null },
+  ): Promise<boolean> {
     const r = await db
       .updateTable('usage_ledger')
-      .set({ status: patch.status, quantity: patch.quantity, amount_cents: patch.amount_cents, settled_at: patch.at, ...(patch.details !== undefined ? { details: patch.details } : {}) })
+      .set({
+        status: patch.status,
+        quantity: patch.quantity,
+        amount_cents: patch.amount_cents,
+        settled_at: patch.at,
+        ...(patch.details !== undefined ? { details: patch.details } : {}),
+      })
       .where('org_id', '=', orgId)
       .where('id', '=', id)
       .where('status', '=', 'reserved')
@@ -47,8 +65,12 @@ export const ledgerStore = {
 
   /** Cents held by reservations not yet settled or released. */
   async reservedCents(db: Kysely<DB>, orgId: string): Promise<number> {
-    const r = await db.selectFrom('usage_ledger').select((eb) => eb.fn.sum<string | number | null>('amount_cents').as('c'))
-      .where('org_id', '=', orgId).where('status', '=', 'reserved').executeTakeFirst();
+    const r = await db
+      .selectFrom('usage_ledger')
+      .select((eb) => eb.fn.sum<string | number | null>('amount_cents').as('c'))
+      .where('org_id', '=', orgId)
+      .where('status', '=', 'reserved')
+      .executeTakeFirst();
     return Number(r?.c ?? 0);
   },
 

@@ -48,7 +48,11 @@ export function defaultTerms(rates: RateTable, tier: Tier, cadence: Cadence = 'm
   const r = TIER_RATES[tier];
   const c = COMMITMENT[tier];
   return {
-    tier, cadence, commitment_term_months: c.months, commitment_amount_cents: c.cents, usage_discount_bps: c.discountBps,
+    tier,
+    cadence,
+    commitment_term_months: c.months,
+    commitment_amount_cents: c.cents,
+    usage_discount_bps: c.discountBps,
     usage_rates: {
       match: { microbatch: rates['match.microbatch'][tier], file: r.file },
       audience_delivery: { ...r.delivery },

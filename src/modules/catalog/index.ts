@@ -24,6 +24,13 @@ export function createCatalogModule(deps: {
 
 export { CATALOG_FIELDS } from '../../graph/person-fields.ts';
 export { CATALOG_TEMPLATES } from './templates.ts';
-export { CatalogUnavailableError, catalogUnavailable, isGroupable, warehouseCauseOf, type Catalog, type CatalogService } from './service.ts';
+export {
+  CatalogUnavailableError,
+  catalogUnavailable,
+  isGroupable,
+  warehouseCauseOf,
+  type Catalog,
+  type CatalogService,
+} from './service.ts';
 export type { DataReleaseService, DataReleaseView } from './data-release.ts';
 export { noReleaseError, releaseMissingError, toClientError, withWarehouse } from './warehouse-errors.ts';

@@ -41,7 +41,9 @@ export const CatalogResponseSchema = Type.Object({
 
 export const DataReleaseSchema = Type.Object(
   {
-    current_release_major: Type.Integer({ description: 'Full-warehouse-rebuild version; a delivered identity whose stored major equals it is unchanged since delivery' }),
+    current_release_major: Type.Integer({
+      description: 'Full-warehouse-rebuild version; a delivered identity whose stored major equals it is unchanged since delivery',
+    }),
     current_release_minor: Type.Integer({ description: 'Incremental version' }),
     as_of: DateTime('When this cached snapshot was taken; it refreshes about every 15 minutes'),
   },

@@ -38,7 +38,11 @@ export function catalogUnavailable(cause?: unknown): DomainError {
   });
 }
 
-export function createCatalogService(deps: { warehouse: WarehouseReader; fields: readonly CatalogField[]; templates: readonly CatalogTemplate[] }) {
+export function createCatalogService(deps: {
+  warehouse: WarehouseReader;
+  fields: readonly CatalogField[];
+  templates: readonly CatalogTemplate[];
+}) {
   const { warehouse, fields, templates } = deps;
   let verified: { file: string; catalog: Catalog } | null = null;
 
@@ -57,7 +61,9 @@ export function createCatalogService(deps: { warehouse: WarehouseReader; fields:
     // written before that table existed fails here, typed, until a new release is made.
     const notDiscoverable = fields.filter((f) => !f.pii && !discovery.has(f.storage.column)).map((f) => f.name);
     if (notDiscoverable.length > 0 || !discovery.has('breakdown_key')) {
-      throw new CatalogUnavailableError(`release ${release.file} has no complete ${DISCOVERY_TABLE} table; make a new release (ads graph release --minor)`);
+      throw new CatalogUnavailableError(
+        `release ${release.file} has no complete ${DISCOVERY_TABLE} table; make a new release (ads graph release --minor)`,
+      );
     }
     return { fields, templates, release };
   }

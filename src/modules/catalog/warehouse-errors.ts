@@ -25,7 +25,10 @@ export function releaseMissingError(cause?: unknown): DomainError {
 /** Maps a warehouse failure to a client-safe domain error; returns other errors unchanged. */
 export function toClientError(err: unknown): unknown {
   if (err instanceof WarehouseTimeoutError) {
-    return CommonErrors.queryTimeout(err.timeoutMs, { cause: err, nextStep: 'Narrow the filters (fewer conditions, fewer OR groups) or drop group_by, then ask again.' });
+    return CommonErrors.queryTimeout(err.timeoutMs, {
+      cause: err,
+      nextStep: 'Narrow the filters (fewer conditions, fewer OR groups) or drop group_by, then ask again.',
+    });
   }
   if (err instanceof WarehouseUnavailableError) return err.kind === 'no_release' ? noReleaseError(err) : releaseMissingError(err);
   return err;

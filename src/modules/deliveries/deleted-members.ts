@@ -12,7 +12,9 @@ import type { DeliveryRow } from './store.ts';
 
 /** The included segments a delivery's rows come from (rows older than snapshots name their matched segment only). */
 function sourceSegmentIds(row: Pick<DeliveryRow, 'snapshot' | 'matched_segment_id'>): string[] {
-  const pinned = row.snapshot ? (JSON.parse(row.snapshot) as DeliverySnapshot).segments.filter((s) => s.role === 'include').map((s) => s.segment_id) : [];
+  const pinned = row.snapshot
+    ? (JSON.parse(row.snapshot) as DeliverySnapshot).segments.filter((s) => s.role === 'include').map((s) => s.segment_id)
+    : [];
   return [...new Set([...pinned, ...(row.matched_segment_id ? [row.matched_segment_id] : [])])];
 }
 

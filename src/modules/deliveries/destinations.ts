@@ -33,13 +33,22 @@ export function destinationDomainError(error: unknown): unknown {
     case 'DESTINATION_UNREACHABLE':
     case 'DESTINATION_AUTH_FAILED':
     case 'DESTINATION_WRITE_FAILED':
-      return new DomainError(e.code, e.message ?? e.code, { nextStep: 'Check the destination (POST /v1/delivery-destinations/{id}/test) and try again.' });
+      return new DomainError(e.code, e.message ?? e.code, {
+        nextStep: 'Check the destination (POST /v1/delivery-destinations/{id}/test) and try again.',
+      });
     default:
       return error;
   }
 }
 
-export function createDestinationService(deps: { db: Kysely<DB>; clock: Clock; keys: Pick<ServerKeys, 'secret'>; registry: DestinationRegistry; net: () => NetOptions; policy: OutboundPolicy }) {
+export function createDestinationService(deps: {
+  db: Kysely<DB>;
+  clock: Clock;
+  keys: Pick<ServerKeys, 'secret'>;
+  registry: DestinationRegistry;
+  net: () => NetOptions;
+  policy: OutboundPolicy;
+}) {
   const { db, clock, registry } = deps;
   const sealKey = cachedDerivedKey((name) => deps.keys.secret(name), KEY_NAME, 'delivery-destination-secrets/v1');
   const aad = (row: { org_id: string; id: string }) => `delivery_destinations:${row.org_id}:${row.id}`;
@@ -53,14 +62,19 @@ export function createDestinationService(deps: { db: Kysely<DB>; clock: Clock; k
   }
 
   const present = (row: DestinationRow): DestinationDoc => ({
-    id: row.id, kind: row.kind as DestinationDoc['kind'], name: row.name, config: JSON.parse(row.config) as Record<string, unknown>, created_at: row.created_at,
+    id: row.id,
+    kind: row.kind as DestinationDoc['kind'],
+    name: row.name,
+    config: JSON.parse(row.config) as Record<string, unknown>,
+    created_at: row.created_at,
   });
 
   const kindOf = (kind: string) => registry.get(kind)!;
 
   async function find(orgId: string, id: string): Promise<DestinationRow> {
     const row = await destinationStore.find(db, orgId, id);
-    if (!row) throw new DomainError('DESTINATION_NOT_FOUND', `No destination ${id}.`, { nextStep: 'GET /v1/delivery-destinations lists them.' });
+    if (!row)
+      throw new DomainError('DESTINATION_NOT_FOUND', `No destination ${id}.`, { nextStep: 'GET /v1/delivery-destinations lists them.' });
     return row;
   }
 
@@ -86,7 +100,15 @@ export function createDestinationService(deps: { db: Kysely<DB>; clock: Clock; k
       } catch (error) {
         throw destinationDomainError(error);
       }
-      const row = { id: newId('dst'), org_id: orgId, kind: input.kind, name: input.name, config: JSON.stringify(config), created_at: clock.now(), deleted_at: null };
+      const row = {
+        id: newId('dst'),
+        org_id: orgId,
+        kind: input.kind,
+        name: input.name,
+        config: JSON.stringify(config),
+        created_at: clock.now(),
+        deleted_at: null,
+      };
       await destinationStore.insert(db, { ...row, secrets_sealed: await seal(row, input.secrets) });
       return present({ ...row, secrets_sealed: '' });
     },

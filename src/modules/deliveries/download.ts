@@ -14,12 +14,24 @@ import type { DeletedSourceCheck } from './deleted-members.ts';
 import { downloadPath, partsOf } from './present.ts';
 import { deliveryStore } from './store.ts';
 
-export type DownloadHandler = (params: { org: string; did: string; part: string }, query: { expires?: string; signature?: string }) => Promise<FileBody>;
+export type DownloadHandler = (
+  params: { org: string; did: string; part: string },
+  query: { expires?: string; signature?: string },
+) => Promise<FileBody>;
 
-const CONTENT_TYPES: Record<string, string> = { csv: 'text/csv', json: 'application/x-ndjson', jsonl: 'application/x-ndjson', avro: 'application/avro' };
+const CONTENT_TYPES: Record<string, string> = {
+  csv: 'text/csv',
+  json: 'application/x-ndjson',
+  jsonl: 'application/x-ndjson',
+  avro: 'application/avro',
+};
 
 export function createDownloadHandler(deps: {
-  db: Kysely<DB>; clock: Clock; objects: ObjectStore; signer: () => Promise<UrlSigner>; sourceDeleted: DeletedSourceCheck;
+  db: Kysely<DB>;
+  clock: Clock;
+  objects: ObjectStore;
+  signer: () => Promise<UrlSigner>;
+  sourceDeleted: DeletedSourceCheck;
 }): DownloadHandler {
   return async (params, query) => {
     const signer = await deps.signer();
@@ -29,7 +41,8 @@ export function createDownloadHandler(deps: {
       if (!isDomainError(error)) throw error;
       if (error.code === 'UPLOAD_URL_EXPIRED') {
         throw new DomainError('DOWNLOAD_URL_EXPIRED', 'The download URL has expired.', {
-          details: error.details, nextStep: 'GET /v1/audiences/{id}/deliveries/{delivery_id} returns fresh download URLs (valid 24 hours).',
+          details: error.details,
+          nextStep: 'GET /v1/audiences/{id}/deliveries/{delivery_id} returns fresh download URLs (valid 24 hours).',
         });
       }
       throw new DomainError('DOWNLOAD_URL_INVALID', 'The download URL is not valid (tampered, truncated or for another part).', {
@@ -37,9 +50,11 @@ export function createDownloadHandler(deps: {
       });
     }
     const row = await deliveryStore.find(deps.db, params.org, params.did);
-    const part = row && row.status === 'completed' && row.destination === 'download' ? partsOf(row).find((p) => p.name === params.part) : undefined;
+    const part =
+      row && row.status === 'completed' && row.destination === 'download' ? partsOf(row).find((p) => p.name === params.part) : undefined;
     const file = part ? deps.objects.pathOf(part.location) : null;
-    if (!part || !file || !fs.existsSync(file)) throw new DomainError('DOWNLOAD_GONE', 'The delivered file is no longer available.', { nextStep: 'Request the delivery again.' });
+    if (!part || !file || !fs.existsSync(file))
+      throw new DomainError('DOWNLOAD_GONE', 'The delivered file is no longer available.', { nextStep: 'Request the delivery again.' });
     // A signed URL outlives nothing: once a segment the rows came from is deleted, they are not served.
     if (await deps.sourceDeleted(row!)) {
       throw new DomainError('DOWNLOAD_GONE', 'A segment this delivery was made from has been deleted; its files are no longer served.', {
@@ -48,7 +63,9 @@ export function createDownloadHandler(deps: {
     }
     const ext = part.name.replace(/\.gz$/, '').split('.').pop() ?? '';
     return fileBody({
-      path: file, fileName: part.name, bytes: fs.statSync(file).size,
+      path: file,
+      fileName: part.name,
+      bytes: fs.statSync(file).size,
       contentType: part.name.endsWith('.gz') ? 'application/gzip' : (CONTENT_TYPES[ext] ?? 'application/octet-stream'),
     });
   };

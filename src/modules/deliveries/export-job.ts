@@ -53,17 +53,27 @@ export interface ExportJobDeps {
 
 /** A failure a retry cannot fix: fail the delivery at once. */
 class FinalFailure extends Error {
-  constructor(readonly code: string, message: string) {
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
     super(message);
   }
 }
 
-const FINAL_CODES = new Set(['INVALID_DESTINATION_CONFIG', 'DESTINATION_BLOCKED', 'DESTINATION_AUTH_FAILED', 'DESTINATION_WRITE_FAILED', 'DESTINATION_NOT_FOUND']);
+const FINAL_CODES = new Set([
+  'INVALID_DESTINATION_CONFIG',
+  'DESTINATION_BLOCKED',
+  'DESTINATION_AUTH_FAILED',
+  'DESTINATION_WRITE_FAILED',
+  'DESTINATION_NOT_FOUND',
+]);
 
 function failureOf(error: unknown): { code: string; reason: string; final: boolean } {
   if (error instanceof FinalFailure) return { code: error.code, reason: error.message, final: true };
   const mapped = destinationDomainError(error);
-  if (isDomainError(mapped)) return { code: mapped.code, reason: mapped.message, final: FINAL_CODES.has(mapped.code) || !mapped.code.startsWith('DESTINATION_') };
+  if (isDomainError(mapped))
+    return { code: mapped.code, reason: mapped.message, final: FINAL_CODES.has(mapped.code) || !mapped.code.startsWith('DESTINATION_') };
   if (error instanceof ExportRequestError) return { code: 'EXPORT_FAILED', reason: error.message, final: true };
   return { code: 'EXPORT_FAILED', reason: (error as Error)?.message ?? String(error), final: false };
 }
@@ -77,7 +87,10 @@ export function createExportJob(deps: ExportJobDeps) {
       const snapshot = JSON.parse(row.snapshot) as DeliverySnapshot;
       const release = deps.currentRelease();
       if (release.major !== row.release_major || release.minor !== row.release_minor) {
-        throw new FinalFailure('DATA_RELEASE_CHANGED', `The data release changed from ${row.release_major}.${row.release_minor} to ${release.major}.${release.minor} after the delivery was accepted; request a new delivery.`);
+        throw new FinalFailure(
+          'DATA_RELEASE_CHANGED',
+          `The data release changed from ${row.release_major}.${row.release_minor} to ${release.major}.${release.minor} after the delivery was accepted; request a new delivery.`,
+        );
       }
       return deps.requests.fromSnapshot(snapshot, row.content_key ?? '');
     }
@@ -88,14 +101,20 @@ export function createExportJob(deps: ExportJobDeps) {
       include_unmatched: row.include_unmatched,
     });
     if (r.contentKey !== row.content_key) {
-      throw new FinalFailure('AUDIENCE_CHANGED', 'The audience was refreshed or the data release changed after the delivery was accepted; request a new delivery.');
+      throw new FinalFailure(
+        'AUDIENCE_CHANGED',
+        'The audience was refreshed or the data release changed after the delivery was accepted; request a new delivery.',
+      );
     }
     return r;
   }
 
   async function run(row: DeliveryRow) {
     if (await deps.sourceDeleted(row)) {
-      throw new FinalFailure('SEGMENT_DELETED', 'A segment of the audience was deleted after the delivery was accepted; nothing was exported or charged.');
+      throw new FinalFailure(
+        'SEGMENT_DELETED',
+        'A segment of the audience was deleted after the delivery was accepted; nothing was exported or charged.',
+      );
     }
     const r = await requestOf(row);
     const outputDir = path.join(deps.dataDir, 'exports', row.id);
@@ -103,12 +122,18 @@ export function createExportJob(deps: ExportJobDeps) {
       const ids = await deps.personIds(row.org_id);
       const renderedRows = await deps.renderedRows?.();
       const result = await exportRows({
-        warehouse: deps.warehouse, members: r.members, fields: r.fields.map(exportFieldOf),
+        warehouse: deps.warehouse,
+        members: r.members,
+        fields: r.fields.map(exportFieldOf),
         personIds: { orgId: row.org_id, orgClientCode: ids.orgClientCode, secret: ids.secret },
         // Each matched row's level picks its id; each list member's bases, the fields it may carry (decision 051).
-        ...(r.matched?.run.rowsPath ? { matched: { path: r.matched.run.rowsPath, includeUnmatched: row.include_unmatched, levels: MATCH_RESULT_LEVELS } } : {}),
+        ...(r.matched?.run.rowsPath
+          ? { matched: { path: r.matched.run.rowsPath, includeUnmatched: row.include_unmatched, levels: MATCH_RESULT_LEVELS } }
+          : {}),
         ...(r.memberBases ? { memberBases: r.memberBases } : {}),
-        format: row.output_format as 'csv', compression: row.output_compression as 'none', outputDir,
+        format: row.output_format as 'csv',
+        compression: row.output_compression as 'none',
+        outputDir,
         ...(renderedRows ? { renderedRows } : {}),
       });
       const target = { orgId: row.org_id, deliveryId: row.id };
@@ -119,7 +144,12 @@ export function createExportJob(deps: ExportJobDeps) {
         const d = await deps.destinations.resolve(row.org_id, row.destination_id!);
         delivered = await d.destination.upload(result.parts, target, d.config, d.secrets, deps.net());
       }
-      const parts: StoredPart[] = delivered.map((o, i) => ({ name: o.name, location: o.location, bytes: o.bytes, rows: result.parts[i]!.rows }));
+      const parts: StoredPart[] = delivered.map((o, i) => ({
+        name: o.name,
+        location: o.location,
+        bytes: o.bytes,
+        rows: result.parts[i]!.rows,
+      }));
       // The identities the delivery licenses: the exported members (unmatched input rows are no identity).
       return { r, result, parts, identities: await deps.requests.identities(r) };
     } finally {
@@ -131,25 +161,42 @@ export function createExportJob(deps: ExportJobDeps) {
     const now = clock.now();
     await db.transaction().execute(async (trx) => {
       const moved = await deliveryStore.finish(trx, row.org_id, row.id, {
-        status: 'completed', completed_at: now, output_bytes: out.result.output_bytes, output_record_count: out.result.output_record_count,
-        parts: JSON.stringify(out.parts), expires_at: new Date(now.getTime() + DOWNLOAD_TTL_MS),
+        status: 'completed',
+        completed_at: now,
+        output_bytes: out.result.output_bytes,
+        output_record_count: out.result.output_record_count,
+        parts: JSON.stringify(out.parts),
+        expires_at: new Date(now.getTime() + DOWNLOAD_TTL_MS),
       });
       if (!moved) return;
       // One charge under the delivery's key: identities without an active license, and the file-match
       // run's aggregate usage when no delivery charged it before (billing keeps both rules), never above
       // the estimate the delivery showed (its ceiling, decision 032). A delivery a
       // partner bills (an integration run's, decision 038) held no reservation and is charged nothing.
-      const charge = row.unbilled ? { cents: 0, amount: 0, billable_count: 0 }
+      const charge = row.unbilled
+        ? { cents: 0, amount: 0, billable_count: 0 }
         : await deps.billing.chargeDelivery(trx, {
-          ...billingInput(row.org_id, out.r), identities: out.identities, idempotencyKey: row.id, ceilingCents: row.estimated_cost_cents,
-        });
+            ...billingInput(row.org_id, out.r),
+            identities: out.identities,
+            idempotencyKey: row.id,
+            ceilingCents: row.estimated_cost_cents,
+          });
       await deliveryStore.setCost(trx, row.org_id, row.id, charge.cents, charge.billable_count);
       await deps.events.emit(trx, {
-        orgId: row.org_id, type: 'delivery.completed', subject: { kind: 'delivery', id: row.id, name: out.r.audience.name },
+        orgId: row.org_id,
+        type: 'delivery.completed',
+        subject: { kind: 'delivery', id: row.id, name: out.r.audience.name },
         data: {
-          status: 'completed', delivery_id: row.id, audience_id: row.audience_id, audience_version: row.audience_version, destination: row.destination,
-          output_format: row.output_format, output_record_count: out.result.output_record_count, output_bytes: out.result.output_bytes,
-          part_count: out.parts.length, cost: charge.amount,
+          status: 'completed',
+          delivery_id: row.id,
+          audience_id: row.audience_id,
+          audience_version: row.audience_version,
+          destination: row.destination,
+          output_format: row.output_format,
+          output_record_count: out.result.output_record_count,
+          output_bytes: out.result.output_bytes,
+          part_count: out.parts.length,
+          cost: charge.amount,
           download_urls_expire_at: row.destination === 'download' ? new Date(now.getTime() + DOWNLOAD_TTL_MS).toISOString() : null,
           completed_at: now.toISOString(),
         },
@@ -164,13 +211,27 @@ export function createExportJob(deps: ExportJobDeps) {
     // so a delivery seen as failed has nothing charged.
     for (const r of JSON.parse(row.reservations) as Reservation[]) await deps.billing.releaseDelivery(r);
     await db.transaction().execute(async (trx) => {
-      const ok = await deliveryStore.finish(trx, row.org_id, row.id, { status: 'failed', content_key: null, failure_reason: reason, error_code: code });
+      const ok = await deliveryStore.finish(trx, row.org_id, row.id, {
+        status: 'failed',
+        content_key: null,
+        failure_reason: reason,
+        error_code: code,
+      });
       if (!ok) return;
       await deps.events.emit(trx, {
-        orgId: row.org_id, type: 'delivery.failed', subject: { kind: 'delivery', id: row.id, name: null },
+        orgId: row.org_id,
+        type: 'delivery.failed',
+        subject: { kind: 'delivery', id: row.id, name: null },
         data: {
-          status: 'failed', delivery_id: row.id, audience_id: row.audience_id, audience_version: row.audience_version, destination: row.destination,
-          failure_reason: reason, error_code: code, cost: 0, failed_at: now.toISOString(),
+          status: 'failed',
+          delivery_id: row.id,
+          audience_id: row.audience_id,
+          audience_version: row.audience_version,
+          destination: row.destination,
+          failure_reason: reason,
+          error_code: code,
+          cost: 0,
+          failed_at: now.toISOString(),
         },
         webhookUrl: row.webhook_url,
       });

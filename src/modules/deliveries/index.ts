@@ -79,21 +79,54 @@ export function createDeliveriesModule(deps: DeliveriesDeps) {
     createUrlSigner({ secrets: await urlKeys.keys(), publicUrl: deps.publicUrl, maxLifetimeSeconds: OBJECT_URL_MAX_SECONDS });
   const destinations = createDestinationService({ db, clock, keys: deps.keys, registry, net, policy: deps.policy });
   const requests = createRequestResolver({
-    db, clock, segments: deps.segments, catalog: deps.catalog, warehouse: deps.warehouse, statementTimeoutMs: deps.statementTimeoutMs, destinations, matchedRun: deps.matchedRun,
+    db,
+    clock,
+    segments: deps.segments,
+    catalog: deps.catalog,
+    warehouse: deps.warehouse,
+    statementTimeoutMs: deps.statementTimeoutMs,
+    destinations,
+    matchedRun: deps.matchedRun,
   });
   const pricing = deliveryPricing({
-    db, clock, billing: deps.billing, quoteNumbers: deps.quoteNumbers, liveLicenseLimit: deps.liveLicenseLimit, identities: (r) => requests.identities(r),
+    db,
+    clock,
+    billing: deps.billing,
+    quoteNumbers: deps.quoteNumbers,
+    liveLicenseLimit: deps.liveLicenseLimit,
+    identities: (r) => requests.identities(r),
   });
   const deliveries = createDeliveryService({
-    db, queue: deps.queue, clock, segments: deps.segments, requests, billing: deps.billing, pricing,
-    validateWebhookUrl: (url) => deps.events.validateWebhookUrl(url), signer: getSigner,
+    db,
+    queue: deps.queue,
+    clock,
+    segments: deps.segments,
+    requests,
+    billing: deps.billing,
+    pricing,
+    validateWebhookUrl: (url) => deps.events.validateWebhookUrl(url),
+    signer: getSigner,
   });
   const renderedRows = createRenderedRows({
-    warehouse: deps.warehouse, releaseFile: deps.releaseFile, catalog: deps.catalog, settings: deps.renderedRows, log: deps.log,
+    warehouse: deps.warehouse,
+    releaseFile: deps.releaseFile,
+    catalog: deps.catalog,
+    settings: deps.renderedRows,
+    log: deps.log,
   });
   const sourceDeleted = deletedSourceCheck(db, deps.segments);
   const exportJob = createExportJob({
-    db, clock, sourceDeleted, dataDir: deps.dataDir, requests, warehouse: deps.warehouse, registry, destinations, net, billing: deps.billing, events: deps.events,
+    db,
+    clock,
+    sourceDeleted,
+    dataDir: deps.dataDir,
+    requests,
+    warehouse: deps.warehouse,
+    registry,
+    destinations,
+    net,
+    billing: deps.billing,
+    events: deps.events,
     renderedRows: () => renderedRows.lookup(),
     currentRelease: () => deps.segments.requireRelease(),
     personIds: async (orgId) => {
@@ -113,7 +146,8 @@ export function createDeliveriesModule(deps: DeliveriesDeps) {
   }
   const rows = createRowReader({ db, objects });
   return {
-    deliveries, destinations,
+    deliveries,
+    destinations,
     /** The rows of a completed CSV download delivery (integration runs push them to a provider). */
     rows,
     /**
@@ -122,15 +156,31 @@ export function createDeliveriesModule(deps: DeliveriesDeps) {
      * and its rows to push to the provider.
      */
     activation: {
-      check: async (viewer: Viewer, audienceId: string): Promise<void> => void (await deps.segments.findVisibleAudience(viewer, audienceId)),
-      create: async (viewer: Viewer, audienceId: string, fields: string[], options: { unbilled: boolean }): Promise<string> => (await deliveries.create(viewer, audienceId, {
-        destination: 'download', field_list: fields, output_format: 'csv', output_compression: 'none',
-      }, options)).delivery.delivery_id,
+      check: async (viewer: Viewer, audienceId: string): Promise<void> =>
+        void (await deps.segments.findVisibleAudience(viewer, audienceId)),
+      create: async (viewer: Viewer, audienceId: string, fields: string[], options: { unbilled: boolean }): Promise<string> =>
+        (
+          await deliveries.create(
+            viewer,
+            audienceId,
+            {
+              destination: 'download',
+              field_list: fields,
+              output_format: 'csv',
+              output_compression: 'none',
+            },
+            options,
+          )
+        ).delivery.delivery_id,
       get: (viewer: Viewer, audienceId: string, deliveryId: string) => deliveries.get(viewer, audienceId, deliveryId),
       rows,
     },
     operations: [
-      ...deliveryOperations({ deliveries, download: createDownloadHandler({ db, clock, objects, signer: getSigner, sourceDeleted }), audienceOfMatch }),
+      ...deliveryOperations({
+        deliveries,
+        download: createDownloadHandler({ db, clock, objects, signer: getSigner, sourceDeleted }),
+        audienceOfMatch,
+      }),
       ...destinationOperations({ destinations }),
     ],
     jobDefinitions: () => [exportJob.definition],

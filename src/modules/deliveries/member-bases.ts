@@ -28,27 +28,43 @@ export interface ListLevels {
 /** The level columns of a file-match run's rows.parquet (file-match/results.ts) and of a scratch levels file. */
 export const MATCH_RESULT_LEVELS = { levelColumn: 'match_level', typeColumn: 'match_type' };
 
-const isList = (m: SegmentMembership): m is Extract<SegmentMembership, { kind: 'members' }> => m.kind === 'members' && m.subtype === 'matched';
+const isList = (m: SegmentMembership): m is Extract<SegmentMembership, { kind: 'members' }> =>
+  m.kind === 'members' && m.subtype === 'matched';
 
 /** The levels file of each included matched segment: its file-match run's rows, else its scratch levels, if written. */
-export function listLevels(include: readonly SegmentRow[], runOf: (segmentId: string) => Promise<{ rowsPath: string | null } | null>): Promise<ListLevels[]> {
-  return Promise.all(include.filter((s) => s.subtype === 'matched').map(async (s) => {
-    const run = await runOf(s.id);
-    if (run) return { segmentId: s.id, levelsPath: run.rowsPath };
-    const scratch = s.members_path ? scratchLevelsPath(s.members_path) : null;
-    return { segmentId: s.id, levelsPath: scratch && fs.existsSync(scratch) ? scratch : null };
-  }));
+export function listLevels(
+  include: readonly SegmentRow[],
+  runOf: (segmentId: string) => Promise<{ rowsPath: string | null } | null>,
+): Promise<ListLevels[]> {
+  return Promise.all(
+    include
+      .filter((s) => s.subtype === 'matched')
+      .map(async (s) => {
+        const run = await runOf(s.id);
+        if (run) return { segmentId: s.id, levelsPath: run.rowsPath };
+        const scratch = s.members_path ? scratchLevelsPath(s.members_path) : null;
+        return { segmentId: s.id, levelsPath: scratch && fs.existsSync(scratch) ? scratch : null };
+      }),
+  );
 }
 
 /** The member bases of a composition; undefined when it includes no list (nobody is gated). */
-export function memberBasesOf(composition: Composition, lists: readonly ListLevels[], catalog: readonly CatalogField[]): MemberBases | undefined {
+export function memberBasesOf(
+  composition: Composition,
+  lists: readonly ListLevels[],
+  catalog: readonly CatalogField[],
+): MemberBases | undefined {
   const included = composition.include.filter(isList);
   if (included.length === 0) return undefined;
   const others = composition.include.filter((m) => !isList(m));
-  const selected = composition.setLogic === 'union' && others.length
-    ? membershipSql({ kind: 'composition', composition: { include: others, exclude: [], setLogic: 'union' } }, { catalog }) : null;
+  const selected =
+    composition.setLogic === 'union' && others.length
+      ? membershipSql({ kind: 'composition', composition: { include: others, exclude: [], setLogic: 'union' } }, { catalog })
+      : null;
   return {
-    levels: lists.flatMap((l) => (l.levelsPath && included.some((m) => m.segmentId === l.segmentId) ? [{ path: l.levelsPath, ...MATCH_RESULT_LEVELS }] : [])),
+    levels: lists.flatMap((l) =>
+      l.levelsPath && included.some((m) => m.segmentId === l.segmentId) ? [{ path: l.levelsPath, ...MATCH_RESULT_LEVELS }] : [],
+    ),
     members: included.flatMap((m) => (m.parquetPath ? [m.parquetPath] : [])),
     selected: selected && { sql: selected.select, params: selected.params as unknown[] },
   };

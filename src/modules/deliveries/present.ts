@@ -24,9 +24,10 @@ const usd = (cents: number) => Math.round(cents) / 100;
 export function presentDelivery(row: DeliveryRow, signer: DownloadSigner, now: Date): DeliveryDoc {
   const urlExpiry = new Date(now.getTime() + DOWNLOAD_TTL_MS);
   const completed = row.status === 'completed';
-  const downloads = completed && row.destination === 'download'
-    ? partsOf(row).map((p) => signer.url({ method: 'GET', path: downloadPath(row.org_id, row.id, p.name), expiresAt: urlExpiry }))
-    : null;
+  const downloads =
+    completed && row.destination === 'download'
+      ? partsOf(row).map((p) => signer.url({ method: 'GET', path: downloadPath(row.org_id, row.id, p.name), expiresAt: urlExpiry }))
+      : null;
   return {
     delivery_id: row.id,
     audience_id: row.audience_id,

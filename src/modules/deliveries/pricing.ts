@@ -19,7 +19,10 @@ import type { BillingService, DeliveryBillingInput, DeliveryQuote, LicenseEvalua
 import type { ResolvedRequest } from './request.ts';
 import { quoteStore } from './store.ts';
 
-export type DeliveryBilling = Pick<BillingService, 'quoteDelivery' | 'evaluateDeliveryLicenses' | 'reserveDelivery' | 'chargeDelivery' | 'releaseDelivery'>;
+export type DeliveryBilling = Pick<
+  BillingService,
+  'quoteDelivery' | 'evaluateDeliveryLicenses' | 'reserveDelivery' | 'chargeDelivery' | 'releaseDelivery'
+>;
 
 /** Numbers a quote shows before purchase (`already_licensed_count` null: not evaluated now, nothing to show). */
 export interface QuoteFigures {
@@ -32,7 +35,12 @@ export interface QuoteFigures {
  * src/wiring.ts). `ownList`: the audience is one matched segment alone, the customer's own upload,
  * whose counts stay exact.
  */
-export type QuoteNumbers = (input: { orgId: string; query: MembershipQuery; ownList: boolean; figures: QuoteFigures }) => Promise<QuoteFigures>;
+export type QuoteNumbers = (input: {
+  orgId: string;
+  query: MembershipQuery;
+  ownList: boolean;
+  figures: QuoteFigures;
+}) => Promise<QuoteFigures>;
 
 /** The exact figures (for tools that price what was already bought). */
 export const exactQuoteNumbers: QuoteNumbers = async ({ figures }) => figures;
@@ -54,7 +62,10 @@ export interface PricingDeps {
 /** The billing input of a delivery of `r`: identity (PII) fields are priced per field; the run's match usage once. */
 export function billingInput(orgId: string, r: ResolvedRequest): DeliveryBillingInput {
   return {
-    orgId, audienceSubtype: r.subtype, destination: r.destination, fields: r.fields.filter((f) => f.pii).map((f) => f.name),
+    orgId,
+    audienceSubtype: r.subtype,
+    destination: r.destination,
+    fields: r.fields.filter((f) => f.pii).map((f) => f.name),
     ...(r.matched ? { fileMatch: { runId: r.matched.run.runId, matchedCount: r.matched.run.matchCount } } : {}),
   };
 }
@@ -66,7 +77,9 @@ export function deliveryPricing(deps: PricingDeps) {
   async function cachedEvaluation(orgId: string, r: ResolvedRequest): Promise<LicenseEvaluation | null> {
     const since = new Date(deps.clock.now().getTime() - CACHED_LICENSE_MS);
     for (const row of await quoteStore.recentForAudience(db, orgId, r.audience.id, r.audience.version, since)) {
-      const l = (JSON.parse(row.body) as { license_pricing?: { status: string; evaluated_at: string | null; already_licensed_count: number | null } }).license_pricing;
+      const l = (
+        JSON.parse(row.body) as { license_pricing?: { status: string; evaluated_at: string | null; already_licensed_count: number | null } }
+      ).license_pricing;
       if (l && l.status !== 'unavailable' && l.evaluated_at && l.already_licensed_count !== null) {
         return { status: 'cached', alreadyLicensedCount: l.already_licensed_count, evaluatedAt: new Date(l.evaluated_at) };
       }
@@ -93,10 +106,17 @@ export function deliveryPricing(deps: PricingDeps) {
         cached = await cachedEvaluation(orgId, r);
       }
       const figures = await deps.quoteNumbers({
-        orgId, query: r.query, ownList: r.ownList, figures: { billing_count: r.memberCount, already_licensed_count: live ? live.alreadyLicensedCount : null },
+        orgId,
+        query: r.query,
+        ownList: r.ownList,
+        figures: { billing_count: r.memberCount, already_licensed_count: live ? live.alreadyLicensedCount : null },
       });
       const license = live ? { ...live, alreadyLicensedCount: figures.already_licensed_count ?? 0 } : cached;
-      const quote = await billing.quoteDelivery({ ...billingInput(orgId, r), identityCount: figures.billing_count, ...(license ? { license } : {}) });
+      const quote = await billing.quoteDelivery({
+        ...billingInput(orgId, r),
+        identityCount: figures.billing_count,
+        ...(license ? { license } : {}),
+      });
       return { quote, identities };
     },
   };

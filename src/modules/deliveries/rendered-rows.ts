@@ -35,7 +35,15 @@ export function createRenderedRows(deps: RenderedRowsDeps) {
           continue;
         }
         const fields = template.fields.map((name) => exportFieldOf(catalog.fields.find((f) => f.name === name)!));
-        built.push(await buildRenderedRows({ warehouse: deps.warehouse, releaseFile, fields, format: s.format, ...(o.signal ? { signal: o.signal } : {}) }));
+        built.push(
+          await buildRenderedRows({
+            warehouse: deps.warehouse,
+            releaseFile,
+            fields,
+            format: s.format,
+            ...(o.signal ? { signal: o.signal } : {}),
+          }),
+        );
       }
       return built;
     },

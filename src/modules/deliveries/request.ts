@@ -41,7 +41,13 @@ export interface RequestDeps {
   clock: Clock;
   segments: SegmentsApi;
   catalog: () => Promise<{ fields: readonly CatalogField[]; templates: readonly CatalogTemplate[] }>;
-  warehouse: { query<T extends Record<string, unknown> = Record<string, unknown>>(sql: string, params?: unknown[], options?: { timeoutMs?: number }): Promise<T[]> };
+  warehouse: {
+    query<T extends Record<string, unknown> = Record<string, unknown>>(
+      sql: string,
+      params?: unknown[],
+      options?: { timeoutMs?: number },
+    ): Promise<T[]>;
+  };
   /** WAREHOUSE_STATEMENT_TIMEOUT_MS: the member count is interrupted past this (503 QUERY_TIMEOUT). */
   statementTimeoutMs?: number;
   destinations: DestinationService;
@@ -73,7 +79,12 @@ export interface ResolvedRequest {
   segments: PinnedSegment[];
 }
 
-export interface PinnedSegment { segment_id: string; role: 'include' | 'exclude'; subtype: string; version: number }
+export interface PinnedSegment {
+  segment_id: string;
+  role: 'include' | 'exclude';
+  subtype: string;
+  version: number;
+}
 
 /**
  * The audience snapshot a delivery pins at creation (stored as JSON on the delivery): the member
@@ -102,9 +113,20 @@ export interface DeliverySnapshot {
 export function snapshotOf(r: ResolvedRequest): DeliverySnapshot {
   if (r.query.kind !== 'composition') throw new Error('a delivery resolves a composition');
   return {
-    audience: r.audience, segments: r.segments, composition: r.query.composition, subtype: r.subtype, destination: r.destination,
-    destinationId: r.destinationId, templateId: r.templateId, fieldList: r.fieldList, fieldNames: r.fields.map((f) => f.name),
-    includeUnmatched: r.includeUnmatched, matched: r.matched, lists: r.lists, memberCount: r.memberCount, ownList: r.ownList,
+    audience: r.audience,
+    segments: r.segments,
+    composition: r.query.composition,
+    subtype: r.subtype,
+    destination: r.destination,
+    destinationId: r.destinationId,
+    templateId: r.templateId,
+    fieldList: r.fieldList,
+    fieldNames: r.fields.map((f) => f.name),
+    includeUnmatched: r.includeUnmatched,
+    matched: r.matched,
+    lists: r.lists,
+    memberCount: r.memberCount,
+    ownList: r.ownList,
   };
 }
 
@@ -118,7 +140,10 @@ const SUBTYPE_ORDER = ['similarity', 'propensity', 'matched', 'filter'] as const
 export const exportFieldOf = (f: CatalogField): ExportField => {
   const bases = basesAllowing(f);
   return {
-    name: f.name, type: f.type, pii: f.pii, storage: f.storage,
+    name: f.name,
+    type: f.type,
+    pii: f.pii,
+    storage: f.storage,
     ...(DISCLOSURE_BASES.every((b) => bases.includes(b)) ? {} : { matchBases: bases }),
     ...(f.type === 'STRING' && f.enum_values ? { enumValues: f.enum_values } : {}),
   };
@@ -129,10 +154,23 @@ export function createRequestResolver(deps: RequestDeps) {
 
   async function loadMembers(viewer: Viewer, audienceId: string) {
     const audience = await segments.findVisibleAudience(viewer, audienceId);
-    if (audience.status === 'expired' || new Date(audience.expires_at).getTime() <= deps.clock.now().getTime()) throw AudienceErrors.expired();
+    if (audience.status === 'expired' || new Date(audience.expires_at).getTime() <= deps.clock.now().getTime())
+      throw AudienceErrors.expired();
     const refs = (await segments.audienceRefs(db, viewer.orgId, [audience.id])).get(audience.id) ?? [];
-    const rows = new Map((await segments.findSegments(db, viewer.orgId, refs.map((r) => r.segment_id))).map((s) => [s.id, s]));
-    const pick = (role: string) => refs.filter((r) => r.role === role).map((r) => rows.get(r.segment_id)).filter((s): s is SegmentRow => !!s);
+    const rows = new Map(
+      (
+        await segments.findSegments(
+          db,
+          viewer.orgId,
+          refs.map((r) => r.segment_id),
+        )
+      ).map((s) => [s.id, s]),
+    );
+    const pick = (role: string) =>
+      refs
+        .filter((r) => r.role === role)
+        .map((r) => rows.get(r.segment_id))
+        .filter((s): s is SegmentRow => !!s);
     const include = pick('include');
     const exclude = pick('exclude');
     if (audience.status === 'pending' || [...include, ...exclude].some((s) => s.status === 'pending')) {
@@ -148,22 +186,35 @@ export function createRequestResolver(deps: RequestDeps) {
     /** The distinct person keys of the request's members (the identities a delivery licenses), exact. */
     async identities(r: ResolvedRequest): Promise<bigint[]> {
       const rows = await deps.warehouse.query<{ k: bigint }>(
-        `SELECT DISTINCT CAST(person_key AS BIGINT) AS k FROM (${r.members.sql}) m WHERE person_key IS NOT NULL`, r.members.params);
+        `SELECT DISTINCT CAST(person_key AS BIGINT) AS k FROM (${r.members.sql}) m WHERE person_key IS NOT NULL`,
+        r.members.params,
+      );
       return rows.map((x) => BigInt(x.k as bigint | number));
     },
 
-    async resolve(viewer: Viewer, audienceId: string, body: {
-      destination?: DestinationKind; destination_id?: string; field_list?: string[]; template_id?: string; include_unmatched?: boolean;
-    }): Promise<ResolvedRequest> {
+    async resolve(
+      viewer: Viewer,
+      audienceId: string,
+      body: {
+        destination?: DestinationKind;
+        destination_id?: string;
+        field_list?: string[];
+        template_id?: string;
+        include_unmatched?: boolean;
+      },
+    ): Promise<ResolvedRequest> {
       const destination = body.destination ?? 'download';
       const { audience, include, exclude } = await loadMembers(viewer, audienceId);
       let destinationId: string | null = null;
       if (destination !== 'download') {
         if (!body.destination_id) {
-          throw new DomainError('DESTINATION_ID_REQUIRED', `A ${destination} delivery needs destination_id.`, { nextStep: 'POST /v1/delivery-destinations creates one; GET lists them.' });
+          throw new DomainError('DESTINATION_ID_REQUIRED', `A ${destination} delivery needs destination_id.`, {
+            nextStep: 'POST /v1/delivery-destinations creates one; GET lists them.',
+          });
         }
         const row = await deps.destinations.find(viewer.orgId, body.destination_id);
-        if (row.kind !== destination) throw new DomainError('DESTINATION_KIND_MISMATCH', `Destination ${row.id} is ${row.kind}, not ${destination}.`);
+        if (row.kind !== destination)
+          throw new DomainError('DESTINATION_KIND_MISMATCH', `Destination ${row.id} is ${row.kind}, not ${destination}.`);
         destinationId = row.id;
       } else if (body.destination_id) {
         throw new DomainError('INVALID_REQUEST', 'destination_id applies to sftp and s3 deliveries only.');
@@ -172,45 +223,71 @@ export function createRequestResolver(deps: RequestDeps) {
       const selection = selectFields({ field_list: body.field_list, template_id: body.template_id }, catalog);
       const release = segments.requireRelease();
       const composition: Composition = {
-        include: include.map((s) => segments.membershipOf(s)), exclude: exclude.map((s) => segments.membershipOf(s)),
+        include: include.map((s) => segments.membershipOf(s)),
+        exclude: exclude.map((s) => segments.membershipOf(s)),
         setLogic: audience.set_logic as 'union' | 'intersection',
       };
       const m = membershipSql({ kind: 'composition', composition }, { catalog: catalog.fields });
-      const [counted] = await deps.warehouse.query<{ n: unknown }>(m.count, m.params, { timeoutMs: deps.statementTimeoutMs }).catch((cause: unknown) => {
-        if (!(cause instanceof WarehouseTimeoutError)) throw cause;
-        throw CommonErrors.queryTimeout(cause.timeoutMs, { cause, nextStep: 'Narrow the filters of the audience\'s segments (fewer conditions, fewer OR groups), then ask again.' });
-      });
+      const [counted] = await deps.warehouse
+        .query<{ n: unknown }>(m.count, m.params, { timeoutMs: deps.statementTimeoutMs })
+        .catch((cause: unknown) => {
+          if (!(cause instanceof WarehouseTimeoutError)) throw cause;
+          throw CommonErrors.queryTimeout(cause.timeoutMs, {
+            cause,
+            nextStep: "Narrow the filters of the audience's segments (fewer conditions, fewer OR groups), then ask again.",
+          });
+        });
       const matchedSegment = include.find((s) => s.subtype === 'matched') ?? null;
       const run = matchedSegment ? await deps.matchedRun(viewer.orgId, matchedSegment.id) : null;
-      const lists = await listLevels(include, (id) => (id === matchedSegment?.id ? Promise.resolve(run) : deps.matchedRun(viewer.orgId, id)));
+      const lists = await listLevels(include, (id) =>
+        id === matchedSegment?.id ? Promise.resolve(run) : deps.matchedRun(viewer.orgId, id),
+      );
       const fieldNames = selection.fields.map((f) => f.name);
       const includeUnmatched = body.include_unmatched ?? false;
-      const pin = (role: 'include' | 'exclude') => (s: SegmentRow): PinnedSegment => ({ segment_id: s.id, role, subtype: s.subtype, version: s.current_version });
+      const pin =
+        (role: 'include' | 'exclude') =>
+        (s: SegmentRow): PinnedSegment => ({ segment_id: s.id, role, subtype: s.subtype, version: s.current_version });
       const pinned = [...include.map(pin('include')), ...exclude.map(pin('exclude'))];
       // The snapshot's content: the audience version and its member segments' versions (a segment edit
       // or refresh does not bump the audience version), the file-match run, the release and the selection.
-      const contentKey = createHash('sha256').update(JSON.stringify({
-        audience: audience.id, version: audience.snapshot_version, segments: pinned.map((p) => [p.segment_id, p.role, p.version]),
-        run: run?.runId ?? null, release: [release.major, release.minor], fields: fieldNames,
-        include_unmatched: matchedSegment ? includeUnmatched : false, destination, destination_id: destinationId,
-        // Deliveries of lists made before each member was gated by its own bases are not reused.
-        ...(lists.length ? { disclosure: 'member-bases' } : {}),
-      })).digest('hex');
-      return build({
-        audience: { id: audience.id, name: audience.name, version: audience.snapshot_version, release },
-        segments: pinned,
-        composition,
-        subtype: SUBTYPE_ORDER.find((t) => include.some((s) => s.subtype === t)) ?? 'filter',
-        destination, destinationId,
-        templateId: body.field_list ? null : (body.template_id ?? 'standard_enrichment'),
-        fieldList: body.field_list ? fieldNames : null,
-        fieldNames,
-        includeUnmatched,
-        matched: matchedSegment && run ? { segmentId: matchedSegment.id, run } : null,
-        lists,
-        memberCount: Number(counted?.n ?? 0),
-        ownList: include.length === 1 && exclude.length === 0 && include[0]!.subtype === 'matched',
-      }, selection.fields, catalog.fields, contentKey);
+      const contentKey = createHash('sha256')
+        .update(
+          JSON.stringify({
+            audience: audience.id,
+            version: audience.snapshot_version,
+            segments: pinned.map((p) => [p.segment_id, p.role, p.version]),
+            run: run?.runId ?? null,
+            release: [release.major, release.minor],
+            fields: fieldNames,
+            include_unmatched: matchedSegment ? includeUnmatched : false,
+            destination,
+            destination_id: destinationId,
+            // Deliveries of lists made before each member was gated by its own bases are not reused.
+            ...(lists.length ? { disclosure: 'member-bases' } : {}),
+          }),
+        )
+        .digest('hex');
+      return build(
+        {
+          audience: { id: audience.id, name: audience.name, version: audience.snapshot_version, release },
+          segments: pinned,
+          composition,
+          subtype: SUBTYPE_ORDER.find((t) => include.some((s) => s.subtype === t)) ?? 'filter',
+          destination,
+          destinationId,
+          templateId: body.field_list ? null : (body.template_id ?? 'standard_enrichment'),
+          fieldList: body.field_list ? fieldNames : null,
+          fieldNames,
+          includeUnmatched,
+          matched: matchedSegment && run ? { segmentId: matchedSegment.id, run } : null,
+          lists,
+          memberCount: Number(counted?.n ?? 0),
+          ownList: include.length === 1 && exclude.length === 0 && include[0]!.subtype === 'matched',
+        },
+        selection.fields,
+        catalog.fields,
+        contentKey,
+      );
     },
 
     /**
@@ -238,9 +315,22 @@ function build(p: DeliverySnapshot, fields: CatalogField[], catalog: readonly Ca
   // An older snapshot knows the levels of its first list only: the other lists' members get none (fail closed).
   const lists = p.lists ?? (p.matched ? [{ segmentId: p.matched.segmentId, levelsPath: p.matched.run.rowsPath }] : []);
   return {
-    audience: p.audience, destination: p.destination, destinationId: p.destinationId, templateId: p.templateId, fieldList: p.fieldList,
-    fields, includeUnmatched: p.includeUnmatched, members: { sql: m.select, params: m.params as unknown[] }, memberCount: p.memberCount,
-    subtype: p.subtype, matched: p.matched, memberBases: memberBasesOf(p.composition, lists, catalog), lists, query, ownList: p.ownList, contentKey,
+    audience: p.audience,
+    destination: p.destination,
+    destinationId: p.destinationId,
+    templateId: p.templateId,
+    fieldList: p.fieldList,
+    fields,
+    includeUnmatched: p.includeUnmatched,
+    members: { sql: m.select, params: m.params as unknown[] },
+    memberCount: p.memberCount,
+    subtype: p.subtype,
+    matched: p.matched,
+    memberBases: memberBasesOf(p.composition, lists, catalog),
+    lists,
+    query,
+    ownList: p.ownList,
+    contentKey,
     segments: p.segments,
   };
 }

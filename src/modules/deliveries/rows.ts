@@ -15,7 +15,13 @@ import { deliveryStore } from './store.ts';
 export function createRowReader(deps: { db: Kysely<DB>; objects: ObjectStore }) {
   return async function* rows(orgId: string, deliveryId: string): AsyncGenerator<Record<string, string>> {
     const row = await deliveryStore.find(deps.db, orgId, deliveryId);
-    if (!row || row.status !== 'completed' || row.destination !== 'download' || row.output_format !== 'csv' || row.output_compression !== 'none') {
+    if (
+      !row ||
+      row.status !== 'completed' ||
+      row.destination !== 'download' ||
+      row.output_format !== 'csv' ||
+      row.output_compression !== 'none'
+    ) {
       throw new DomainError('DELIVERY_NOT_FOUND', `No completed uncompressed CSV download delivery ${deliveryId}.`);
     }
     for (const part of partsOf(row)) {

@@ -26,14 +26,21 @@ export interface Dimension {
 }
 
 export const DEFAULT_BREAKDOWNS: readonly Dimension[] = BREAKDOWN_DIMENSIONS.map((d) => ({
-  name: d.name, expr: d.expr('p.'), columns: ['breakdown_key'], ...(d.name === 'state' ? { top: 10 } : {}),
+  name: d.name,
+  expr: d.expr('p.'),
+  columns: ['breakdown_key'],
+  ...(d.name === 'state' ? { top: 10 } : {}),
 }));
 
 /** Most buckets a group_by answer lists; the rest are reported in `truncated_groups`. */
 export const MAX_GROUPS = 1000;
 
 /** One dimension's measured buckets as shown: through the privacy layer, then at most MAX_GROUPS of them. */
-export function protectDimension(privacy: Privacy, dim: Dimension, buckets: readonly MeasuredBucket[]): ProtectedBuckets & { truncated_groups?: number } {
+export function protectDimension(
+  privacy: Privacy,
+  dim: Dimension,
+  buckets: readonly MeasuredBucket[],
+): ProtectedBuckets & { truncated_groups?: number } {
   const kept = privacy.protectMeasuredGroups(buckets, dim.top);
   if (dim.top !== undefined) return kept;
   if (kept.groups.length > MAX_GROUPS) {

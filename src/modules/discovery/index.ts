@@ -35,7 +35,12 @@ export function createDiscoveryModule(deps: {
     privacy: deps.privacy,
     segments: deps.segments,
     statementTimeoutMs: deps.statementTimeoutMs,
-    questions: createQuestionLog({ db: deps.database.db, now: () => clock.now(), settings: settings.questionRuns, ...(deps.log ? { log: deps.log } : {}) }),
+    questions: createQuestionLog({
+      db: deps.database.db,
+      now: () => clock.now(),
+      settings: settings.questionRuns,
+      ...(deps.log ? { log: deps.log } : {}),
+    }),
   });
   return { discovery, operations: discoveryOperations({ discovery, fields: deps.catalog.fields }) };
 }

@@ -7,7 +7,13 @@
 import { createHash } from 'node:crypto';
 import type { Viewer } from '../../core/caller.ts';
 import { DomainError } from '../../core/errors.ts';
-import { assertFilterBounds, normalizeFilterInput, validateFilterGroups, type FilterCatalog, type FilterIssue } from '../../graph/filters/index.ts';
+import {
+  assertFilterBounds,
+  normalizeFilterInput,
+  validateFilterGroups,
+  type FilterCatalog,
+  type FilterIssue,
+} from '../../graph/filters/index.ts';
 import { isSingleFilterSegment } from '../../graph/membership/sql.ts';
 import type { Composition, MembershipQuery } from '../../graph/membership/types.ts';
 

@@ -20,10 +20,18 @@ export function validateLookupFields(catalog: readonly CatalogField[], names: re
   names.forEach((name, i) => {
     const field = index.resolve(name);
     if (!field || NEVER.has(field.storage.column)) {
-      const suggestions = nearest(name, catalog.filter((f) => !f.pii).map((f) => f.name));
+      const suggestions = nearest(
+        name,
+        catalog.filter((f) => !f.pii).map((f) => f.name),
+      );
       issues.push({ path: `$.fields[${i}]`, code: 'UNKNOWN_FIELD', message: `Unknown field \`${name}\`.`, suggestions });
     } else if (field.pii) {
-      issues.push({ path: `$.fields[${i}]`, code: 'PII_FIELD_NOT_ALLOWED', message: `\`${field.name}\` is personally identifying and is never returned by lookup.`, suggestions: [] });
+      issues.push({
+        path: `$.fields[${i}]`,
+        code: 'PII_FIELD_NOT_ALLOWED',
+        message: `\`${field.name}\` is personally identifying and is never returned by lookup.`,
+        suggestions: [],
+      });
     } else out.set(field.name, field);
   });
   if (issues.length > 0) {
@@ -49,13 +57,20 @@ function decodeMask(v: unknown, values: readonly string[]): string[] {
   return values.filter((_, i) => (mask >> BigInt(i)) & 1n);
 }
 
-export function readLookup(rows: Record<string, unknown>[], fields: readonly CatalogField[]): { total: number; records: Record<string, unknown>[] } {
+export function readLookup(
+  rows: Record<string, unknown>[],
+  fields: readonly CatalogField[],
+): { total: number; records: Record<string, unknown>[] } {
   const total = Number(rows[0]?.__total ?? 0);
-  const records = rows.filter((row) => row.__row !== null && row.__row !== undefined).map((row) =>
-    Object.fromEntries(fields.map((f, i) => {
-      const v = row[`c${i}`];
-      return [f.name, f.storage.kind === 'bitmask' ? decodeMask(v, f.storage.values) : jsonValue(v)];
-    })),
-  );
+  const records = rows
+    .filter((row) => row.__row !== null && row.__row !== undefined)
+    .map((row) =>
+      Object.fromEntries(
+        fields.map((f, i) => {
+          const v = row[`c${i}`];
+          return [f.name, f.storage.kind === 'bitmask' ? decodeMask(v, f.storage.values) : jsonValue(v)];
+        }),
+      ),
+    );
   return { total, records };
 }

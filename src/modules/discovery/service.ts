@@ -16,7 +16,14 @@ import { DomainError } from '../../core/errors.ts';
 import type { CatalogField } from '../../graph/field-types.ts';
 import type { MembershipQuery } from '../../graph/membership/types.ts';
 import type { WarehouseReader } from '../../graph/warehouse.ts';
-import { CatalogUnavailableError, catalogUnavailable, isGroupable, toClientError, withWarehouse, type CatalogService } from '../catalog/index.ts';
+import {
+  CatalogUnavailableError,
+  catalogUnavailable,
+  isGroupable,
+  toClientError,
+  withWarehouse,
+  type CatalogService,
+} from '../catalog/index.ts';
 import { estimateScanBytes, type ComputeBudget } from './budget.ts';
 import { DEFAULT_BREAKDOWNS, columnDimension, protectDimension, type Dimension } from './breakdowns.ts';
 import { resolveDiscoveryInput, type DiscoveryInputBody, type SegmentInputResolver } from './input.ts';
@@ -97,7 +104,11 @@ export function createDiscoveryService(deps: DiscoveryDeps) {
   async function charge(orgId: string, rows: number, columns: Iterable<string>, parquetPaths: string[], conditions = 0): Promise<number> {
     let extra = rows * CONDITION_WORK_BYTES * Math.max(0, conditions - 1);
     for (const p of parquetPaths) {
-      try { extra += fs.statSync(p).size; } catch { /* a missing set fails in the query with its own error */ }
+      try {
+        extra += fs.statSync(p).size;
+      } catch {
+        /* a missing set fails in the query with its own error */
+      }
     }
     const bytes = estimateScanBytes(rows, columns, COLUMN_TYPES, extra);
     await budget.charge(orgId, (await tierOf(orgId)) ?? 'paygo', bytes);
@@ -107,11 +118,18 @@ export function createDiscoveryService(deps: DiscoveryDeps) {
   function groupDimension(catalogFields: readonly CatalogField[], name: string): Dimension {
     const field = indexCatalog(catalogFields).resolve(name);
     if (!field) {
-      const suggestions = nearest(name, catalogFields.filter(isGroupable).map((f) => f.name));
-      throw new DomainError('INVALID_GROUP_BY', `\`group_by\`: unknown field \`${name}\`.${suggestions.length ? ` Did you mean ${suggestions.join(', ')}?` : ''}`, {
-        issues: [{ path: '$.group_by', code: 'UNKNOWN_FILTER_FIELD', message: `Unknown field \`${name}\`.`, suggestions }],
-        nextStep: 'Use a field with `groupable: true` from GET /v1/catalog/fields.',
-      });
+      const suggestions = nearest(
+        name,
+        catalogFields.filter(isGroupable).map((f) => f.name),
+      );
+      throw new DomainError(
+        'INVALID_GROUP_BY',
+        `\`group_by\`: unknown field \`${name}\`.${suggestions.length ? ` Did you mean ${suggestions.join(', ')}?` : ''}`,
+        {
+          issues: [{ path: '$.group_by', code: 'UNKNOWN_FILTER_FIELD', message: `Unknown field \`${name}\`.`, suggestions }],
+          nextStep: 'Use a field with `groupable: true` from GET /v1/catalog/fields.',
+        },
+      );
     }
     if (!isGroupable(field)) {
       const why = field.pii ? 'is personally identifying' : 'holds a list of values';
@@ -127,7 +145,11 @@ export function createDiscoveryService(deps: DiscoveryDeps) {
    * The parts of the question rows may come from: each OR branch of raw filters whose own true count
    * meets the floor (one count per branch); any other question is one part, checked with its total.
    */
-  async function eligibleParts(catalogFields: readonly CatalogField[], query: MembershipQuery, persons: number): Promise<MembershipQuery[]> {
+  async function eligibleParts(
+    catalogFields: readonly CatalogField[],
+    query: MembershipQuery,
+    persons: number,
+  ): Promise<MembershipQuery[]> {
     const parts = lookupParts(query);
     if (parts.length === 1) return parts;
     const out: MembershipQuery[] = [];
@@ -145,17 +167,30 @@ export function createDiscoveryService(deps: DiscoveryDeps) {
     async count(viewer: Viewer, body: CountBody): Promise<CountResult> {
       const orgId = viewer.orgId;
       const { catalogFields, input, m, release } = await prepare(viewer, body);
-      const dims: Dimension[] = body.group_by !== undefined
-        ? [groupDimension(catalogFields, body.group_by)]
-        : input.breakdownsByDefault ? [...DEFAULT_BREAKDOWNS] : [];
+      const dims: Dimension[] =
+        body.group_by !== undefined
+          ? [groupDimension(catalogFields, body.group_by)]
+          : input.breakdownsByDefault
+            ? [...DEFAULT_BREAKDOWNS]
+            : [];
       const columns = [...m.columns, ...dims.flatMap((d) => d.columns)];
       const bytes = await charge(orgId, release.persons, columns, m.parquetPaths, conditionCount(input.query));
 
       // Measured by member set (privacy/sets.ts): counts, set hashes and low-effect forms in one scan.
       const run = (sql: string, params: unknown[]) => withWarehouse(() => warehouse.query(sql, params, bounded));
-      const grouping = body.group_by !== undefined ? { dim: { name: dims[0]!.name, expr: dims[0]!.expr, field: dims[0]!.name } }
-        : dims.length > 0 ? { breakdown: `graph.${BREAKDOWN_CODES_TABLE}` } : {};
-      const measured = await privacy.measure(run, input.query, { catalog: catalogFields, personsTable, persons: release.persons, matched: m.matchedWhere !== null, ...grouping });
+      const grouping =
+        body.group_by !== undefined
+          ? { dim: { name: dims[0]!.name, expr: dims[0]!.expr, field: dims[0]!.name } }
+          : dims.length > 0
+            ? { breakdown: `graph.${BREAKDOWN_CODES_TABLE}` }
+            : {};
+      const measured = await privacy.measure(run, input.query, {
+        catalog: catalogFields,
+        personsTable,
+        persons: release.persons,
+        matched: m.matchedWhere !== null,
+        ...grouping,
+      });
       const set = measured.total;
       const out: CountResult = {
         count: privacy.protectTotal({ question: privacy.question(input.query), trueCount: set.n, set }),
@@ -163,7 +198,9 @@ export function createDiscoveryService(deps: DiscoveryDeps) {
         estimated_bytes_scanned: bytes,
         data_release: { major: release.major, minor: release.minor },
       };
-      if (m.matchedWhere) out.matched_count = set.matched === null ? null : privacy.protectSet({ set: { ...set.matched, layers: set.layers }, facet: 'matched' }).count;
+      if (m.matchedWhere)
+        out.matched_count =
+          set.matched === null ? null : privacy.protectSet({ set: { ...set.matched, layers: set.layers }, facet: 'matched' }).count;
       const bucketsOf = (d: Dimension) => measured.buckets.filter((b) => b.dimension === d.name);
       if (body.group_by !== undefined) {
         const dim = dims[0]!;
@@ -171,7 +208,9 @@ export function createDiscoveryService(deps: DiscoveryDeps) {
         Object.assign(out, { group_by: dim.name, groups: s.groups, suppressed_groups: s.suppressed_groups });
         if (s.truncated_groups) out.truncated_groups = s.truncated_groups;
       } else if (dims.length > 0) {
-        out.breakdowns = Object.fromEntries(dims.map((d) => [d.name, protectDimension(privacy, d, bucketsOf(d))])) as CountResult['breakdowns'];
+        out.breakdowns = Object.fromEntries(
+          dims.map((d) => [d.name, protectDimension(privacy, d, bucketsOf(d))]),
+        ) as CountResult['breakdowns'];
       }
       await questions?.record(viewer, input.query, measured);
       return out;
@@ -183,11 +222,25 @@ export function createDiscoveryService(deps: DiscoveryDeps) {
       const selected = validateLookupFields(catalogFields, body.fields);
       const { input, m, release } = await prepare(viewer, body);
       const limit = body.limit ?? 10;
-      await charge(orgId, release.persons, [...m.columns, ...selected.map((f) => f.storage.column)], m.parquetPaths, conditionCount(input.query));
+      await charge(
+        orgId,
+        release.persons,
+        [...m.columns, ...selected.map((f) => f.storage.column)],
+        m.parquetPaths,
+        conditionCount(input.query),
+      );
       const eligible = await eligibleParts(catalogFields, input.query, release.persons);
-      const e = eligible.length === 0 ? null : membershipSql(joinParts(eligible), { catalog: catalogFields, personsTable, paramOffset: m.params.length });
+      const e =
+        eligible.length === 0
+          ? null
+          : membershipSql(joinParts(eligible), { catalog: catalogFields, personsTable, paramOffset: m.params.length });
       const sql = maskedLookupSql({
-        personsTable, totalWhere: m.where, eligibleWhere: e?.where ?? 'FALSE', fields: selected, limit, k: privacy.lookupK,
+        personsTable,
+        totalWhere: m.where,
+        eligibleWhere: e?.where ?? 'FALSE',
+        fields: selected,
+        limit,
+        k: privacy.lookupK,
       });
       const rows = await withWarehouse(() => warehouse.query(sql, [...m.params, ...(e?.params ?? [])], bounded));
       const { records } = readLookup(rows, selected);

@@ -5,8 +5,28 @@
  * for the nested shape (array of objects with address_1).
  */
 export const STANDARD_ATTRIBUTES = [
-  'row_id', 'email', 'phone', 'email_sha256', 'phone_sha256', 'full_name', 'first_name', 'middle_name', 'last_name', 'name_suffix',
-  'address_1', 'address_2', 'city', 'state', 'zip', 'dob', 'iag_person_id', 'emails', 'phones', 'emails_sha256', 'phones_sha256', 'addresses',
+  'row_id',
+  'email',
+  'phone',
+  'email_sha256',
+  'phone_sha256',
+  'full_name',
+  'first_name',
+  'middle_name',
+  'last_name',
+  'name_suffix',
+  'address_1',
+  'address_2',
+  'city',
+  'state',
+  'zip',
+  'dob',
+  'iag_person_id',
+  'emails',
+  'phones',
+  'emails_sha256',
+  'phones_sha256',
+  'addresses',
 ] as const;
 export type StandardAttribute = (typeof STANDARD_ATTRIBUTES)[number];
 export const SKIP = '(skip)';
@@ -40,7 +60,9 @@ const NAMES: Record<StandardAttribute, string[]> = {
 };
 const BY_NAME = new Map<string, { attr: StandardAttribute; exact: boolean }>();
 for (const [attr, names] of Object.entries(NAMES) as [StandardAttribute, string[]][]) {
-  names.forEach((n, i) => { if (!BY_NAME.has(norm(n))) BY_NAME.set(norm(n), { attr, exact: i === 0 }); });
+  names.forEach((n, i) => {
+    if (!BY_NAME.has(norm(n))) BY_NAME.set(norm(n), { attr, exact: i === 0 });
+  });
 }
 
 export interface ColumnAnalysis {
@@ -74,7 +96,8 @@ function valueType(values: unknown[]): string {
   const present = values.filter((v) => v !== null && v !== undefined && !(typeof v === 'string' && v.trim() === ''));
   if (!present.length) return 'empty';
   const all = (p: (v: unknown) => boolean) => present.every(p);
-  if (all((v) => Array.isArray(v))) return present.some((v) => (v as unknown[]).some((e) => e && typeof e === 'object')) ? 'object_array' : 'array';
+  if (all((v) => Array.isArray(v)))
+    return present.some((v) => (v as unknown[]).some((e) => e && typeof e === 'object')) ? 'object_array' : 'array';
   if (all((v) => typeof v === 'string' && HEX64_ANY.test(v.trim()))) return 'sha256';
   if (all((v) => typeof v === 'string' && /^\s*\[/.test(v))) return 'json_array_text';
   const str = present.map((v) => String(v).trim());
@@ -102,15 +125,31 @@ function addressesProblem(values: unknown[]): string | null {
     }
     if (!Array.isArray(v)) return 'addresses must be an array of address objects';
     for (const e of v) {
-      if (!e || typeof e !== 'object' || Array.isArray(e)) return 'addresses entries must be objects {address_1, address_2, city, state, zip}';
+      if (!e || typeof e !== 'object' || Array.isArray(e))
+        return 'addresses entries must be objects {address_1, address_2, city, state, zip}';
       const a1 = (e as Record<string, unknown>).address_1;
-      if (typeof a1 !== 'string' || !a1.trim()) return 'an addresses entry lacks address_1 (include it in every entry); such entries are ignored';
+      if (typeof a1 !== 'string' || !a1.trim())
+        return 'an addresses entry lacks address_1 (include it in every entry); such entries are ignored';
     }
   }
   return null;
 }
 
-const IDENTITY: StandardAttribute[] = ['email', 'phone', 'email_sha256', 'phone_sha256', 'emails', 'phones', 'emails_sha256', 'phones_sha256', 'iag_person_id', 'full_name', 'last_name', 'address_1', 'addresses'];
+const IDENTITY: StandardAttribute[] = [
+  'email',
+  'phone',
+  'email_sha256',
+  'phone_sha256',
+  'emails',
+  'phones',
+  'emails_sha256',
+  'phones_sha256',
+  'iag_person_id',
+  'full_name',
+  'last_name',
+  'address_1',
+  'addresses',
+];
 
 export function analyzeColumns(header: string[], rows: Record<string, unknown>[]): Analysis {
   const columns: ColumnAnalysis[] = [];
@@ -129,31 +168,58 @@ export function analyzeColumns(header: string[], rows: Record<string, unknown>[]
       // Never a raw email/phone: a hashed column maps to its *_sha256 attribute when the header says which.
       if (mapped === 'email' || mapped === 'email_sha256' || /email/i.test(col)) mapped = 'email_sha256';
       else if (mapped === 'phone' || mapped === 'phone_sha256' || /phone/i.test(col)) mapped = 'phone_sha256';
-      else { mapped = null; warning = 'Column holds 64-hex SHA-256 values; name it email_sha256 or phone_sha256 to use it.'; }
-      if (mapped && !lower) { confidence = 0.5; warning = 'SHA-256 values should be lowercase hex of the normalized value; matched as given (lower-cased).'; }
-      else if (mapped && named?.attr !== mapped) { confidence = 0.8; warning = `Values are SHA-256 hashes: mapped to ${mapped}, not to raw ${named?.attr ?? 'email/phone'}.`; }
+      else {
+        mapped = null;
+        warning = 'Column holds 64-hex SHA-256 values; name it email_sha256 or phone_sha256 to use it.';
+      }
+      if (mapped && !lower) {
+        confidence = 0.5;
+        warning = 'SHA-256 values should be lowercase hex of the normalized value; matched as given (lower-cased).';
+      } else if (mapped && named?.attr !== mapped) {
+        confidence = 0.8;
+        warning = `Values are SHA-256 hashes: mapped to ${mapped}, not to raw ${named?.attr ?? 'email/phone'}.`;
+      }
     } else if (mapped === 'email_sha256' || mapped === 'phone_sha256') {
-      if (type !== 'empty') { mapped = null; warning = 'Header names a SHA-256 column, but the values are not 64-hex hashes; not mapped.'; }
+      if (type !== 'empty') {
+        mapped = null;
+        warning = 'Header names a SHA-256 column, but the values are not 64-hex hashes; not mapped.';
+      }
     } else if (!mapped) {
       // Header unknown: infer from values, with low confidence (below 0.6 is uncertain).
       const guess: Record<string, StandardAttribute> = { email: 'email', phone: 'phone', zip: 'zip', date: 'dob' };
-      if (guess[type]) { mapped = guess[type]!; confidence = 0.55; warning = `Mapped to ${mapped} from the values only; confirm or skip.`; }
-    } else if ((mapped === 'email' && type !== 'email' && type !== 'empty') || (mapped === 'phone' && !['phone', 'empty', 'string', 'zip'].includes(type))) {
+      if (guess[type]) {
+        mapped = guess[type]!;
+        confidence = 0.55;
+        warning = `Mapped to ${mapped} from the values only; confirm or skip.`;
+      }
+    } else if (
+      (mapped === 'email' && type !== 'email' && type !== 'empty') ||
+      (mapped === 'phone' && !['phone', 'empty', 'string', 'zip'].includes(type))
+    ) {
       confidence = 0.5;
       warning = `Values do not look like ${mapped} (${type}).`;
     }
     if (mapped === 'addresses') {
       const problem = addressesProblem(values);
-      if (problem) { warning = problem; confidence = Math.min(confidence, 0.5); warnings.push({ column: col, source: 'nested_addresses', message: problem }); }
+      if (problem) {
+        warning = problem;
+        confidence = Math.min(confidence, 0.5);
+        warnings.push({ column: col, source: 'nested_addresses', message: problem });
+      }
     }
-    if (mapped && taken.has(mapped)) { warning = `Another column already maps to ${mapped}; this one is not used.`; mapped = null; }
+    if (mapped && taken.has(mapped)) {
+      warning = `Another column already maps to ${mapped}; this one is not used.`;
+      mapped = null;
+    }
     if (mapped) taken.add(mapped);
     columns.push({ source_column: col, mapped_to: mapped, inferred_type: type, confidence: mapped ? confidence : 0, warning });
   }
   // full_name only when it is the one combined-name column (spec 4.5).
   if (taken.has('full_name') && (taken.has('first_name') || taken.has('last_name'))) {
     const c = columns.find((x) => x.mapped_to === 'full_name')!;
-    c.mapped_to = null; c.confidence = 0; c.warning = 'Separate first/last name columns exist; the combined name column is not used.';
+    c.mapped_to = null;
+    c.confidence = 0;
+    c.warning = 'Separate first/last name columns exist; the combined name column is not used.';
     taken.delete('full_name');
   }
   for (const c of columns) {
@@ -162,14 +228,22 @@ export function analyzeColumns(header: string[], rows: Record<string, unknown>[]
     }
   }
   const usable = IDENTITY.some((a) => taken.has(a));
-  if (!usable) recommendations.push('No identity column was recognized: include email, phone, a name with an address, or their SHA-256 hashes.');
-  if (!taken.has('email') && !taken.has('email_sha256') && !taken.has('emails')) recommendations.push('Adding an email column (or email_sha256) raises the match rate.');
-  if ((taken.has('last_name') || taken.has('full_name')) && !taken.has('zip') && !taken.has('address_1')) recommendations.push('Names match best with a street address and ZIP code.');
-  if (columns.some((c) => c.warning && c.mapped_to === null)) recommendations.push('Review the unmapped columns; confirm or adjust with POST /v1/segments/{id}/mappings.');
+  if (!usable)
+    recommendations.push('No identity column was recognized: include email, phone, a name with an address, or their SHA-256 hashes.');
+  if (!taken.has('email') && !taken.has('email_sha256') && !taken.has('emails'))
+    recommendations.push('Adding an email column (or email_sha256) raises the match rate.');
+  if ((taken.has('last_name') || taken.has('full_name')) && !taken.has('zip') && !taken.has('address_1'))
+    recommendations.push('Names match best with a street address and ZIP code.');
+  if (columns.some((c) => c.warning && c.mapped_to === null))
+    recommendations.push('Review the unmapped columns; confirm or adjust with POST /v1/segments/{id}/mappings.');
   const column_mappings = Object.fromEntries(columns.filter((c) => c.mapped_to).map((c) => [c.source_column, c.mapped_to!]));
   return {
-    columns, unmapped_columns: columns.filter((c) => !c.mapped_to).map((c) => c.source_column), recommendations, column_mappings,
-    mapping_warnings: warnings, usable,
+    columns,
+    unmapped_columns: columns.filter((c) => !c.mapped_to).map((c) => c.source_column),
+    recommendations,
+    column_mappings,
+    mapping_warnings: warnings,
+    usable,
   };
 }
 

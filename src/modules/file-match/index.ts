@@ -41,17 +41,40 @@ export function createFileMatchModule(deps: {
   const urlKeys = deps.keys.signing(OBJECT_URL_SECRET);
   /** A signer over the keys as last read; `reload` reads them again (a URL signed by a process that rolled them). */
   const getSigner = async (reload = false): Promise<UrlSigner> =>
-    createUrlSigner({ secrets: await (reload ? urlKeys.reload() : urlKeys.keys()), publicUrl: config.publicUrl, maxLifetimeSeconds: OBJECT_URL_MAX_SECONDS });
-  const files = createFileMatchService({ db, clock, segments, signer: getSigner, validateWebhookUrl: (url) => deps.events.validateWebhookUrl(url) });
+    createUrlSigner({
+      secrets: await (reload ? urlKeys.reload() : urlKeys.keys()),
+      publicUrl: config.publicUrl,
+      maxLifetimeSeconds: OBJECT_URL_MAX_SECONDS,
+    });
+  const files = createFileMatchService({
+    db,
+    clock,
+    segments,
+    signer: getSigner,
+    validateWebhookUrl: (url) => deps.events.validateWebhookUrl(url),
+  });
   const mappings = createMappingService({ db, clock, queue: deps.queue, objects, files, segments, uploadLimits: config.uploads });
   const upload = createUploadHandler({
-    db, queue: deps.queue, clock, objects, signer: getSigner,
+    db,
+    queue: deps.queue,
+    clock,
+    objects,
+    signer: getSigner,
     segmentExists: async (orgId, id) => !!(await segments.findSegment(db, orgId, id)),
   });
   /** Test hooks (crash injection, small match batches); empty in production. */
   const hooks: { beforeSwap?: ResolverDeps['beforeSwap'] } = {};
   const resolver = createResolver({
-    db, clock, objects, warehouse: deps.warehouse, index: deps.matchIndex, events: deps.events, segments, log: deps.log, uploadLimits: config.uploads, concurrency: config.jobs.fileMatchConcurrency,
+    db,
+    clock,
+    objects,
+    warehouse: deps.warehouse,
+    index: deps.matchIndex,
+    events: deps.events,
+    segments,
+    log: deps.log,
+    uploadLimits: config.uploads,
+    concurrency: config.jobs.fileMatchConcurrency,
     personIdDecoder: personIdDecoder({
       secret: () => deps.keys.secret(PERSON_ID_SECRET),
       clientCode: async (orgId) => (await deps.organizations.findOrganization(orgId))?.client_code,
@@ -60,12 +83,21 @@ export function createFileMatchModule(deps: {
   });
   segments.registerSubtype(createMatchedSubtype(files));
   return {
-    files, mappings, upload, objects, hooks,
+    files,
+    mappings,
+    upload,
+    objects,
+    hooks,
     /** What a delivery needs of a completed run: its id, rows.parquet, match count and wrapping audience. */
     async deliverySource(orgId: string, segmentId: string) {
       const fm = await fileMatchStore.find(db, orgId, segmentId);
       if (!fm) return null;
-      return { runId: `${fm.segment_id}.v${fm.upload_version}`, rowsPath: fm.results_path, matchCount: Number(fm.rows_matched ?? 0), audienceId: fm.audience_id };
+      return {
+        runId: `${fm.segment_id}.v${fm.upload_version}`,
+        rowsPath: fm.results_path,
+        matchCount: Number(fm.rows_matched ?? 0),
+        audienceId: fm.audience_id,
+      };
     },
     operations: fileMatchOperations({ files, mappings, upload, partnerRuns: deps.partnerRuns }),
     jobDefinitions: () => [resolver.definition],

@@ -24,13 +24,22 @@ const ALLOWED = new Set<string>([...STANDARD_ATTRIBUTES, SKIP]);
 const STAGED = 'awaiting_mappings';
 
 export function createMappingService(deps: {
-  db: Kysely<DB>; clock: Clock; queue: JobQueue; objects: ObjectStore; files: FileMatchService; segments: SegmentsApi; uploadLimits: UploadSettings;
+  db: Kysely<DB>;
+  clock: Clock;
+  queue: JobQueue;
+  objects: ObjectStore;
+  files: FileMatchService;
+  segments: SegmentsApi;
+  uploadLimits: UploadSettings;
 }) {
   const { db, clock, segments } = deps;
 
   async function analyze(viewer: Viewer, id: string) {
     const analysis = await analyzeRaw(viewer, id);
-    return { segment_id: id, analysis: { columns: analysis.columns, unmapped_columns: analysis.unmapped_columns, recommendations: analysis.recommendations } };
+    return {
+      segment_id: id,
+      analysis: { columns: analysis.columns, unmapped_columns: analysis.unmapped_columns, recommendations: analysis.recommendations },
+    };
   }
 
   async function analyzeRaw(viewer: Viewer, id: string) {
@@ -39,25 +48,42 @@ export function createMappingService(deps: {
     // A cancelled staged upload is gone: analysis waits for a new upload (never a server path in an answer).
     if (!shard0 || fm.matching_status === 'cancelled' || !deps.objects.exists(shard0.object_key)) {
       throw new DomainError('FILE_NOT_YET_UPLOADED', 'Nothing was uploaded for this segment yet (shard 0 is missing).', {
-        nextStep: fm.matching_status === 'cancelled'
-          ? 'The staged upload was cancelled: refresh the segment (POST /v1/segments/{id}/refresh) for new upload URLs, upload, then analyze.'
-          : 'PUT the file to the upload_url first, then analyze.',
+        nextStep:
+          fm.matching_status === 'cancelled'
+            ? 'The staged upload was cancelled: refresh the segment (POST /v1/segments/{id}/refresh) for new upload URLs, upload, then analyze.'
+            : 'PUT the file to the upload_url first, then analyze.',
       });
     }
-    const sample = await sampleShard(deps.objects.pathOf(shard0.object_key), fm.file_format as FileFormat, fm.compression as Compression, SAMPLE_ROWS, deps.uploadLimits)
-      .catch((e: Error) => {
-        // A read limit has a code of its own; its message names the limit and the setting.
-        if (e instanceof FileDataError && (e.code === 'FILE_TOO_LARGE_UNCOMPRESSED' || e.code === 'LINE_TOO_LONG')) throw new DomainError(e.code, e.message);
-        throw new DomainError('INVALID_FILE', `The uploaded file could not be read as ${fm.file_format}${fm.compression === 'gzip' ? ' (gzip)' : ''}: ${clientSafe(e)}`, {
-          nextStep: 'Check file_format and compression; refresh the segment (POST /v1/segments/{id}/refresh) for new upload URLs and upload again.',
-        });
-      });
+    const sample = await sampleShard(
+      deps.objects.pathOf(shard0.object_key),
+      fm.file_format as FileFormat,
+      fm.compression as Compression,
+      SAMPLE_ROWS,
+      deps.uploadLimits,
+    ).catch((e: Error) => {
+      // A read limit has a code of its own; its message names the limit and the setting.
+      if (e instanceof FileDataError && (e.code === 'FILE_TOO_LARGE_UNCOMPRESSED' || e.code === 'LINE_TOO_LONG'))
+        throw new DomainError(e.code, e.message);
+      throw new DomainError(
+        'INVALID_FILE',
+        `The uploaded file could not be read as ${fm.file_format}${fm.compression === 'gzip' ? ' (gzip)' : ''}: ${clientSafe(e)}`,
+        {
+          nextStep:
+            'Check file_format and compression; refresh the segment (POST /v1/segments/{id}/refresh) for new upload URLs and upload again.',
+        },
+      );
+    });
     const analysis = analyzeColumns(sample.header, sample.rows);
     const details = matchedDetails(segment.details);
     await db.transaction().execute(async (trx) => {
-      await fileMatchStore.update(trx, viewer.orgId, id, { analysis: JSON.stringify(analysis), mapping_warnings: JSON.stringify(analysis.mapping_warnings), updated_at: clock.now() });
+      await fileMatchStore.update(trx, viewer.orgId, id, {
+        analysis: JSON.stringify(analysis),
+        mapping_warnings: JSON.stringify(analysis.mapping_warnings),
+        updated_at: clock.now(),
+      });
       // "filled after analysis" (spec 2), unless the customer already confirmed their own.
-      if (!details.mapping_confirmed) await segments.setDetails(trx, viewer.orgId, id, { ...details, column_mappings: analysis.column_mappings });
+      if (!details.mapping_confirmed)
+        await segments.setDetails(trx, viewer.orgId, id, { ...details, column_mappings: analysis.column_mappings });
     });
     return analysis;
   }
@@ -66,7 +92,8 @@ export function createMappingService(deps: {
     const bad = Object.entries(given).filter(([, v]) => !ALLOWED.has(v));
     if (bad.length) {
       throw new DomainError('INVALID_COLUMN_MAPPING', `Unknown standard attribute(s): ${bad.map(([k, v]) => `${k} -> ${v}`).join(', ')}.`, {
-        details: { allowed: [...ALLOWED] }, nextStep: 'Map each column to a standard attribute or "(skip)".',
+        details: { allowed: [...ALLOWED] },
+        nextStep: 'Map each column to a standard attribute or "(skip)".',
       });
     }
     const { segment, fm } = await deps.files.findMatched(viewer, id);
@@ -78,7 +105,10 @@ export function createMappingService(deps: {
       try {
         for (const s of moved) deps.objects.copy(s.object_key, s.final);
       } catch (cause) {
-        throw new DomainError('STAGING_COPY_FAILED', 'The staged upload could not be moved into place; nothing changed.', { cause, nextStep: 'Retry POST .../mappings.' });
+        throw new DomainError('STAGING_COPY_FAILED', 'The staged upload could not be moved into place; nothing changed.', {
+          cause,
+          nextStep: 'Retry POST .../mappings.',
+        });
       }
       await deps.queue.ensureQueue(RESOLVE_JOB, RESOLVE_QUEUE);
     }
@@ -93,7 +123,14 @@ export function createMappingService(deps: {
         return;
       }
       for (const s of moved) {
-        await fileMatchStore.recordShard(trx, { segmentId: id, uploadVersion: fm.upload_version, shardIndex: s.shard_index, objectKey: s.final, bytes: Number(s.bytes), at: now });
+        await fileMatchStore.recordShard(trx, {
+          segmentId: id,
+          uploadVersion: fm.upload_version,
+          shardIndex: s.shard_index,
+          objectKey: s.final,
+          bytes: Number(s.bytes),
+          at: now,
+        });
       }
       await fileMatchStore.update(trx, viewer.orgId, id, { matching_status: 'queued', updated_at: now });
       await segments.markPending(trx, viewer.orgId, id, { details: { ...details, shard_count: fm.shard_count, hitl: true }, now });

@@ -28,7 +28,10 @@ function list(v: unknown): unknown[] | undefined {
       return undefined;
     }
   }
-  return s.split(/[;|]/).map((x) => x.trim()).filter(Boolean);
+  return s
+    .split(/[;|]/)
+    .map((x) => x.trim())
+    .filter(Boolean);
 }
 
 export function compileMapping(mappings: Record<string, string>) {
@@ -44,7 +47,9 @@ export function compileMapping(mappings: Record<string, string>) {
           const a = list(v);
           if (a) out.addresses = a.filter((e) => e && typeof e === 'object');
         } else if (ARRAY_ATTRS.has(attr)) {
-          const a = list(v)?.map(text).filter((x): x is string => !!x);
+          const a = list(v)
+            ?.map(text)
+            .filter((x): x is string => !!x);
           if (a?.length) out[attr] = a;
         } else {
           const t = text(v);

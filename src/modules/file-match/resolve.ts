@@ -14,7 +14,16 @@ import type { DB } from '../../db/schema.ts';
 import type { JobDefinition } from '../../jobs/worker.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { randomBase62 } from '../../lib/ids.ts';
-import { createMatcher, createStagePool, createStageWriter, defaultStageThreads, type MatchLevel, type StagedLines, type MatchWarehouse, type SpatialMode } from '../../identity/matcher/index.ts';
+import {
+  createMatcher,
+  createStagePool,
+  createStageWriter,
+  defaultStageThreads,
+  type MatchLevel,
+  type StagedLines,
+  type MatchWarehouse,
+  type SpatialMode,
+} from '../../identity/matcher/index.ts';
 import { iagPersonIdOf } from '../../identity/normalize/index.ts';
 import { decodeIssuedPersonId } from '../../identity/person-id.ts';
 import type { ObjectStore } from '../../objects/store.ts';
@@ -81,7 +90,10 @@ function checkShardHeader(fm: FileMatchRow, got: string[] | null, want: string[]
   if (fm.file_format !== 'csv') return;
   const h = got ?? [];
   if (h.join('\u0000') !== want.join('\u0000')) {
-    throw new FileDataError('SHARD_HEADER_MISMATCH', `Shard ${shard} header (${h.join(', ')}) differs from shard 0 (${want.join(', ')}); every shard must have the same header row.`);
+    throw new FileDataError(
+      'SHARD_HEADER_MISMATCH',
+      `Shard ${shard} header (${h.join(', ')}) differs from shard 0 (${want.join(', ')}); every shard must have the same header row.`,
+    );
   }
 }
 
@@ -90,32 +102,51 @@ export function createResolver(deps: ResolverDeps) {
   const matcher = createMatcher({ warehouse: deps.warehouse, indexPath: async () => (await deps.index.current()).indexPath });
 
   async function mappingsFor(fm: FileMatchRow, files: string[], details: Record<string, unknown>) {
-    const sample = await sampleShard(files[0]!, fm.file_format as FileFormat, fm.compression as Compression, SAMPLE_ROWS, deps.uploadLimits);
+    const sample = await sampleShard(
+      files[0]!,
+      fm.file_format as FileFormat,
+      fm.compression as Compression,
+      SAMPLE_ROWS,
+      deps.uploadLimits,
+    );
     const analysis = analyzeColumns(sample.header, sample.rows);
-    const confirmed = details.mapping_confirmed === true && details.column_mappings ? (details.column_mappings as Record<string, string>) : null;
+    const confirmed =
+      details.mapping_confirmed === true && details.column_mappings ? (details.column_mappings as Record<string, string>) : null;
     const mappings = confirmed ?? analysis.column_mappings;
     if (confirmed ? !mappingUsable(confirmed) : !analysis.usable) {
-      throw new FileDataError('NO_USABLE_IDENTITY_COLUMN', `No usable identity column in the file (columns: ${sample.header.slice(0, 20).join(', ')}). Include email, phone, a name with an address, or their SHA-256 hashes.`);
+      throw new FileDataError(
+        'NO_USABLE_IDENTITY_COLUMN',
+        `No usable identity column in the file (columns: ${sample.header.slice(0, 20).join(', ')}). Include email, phone, a name with an address, or their SHA-256 hashes.`,
+      );
     }
     return { analysis, mappings, header: sample.header, confirmed: !!confirmed };
   }
 
   async function run(data: ResolveJobData, fm: FileMatchRow, runId: string) {
     const shards = await fileMatchStore.shards(db, data.segmentId, data.uploadVersion);
-    if (shards.length !== fm.shard_count) throw new FileDataError('MISSING_SHARDS', `Only ${shards.length} of ${fm.shard_count} shards were uploaded.`);
+    if (shards.length !== fm.shard_count)
+      throw new FileDataError('MISSING_SHARDS', `Only ${shards.length} of ${fm.shard_count} shards were uploaded.`);
     const files = shards.map((s) => deps.objects.pathOf(s.object_key));
     const segment = await deps.segments.findSegment(db, data.orgId, data.segmentId);
     if (!segment) throw new FileDataError('SEGMENT_DELETED', 'The segment was deleted before its upload was matched.');
     const details = (segment.details ?? {}) as Record<string, unknown>;
     const { analysis, mappings, header, confirmed } = await mappingsFor(fm, files, details);
-    await fileMatchStore.update(db, data.orgId, data.segmentId, { analysis: JSON.stringify(analysis), mapping_warnings: JSON.stringify(analysis.mapping_warnings) });
+    await fileMatchStore.update(db, data.orgId, data.segmentId, {
+      analysis: JSON.stringify(analysis),
+      mapping_warnings: JSON.stringify(analysis.mapping_warnings),
+    });
     const { rowIdColumn, toRecord } = compileMapping(mappings);
     const decode = await deps.personIdDecoder(data.orgId);
     await deps.index.current(); // resolves (and builds if needed) the index of the current release first
     const options = { matchLevels: fm.match_levels as MatchLevel[], spatialMode: fm.spatial_mode as SpatialMode };
     const dir = deps.objects.pathOf(objectKeys.run(data.orgId, data.segmentId, data.uploadVersion, runId));
-    const progress = (set: { rows_read?: number; rows_matched?: number }) => db.updateTable('file_matches').set({ ...set, updated_at: clock.now() })
-      .where('segment_id', '=', data.segmentId).where('run_id', '=', runId).execute();
+    const progress = (set: { rows_read?: number; rows_matched?: number }) =>
+      db
+        .updateTable('file_matches')
+        .set({ ...set, updated_at: clock.now() })
+        .where('segment_id', '=', data.segmentId)
+        .where('run_id', '=', runId)
+        .execute();
     const results = createResultsWriter(dir);
     const stage = createStageWriter(path.join(dir, 'stage'), { removeDir: true });
     const pool = createStagePool(deps.stageThreads ?? defaultStageThreads());
@@ -144,7 +175,11 @@ export function createResolver(deps: ResolverDeps) {
           let rowId = `row_${read}`;
           if (rowIdColumn) {
             rowId = text(row[rowIdColumn]);
-            if (!rowId) throw new FileDataError('INVALID_ROW_ID', `Row ${read + 1} (shard ${s}) has an empty row_id; every row_id needs a non-whitespace character.`);
+            if (!rowId)
+              throw new FileDataError(
+                'INVALID_ROW_ID',
+                `Row ${read + 1} (shard ${s}) has an empty row_id; every row_id needs a non-whitespace character.`,
+              );
           }
           const record = toRecord(row);
           const pid = iagPersonIdOf(record);
@@ -201,14 +236,23 @@ export function createResolver(deps: ResolverDeps) {
     // includeMetadata: the handler needs retryCount to know its last attempt (then it fails the segment).
     // notifyPollingIntervalSeconds: with LISTEN/NOTIFY on, pg-boss polls only every 30 s, and retries are never notified.
     // localConcurrency: an organization's next match (or another organization's) runs beside a long one.
-    work: { pollingIntervalSeconds: 1, notifyPollingIntervalSeconds: 2, includeMetadata: true, localConcurrency: deps.concurrency ?? 1 } as JobDefinition['work'],
+    work: {
+      pollingIntervalSeconds: 1,
+      notifyPollingIntervalSeconds: 2,
+      includeMetadata: true,
+      localConcurrency: deps.concurrency ?? 1,
+    } as JobDefinition['work'],
     async handle(data, job) {
       const fm = await fileMatchStore.find(db, data.orgId, data.segmentId);
       // Stale (refreshed since) or already settled: nothing to do, so a duplicate delivery is harmless.
       if (!fm || fm.upload_version !== data.uploadVersion || !['queued', 'matching'].includes(fm.matching_status)) return { skipped: true };
       // Deleted meanwhile: end the job for good (a retry could never succeed), with the reason logged.
       if (!(await deps.segments.findSegment(db, data.orgId, data.segmentId))) {
-        await fileMatchStore.update(db, data.orgId, data.segmentId, { matching_status: 'failed', error_code: 'SEGMENT_DELETED', updated_at: clock.now() });
+        await fileMatchStore.update(db, data.orgId, data.segmentId, {
+          matching_status: 'failed',
+          error_code: 'SEGMENT_DELETED',
+          updated_at: clock.now(),
+        });
         deps.log?.warn({ org_id: data.orgId, segment_id: data.segmentId }, 'file match ended: its segment was deleted');
         return { skipped: true, reason: 'segment_deleted' };
       }
@@ -216,32 +260,64 @@ export function createResolver(deps: ResolverDeps) {
       // host): its heartbeat stopped and the job came back here. Its staged rows (normalized personal
       // data) and partial results are removed before anything else.
       if (fm.matching_status === 'matching' && fm.run_id) {
-        fs.rmSync(deps.objects.pathOf(objectKeys.run(data.orgId, data.segmentId, data.uploadVersion, fm.run_id)), { recursive: true, force: true });
-        deps.log?.warn({ org_id: data.orgId, segment_id: data.segmentId, dead_run_id: fm.run_id, attempt: job.retryCount }, 'file match resumed after its previous run died; its staging was removed');
+        fs.rmSync(deps.objects.pathOf(objectKeys.run(data.orgId, data.segmentId, data.uploadVersion, fm.run_id)), {
+          recursive: true,
+          force: true,
+        });
+        deps.log?.warn(
+          { org_id: data.orgId, segment_id: data.segmentId, dead_run_id: fm.run_id, attempt: job.retryCount },
+          'file match resumed after its previous run died; its staging was removed',
+        );
       }
       const runId = randomBase62(10);
       const ids = { org_id: data.orgId, segment_id: data.segmentId, upload_version: data.uploadVersion, run_id: runId };
       const started = Date.now();
       deps.log?.info(ids, 'file match started');
-      await fileMatchStore.update(db, data.orgId, data.segmentId, { matching_status: 'matching', run_id: runId, rows_read: 0, rows_matched: 0, updated_at: clock.now() });
+      await fileMatchStore.update(db, data.orgId, data.segmentId, {
+        matching_status: 'matching',
+        run_id: runId,
+        rows_read: 0,
+        rows_matched: 0,
+        updated_at: clock.now(),
+      });
       const runDir = deps.objects.pathOf(objectKeys.run(data.orgId, data.segmentId, data.uploadVersion, runId));
       try {
         const out = await run(data, fm, runId);
         const swapped = await completeMatch({ db, clock, events: deps.events, segments: deps.segments }, data, runId, {
-          rowsPath: out.rowsPath, membersPath: out.membersPath, inputCount: out.inputCount, matchCount: out.matchCount, memberCount: out.memberCount,
-          mappings: out.mappings, confirmed: out.confirmed, warnings: out.analysis.mapping_warnings,
+          rowsPath: out.rowsPath,
+          membersPath: out.membersPath,
+          inputCount: out.inputCount,
+          matchCount: out.matchCount,
+          memberCount: out.memberCount,
+          mappings: out.mappings,
+          confirmed: out.confirmed,
+          warnings: out.analysis.mapping_warnings,
         });
         if (!swapped) fs.rmSync(runDir, { recursive: true, force: true });
-        deps.log?.info({ ...ids, rows: out.inputCount, matched: out.matchCount, ms: Date.now() - started, swapped }, 'file match completed');
+        deps.log?.info(
+          { ...ids, rows: out.inputCount, matched: out.matchCount, ms: Date.now() - started, swapped },
+          'file match completed',
+        );
         return { swapped, rows: out.inputCount, matched: out.matchCount };
       } catch (error) {
         fs.rmSync(runDir, { recursive: true, force: true });
         const final = error instanceof FileDataError || job.retryCount >= (RESOLVE_QUEUE.retryLimit ?? 0);
-        deps.log?.warn({ ...ids, ms: Date.now() - started, code: error instanceof FileDataError ? error.code : 'RESOLUTION_FAILED', final, err: (error as Error).message },
-          final ? 'file match failed' : 'file match run failed; it will be retried');
+        deps.log?.warn(
+          {
+            ...ids,
+            ms: Date.now() - started,
+            code: error instanceof FileDataError ? error.code : 'RESOLUTION_FAILED',
+            final,
+            err: (error as Error).message,
+          },
+          final ? 'file match failed' : 'file match run failed; it will be retried',
+        );
         if (!final) throw error; // pg-boss retries with a new run
         const code = error instanceof FileDataError ? error.code : 'RESOLUTION_FAILED';
-        const message = error instanceof FileDataError ? error.message : 'Resolution failed after retries; upload again with POST /v1/segments/{id}/refresh.';
+        const message =
+          error instanceof FileDataError
+            ? error.message
+            : 'Resolution failed after retries; upload again with POST /v1/segments/{id}/refresh.';
         await failMatch({ db, clock, events: deps.events, segments: deps.segments }, data, code, message);
         return { failed: code };
       }
@@ -249,4 +325,3 @@ export function createResolver(deps: ResolverDeps) {
   };
   return { definition };
 }
-

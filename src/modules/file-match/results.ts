@@ -77,12 +77,23 @@ export async function finalizeResults(wh: ParquetQuery, dir: string, files: Resu
   // The duplicate check and the member set read rows.parquet independently: at once, on two connections of a pool.
   const [dupes, [c]] = await Promise.all([
     wh.query(`SELECT row_id FROM read_parquet(${lit(rows)}) GROUP BY row_id HAVING count(*) > 1 ORDER BY row_id LIMIT 5`),
-    wh.query(`COPY (SELECT DISTINCT person_key FROM read_parquet(${lit(rows)}) WHERE person_key IS NOT NULL ORDER BY person_key) TO ${lit(members)} (FORMAT parquet)`)
-      .then(() => wh.query(`SELECT count(*) AS n, count(person_key) AS matched, (SELECT count(*) FROM read_parquet(${lit(members)})) AS members FROM read_parquet(${lit(rows)})`)),
+    wh
+      .query(
+        `COPY (SELECT DISTINCT person_key FROM read_parquet(${lit(rows)}) WHERE person_key IS NOT NULL ORDER BY person_key) TO ${lit(members)} (FORMAT parquet)`,
+      )
+      .then(() =>
+        wh.query(
+          `SELECT count(*) AS n, count(person_key) AS matched, (SELECT count(*) FROM read_parquet(${lit(members)})) AS members FROM read_parquet(${lit(rows)})`,
+        ),
+      ),
   ]);
   for (const f of [files.ids, files.decisions]) fs.rmSync(f, { force: true });
   return {
-    rowsPath: rows, membersPath: members, duplicates: dupes.map((d) => String(d.row_id)),
-    inputCount: Number(c!.n), matchCount: Number(c!.matched), memberCount: Number(c!.members),
+    rowsPath: rows,
+    membersPath: members,
+    duplicates: dupes.map((d) => String(d.row_id)),
+    inputCount: Number(c!.n),
+    matchCount: Number(c!.matched),
+    memberCount: Number(c!.members),
   };
 }

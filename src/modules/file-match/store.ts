@@ -19,16 +19,36 @@ export const fileMatchStore = {
     await db.updateTable('file_matches').set(patch).where('org_id', '=', orgId).where('segment_id', '=', segmentId).execute();
   },
 
-  async recordShard(db: Kysely<DB>, s: { segmentId: string; uploadVersion: number; shardIndex: number; objectKey: string; bytes: number; at: Date }): Promise<void> {
-    await db.insertInto('file_match_shards')
-      .values({ segment_id: s.segmentId, upload_version: s.uploadVersion, shard_index: s.shardIndex, object_key: s.objectKey, bytes: s.bytes, uploaded_at: s.at })
-      .onConflict((oc) => oc.columns(['segment_id', 'upload_version', 'shard_index']).doUpdateSet({ object_key: s.objectKey, bytes: s.bytes, uploaded_at: s.at }))
+  async recordShard(
+    db: Kysely<DB>,
+    s: { segmentId: string; uploadVersion: number; shardIndex: number; objectKey: string; bytes: number; at: Date },
+  ): Promise<void> {
+    await db
+      .insertInto('file_match_shards')
+      .values({
+        segment_id: s.segmentId,
+        upload_version: s.uploadVersion,
+        shard_index: s.shardIndex,
+        object_key: s.objectKey,
+        bytes: s.bytes,
+        uploaded_at: s.at,
+      })
+      .onConflict((oc) =>
+        oc
+          .columns(['segment_id', 'upload_version', 'shard_index'])
+          .doUpdateSet({ object_key: s.objectKey, bytes: s.bytes, uploaded_at: s.at }),
+      )
       .execute();
   },
 
   async shards(db: Kysely<DB>, segmentId: string, uploadVersion: number) {
-    return db.selectFrom('file_match_shards').selectAll().where('segment_id', '=', segmentId).where('upload_version', '=', uploadVersion)
-      .orderBy('shard_index').execute();
+    return db
+      .selectFrom('file_match_shards')
+      .selectAll()
+      .where('segment_id', '=', segmentId)
+      .where('upload_version', '=', uploadVersion)
+      .orderBy('shard_index')
+      .execute();
   },
 };
 

@@ -40,19 +40,35 @@ export async function completeMatch(deps: Deps, data: ResolveJobData, runId: str
     const segment = await deps.segments.findSegment(trx, data.orgId, data.segmentId);
     if (!segment) return false;
     await fileMatchStore.update(trx, data.orgId, data.segmentId, {
-      matching_status: 'completed', results_path: o.rowsPath, rows_read: o.inputCount, rows_matched: o.matchCount, error_code: null, updated_at: now,
+      matching_status: 'completed',
+      results_path: o.rowsPath,
+      rows_read: o.inputCount,
+      rows_matched: o.matchCount,
+      error_code: null,
+      updated_at: now,
     });
     // The customer's own list: counts are exact (no privacy floor on input and match counts).
     await deps.segments.markResolved(trx, data.orgId, data.segmentId, {
-      recordCount: o.memberCount, inputRecordCount: o.inputCount, matchCount: o.matchCount, membersPath: o.membersPath,
+      recordCount: o.memberCount,
+      inputRecordCount: o.inputCount,
+      matchCount: o.matchCount,
+      membersPath: o.membersPath,
       details: { ...matchedDetails(segment.details), column_mappings: o.mappings, mapping_confirmed: o.confirmed },
-      wrapperAudienceId: fm.audience_id, now,
+      wrapperAudienceId: fm.audience_id,
+      now,
     });
     await deps.events.emit(trx, {
-      orgId: data.orgId, type: 'segment.ready', subject: { kind: 'segment', id: data.segmentId, name: segment.name },
+      orgId: data.orgId,
+      type: 'segment.ready',
+      subject: { kind: 'segment', id: data.segmentId, name: segment.name },
       data: {
-        status: 'completed', subtype: 'matched', audience_id: fm.audience_id, match_count: o.matchCount, record_count: o.memberCount,
-        input_record_count: o.inputCount, mapping_warnings: o.warnings,
+        status: 'completed',
+        subtype: 'matched',
+        audience_id: fm.audience_id,
+        match_count: o.matchCount,
+        record_count: o.memberCount,
+        input_record_count: o.inputCount,
+        mapping_warnings: o.warnings,
       },
       webhookUrl: segment.webhook_url,
     });
@@ -70,8 +86,17 @@ export async function failMatch(deps: Deps, data: ResolveJobData, code: string, 
     await fileMatchStore.update(trx, data.orgId, data.segmentId, { matching_status: 'failed', error_code: code, updated_at: now });
     await deps.segments.markFailed(trx, data.orgId, data.segmentId, { message, audienceIds: fm.audience_id ? [fm.audience_id] : [], now });
     await deps.events.emit(trx, {
-      orgId: data.orgId, type: 'segment.failed', subject: { kind: 'segment', id: data.segmentId, name: segment.name },
-      data: { status: 'failed', subtype: 'matched', audience_id: fm.audience_id, error_code: code, error_message: message, failed_at: now.toISOString() },
+      orgId: data.orgId,
+      type: 'segment.failed',
+      subject: { kind: 'segment', id: data.segmentId, name: segment.name },
+      data: {
+        status: 'failed',
+        subtype: 'matched',
+        audience_id: fm.audience_id,
+        error_code: code,
+        error_message: message,
+        failed_at: now.toISOString(),
+      },
       webhookUrl: segment.webhook_url,
     });
     return true;

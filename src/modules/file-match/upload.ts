@@ -27,13 +27,23 @@ export async function enqueueResolution(queue: JobQueue, trx: Kysely<DB>, data: 
   await queue.send(RESOLVE_JOB, data, { singletonKey: `${data.segmentId}:v${data.uploadVersion}` }, trx);
 }
 
-const conflict = (code: 'UPLOAD_SUPERSEDED' | 'UPLOAD_ALREADY_RECEIVED', message: string, nextStep: string) => new DomainError(code, message, { nextStep });
+const conflict = (code: 'UPLOAD_SUPERSEDED' | 'UPLOAD_ALREADY_RECEIVED', message: string, nextStep: string) =>
+  new DomainError(code, message, { nextStep });
 
 export function createUploadHandler(deps: {
-  db: Kysely<DB>; queue: JobQueue; clock: Clock; objects: ObjectStore; signer: (reload?: boolean) => Promise<UrlSigner>; segmentExists: (orgId: string, id: string) => Promise<boolean>;
+  db: Kysely<DB>;
+  queue: JobQueue;
+  clock: Clock;
+  objects: ObjectStore;
+  signer: (reload?: boolean) => Promise<UrlSigner>;
+  segmentExists: (orgId: string, id: string) => Promise<boolean>;
 }) {
   const { db, clock } = deps;
-  return async function receive(req: { query: { expires?: string; signature?: string }; params: { org: string; seg: string; version: string; shard: string }; body: Readable }) {
+  return async function receive(req: {
+    query: { expires?: string; signature?: string };
+    params: { org: string; seg: string; version: string; shard: string };
+    body: Readable;
+  }) {
     // The path that was signed, rebuilt from the parameters exactly as they arrived.
     const path = `/v1/uploads/${req.params.org}/${req.params.seg}/${req.params.version}/${req.params.shard}`;
     try {
@@ -52,11 +62,20 @@ export function createUploadHandler(deps: {
       });
     }
     if (fm.upload_version !== version) {
-      throw conflict('UPLOAD_SUPERSEDED', 'This upload URL belongs to an earlier upload of the segment (it was refreshed since).', 'Use the URLs returned by the latest refresh.');
+      throw conflict(
+        'UPLOAD_SUPERSEDED',
+        'This upload URL belongs to an earlier upload of the segment (it was refreshed since).',
+        'Use the URLs returned by the latest refresh.',
+      );
     }
-    if (!Number.isInteger(shard) || shard < 0 || shard >= fm.shard_count) throw new DomainError('UPLOAD_URL_INVALID', 'Unknown shard for this upload.');
+    if (!Number.isInteger(shard) || shard < 0 || shard >= fm.shard_count)
+      throw new DomainError('UPLOAD_URL_INVALID', 'Unknown shard for this upload.');
     if (fm.matching_status !== 'awaiting_upload') {
-      throw conflict('UPLOAD_ALREADY_RECEIVED', `Every shard of this upload was received; matching is ${fm.matching_status}.`, 'Refresh the segment to upload a new file.');
+      throw conflict(
+        'UPLOAD_ALREADY_RECEIVED',
+        `Every shard of this upload was received; matching is ${fm.matching_status}.`,
+        'Refresh the segment to upload a new file.',
+      );
     }
     await deps.queue.ensureQueue(RESOLVE_JOB, RESOLVE_QUEUE); // never create a queue inside the transaction below
     const key = objectKeys.shard(org, seg, version, shard, fm.hitl ? 'staging' : 'final');
@@ -65,7 +84,11 @@ export function createUploadHandler(deps: {
     const stored = await db.transaction().execute(async (trx) => {
       const locked = await fileMatchStore.find(trx, org, seg, { forUpdate: true });
       if (!locked || locked.upload_version !== version || locked.matching_status !== 'awaiting_upload') {
-        throw conflict('UPLOAD_SUPERSEDED', 'The upload changed while this shard was being received.', 'Use the URLs returned by the latest refresh.');
+        throw conflict(
+          'UPLOAD_SUPERSEDED',
+          'The upload changed while this shard was being received.',
+          'Use the URLs returned by the latest refresh.',
+        );
       }
       await fileMatchStore.recordShard(trx, { segmentId: seg, uploadVersion: version, shardIndex: shard, objectKey: key, bytes, at: now });
       const received = (await fileMatchStore.shards(trx, seg, version)).length;
@@ -75,7 +98,15 @@ export function createUploadHandler(deps: {
         await fileMatchStore.update(trx, org, seg, { matching_status: status, updated_at: now });
         if (!locked.hitl) await enqueueResolution(deps.queue, trx, { orgId: org, segmentId: seg, uploadVersion: version });
       }
-      return { ok: true, segment_id: seg, shard_index: shard, bytes, shards_uploaded: received, shard_count: locked.shard_count, matching_status: status };
+      return {
+        ok: true,
+        segment_id: seg,
+        shard_index: shard,
+        bytes,
+        shards_uploaded: received,
+        shard_count: locked.shard_count,
+        matching_status: status,
+      };
     });
     if (stored.matching_status === 'queued') deps.queue.wake(RESOLVE_JOB); // committed: a local worker starts it now
     return stored;

@@ -21,7 +21,7 @@ export const COLLECTION_REFRESH_CRON = '*/15 * * * *';
 
 /** The source kind of a run for the collection filter. */
 export const sourceKindOf = (run: Pick<RunRow, 'kind' | 'oauth_client_id'>): 'recurring' | 'batch' | 'file' =>
-  (run.oauth_client_id || run.kind === 'file_enrichment' ? 'file' : 'batch');
+  run.oauth_client_id || run.kind === 'file_enrichment' ? 'file' : 'batch';
 
 /**
  * Completes a run and captures its matched person keys into the organization's default collection, in
@@ -30,8 +30,12 @@ export const sourceKindOf = (run: Pick<RunRow, 'kind' | 'oauth_client_id'>): 're
  * collection is active, so a replayed or retried completion never captures twice. Returns whether it moved.
  */
 export async function completeCapturing(
-  trx: Kysely<DB>, collections: Pick<CollectionService, 'ensureDefault'>, run: RunRow, keys: readonly string[],
-  at: { boundaryAt: Date; now: Date }, complete: (capturedAt: Date | null) => Promise<boolean>,
+  trx: Kysely<DB>,
+  collections: Pick<CollectionService, 'ensureDefault'>,
+  run: RunRow,
+  keys: readonly string[],
+  at: { boundaryAt: Date; now: Date },
+  complete: (capturedAt: Date | null) => Promise<boolean>,
 ): Promise<boolean> {
   const collection = await collections.ensureDefault(run.org_id, trx);
   const capture = collection.status === 'active' && keys.length > 0;
@@ -39,10 +43,21 @@ export async function completeCapturing(
   if (!(await complete(capture ? now : null))) return false;
   if (!capture) return true;
   const expiresAt = new Date(now.getTime() + retentionMs(collection.retention_days));
-  await collectionStore.insertIdentities(trx, [...new Set(keys)].map((k) => ({
-    collection_id: collection.id, org_id: run.org_id, run_id: run.id, person_key: k, provider: run.provider, connection_id: run.connection_id,
-    source_kind: sourceKindOf(run), boundary_at: at.boundaryAt, captured_at: now, expires_at: expiresAt,
-  })));
+  await collectionStore.insertIdentities(
+    trx,
+    [...new Set(keys)].map((k) => ({
+      collection_id: collection.id,
+      org_id: run.org_id,
+      run_id: run.id,
+      person_key: k,
+      provider: run.provider,
+      connection_id: run.connection_id,
+      source_kind: sourceKindOf(run),
+      boundary_at: at.boundaryAt,
+      captured_at: now,
+      expires_at: expiresAt,
+    })),
+  );
   await collectionStore.update(trx, collection.id, { last_captured_at: now, updated_at: now });
   return true;
 }
@@ -61,12 +76,29 @@ export function createCollectionRefresh(deps: CaptureDeps) {
   const { db, clock } = deps;
 
   /** integration_run.completed / .failed (decision 038's events), in the transaction that ends the run. */
-  async function emitEnd(trx: Kysely<DB>, run: RunRow, status: 'completed' | 'failed', counts: Record<string, number>, failure: { code: string; message: string } | null, at: Date) {
+  async function emitEnd(
+    trx: Kysely<DB>,
+    run: RunRow,
+    status: 'completed' | 'failed',
+    counts: Record<string, number>,
+    failure: { code: string; message: string } | null,
+    at: Date,
+  ) {
     await deps.events.emit(trx, {
-      orgId: run.org_id, type: `integration_run.${status}`, subject: { kind: 'integration_run', id: run.id, name: null },
+      orgId: run.org_id,
+      type: `integration_run.${status}`,
+      subject: { kind: 'integration_run', id: run.id, name: null },
       data: {
-        status, run_id: run.id, provider: run.provider, connection_id: run.connection_id, kind: run.kind, billing_source: run.billing_source,
-        counts, failure_code: failure?.code ?? null, failure_message: failure?.message ?? null, completed_at: at.toISOString(),
+        status,
+        run_id: run.id,
+        provider: run.provider,
+        connection_id: run.connection_id,
+        kind: run.kind,
+        billing_source: run.billing_source,
+        counts,
+        failure_code: failure?.code ?? null,
+        failure_message: failure?.message ?? null,
+        completed_at: at.toISOString(),
       },
     });
   }
@@ -74,7 +106,15 @@ export function createCollectionRefresh(deps: CaptureDeps) {
   async function fail(run: RunRow, code: string, message: string): Promise<'failed'> {
     const now = clock.now();
     await db.transaction().execute(async (trx) => {
-      if (await integrationStore.moveRun(trx, run.id, ['created', 'processing'], { status: 'failed', failure_code: code, failure_message: message, updated_at: now, completed_at: now })) {
+      if (
+        await integrationStore.moveRun(trx, run.id, ['created', 'processing'], {
+          status: 'failed',
+          failure_code: code,
+          failure_message: message,
+          updated_at: now,
+          completed_at: now,
+        })
+      ) {
         await emitEnd(trx, run, 'failed', JSON.parse(run.counts) as Record<string, number>, { code, message }, now);
       }
     });
@@ -89,11 +129,26 @@ export function createCollectionRefresh(deps: CaptureDeps) {
     if (segment.status !== 'active') return fail(run, 'MATCH_FAILED', segment.error_message ?? `The match is ${segment.status}.`);
     const keys = segment.members_path ? await deps.readMembers(segment.members_path) : [];
     const input = segment.input_record_count ?? 0;
-    const counts = { input, matched: Math.min(segment.match_count ?? 0, input), delivered: 0, applied: 0, unchanged: 0, skipped: 0, failed: 0 };
+    const counts = {
+      input,
+      matched: Math.min(segment.match_count ?? 0, input),
+      delivered: 0,
+      applied: 0,
+      unchanged: 0,
+      skipped: 0,
+      failed: 0,
+    };
     await db.transaction().execute(async (trx) => {
-      const moved = await completeCapturing(trx, deps.collections, run, keys, { boundaryAt: now, now }, (capturedAt) => integrationStore.moveRun(trx, run.id, ['created', 'processing'], {
-        status: 'completed', counts: JSON.stringify(counts), boundary_at: now, updated_at: now, completed_at: now, captured_at: capturedAt,
-      }));
+      const moved = await completeCapturing(trx, deps.collections, run, keys, { boundaryAt: now, now }, (capturedAt) =>
+        integrationStore.moveRun(trx, run.id, ['created', 'processing'], {
+          status: 'completed',
+          counts: JSON.stringify(counts),
+          boundary_at: now,
+          updated_at: now,
+          completed_at: now,
+          captured_at: capturedAt,
+        }),
+      );
       if (moved) await emitEnd(trx, run, 'completed', counts, null, now);
     });
     return 'completed';

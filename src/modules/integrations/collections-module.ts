@@ -32,23 +32,38 @@ export function createCollectionsPart(deps: CollectionsPartDeps & { db: Kysely<D
   const objects = new ObjectStore(deps.dataDir);
   const executions = createExecutionService({ db, clock, clientStanding: deps.clientStanding });
   const collections = createCollectionService({
-    db, clock, privacy: deps.privacy, segments: deps.segments, objectPath: (key) => objects.pathOf(key),
+    db,
+    clock,
+    privacy: deps.privacy,
+    segments: deps.segments,
+    objectPath: (key) => objects.pathOf(key),
     async writeMembers(keys, target) {
       const csv = `${target}.csv`;
       fs.writeFileSync(csv, `${keys.join('\n')}\n`);
       try {
-        await warehouse.query(`COPY (SELECT DISTINCT person_key FROM read_csv(${lit(csv)}, header = false, columns = {'person_key': 'BIGINT'}) ORDER BY person_key) TO ${lit(target)} (FORMAT parquet)`);
+        await warehouse.query(
+          `COPY (SELECT DISTINCT person_key FROM read_csv(${lit(csv)}, header = false, columns = {'person_key': 'BIGINT'}) ORDER BY person_key) TO ${lit(target)} (FORMAT parquet)`,
+        );
       } finally {
         fs.rmSync(csv, { force: true });
       }
     },
   });
   const refresh = createCollectionRefresh({
-    db, clock, collections, segments: deps.segments, events: deps.events,
-    readMembers: async (file) => (await warehouse.query(`SELECT CAST(person_key AS VARCHAR) AS k FROM read_parquet(${lit(file)}) ORDER BY person_key`)).map((r) => String(r.k)),
+    db,
+    clock,
+    collections,
+    segments: deps.segments,
+    events: deps.events,
+    readMembers: async (file) =>
+      (await warehouse.query(`SELECT CAST(person_key AS VARCHAR) AS k FROM read_parquet(${lit(file)}) ORDER BY person_key`)).map((r) =>
+        String(r.k),
+      ),
   });
   return {
-    executions, collections, refresh,
+    executions,
+    collections,
+    refresh,
     operations: collectionOperations({ collections }),
     jobDefinitions: (): JobDefinition[] => [refresh.definition],
   };

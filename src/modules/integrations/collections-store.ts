@@ -34,15 +34,31 @@ export const collectionStore = {
   collection: (db: Kysely<DB>, orgId: string, id: string) =>
     db.selectFrom('integration_collections').selectAll().where('org_id', '=', orgId).where('id', '=', id).executeTakeFirst(),
   list: (db: Kysely<DB>, orgId: string) =>
-    db.selectFrom('integration_collections').selectAll().where('org_id', '=', orgId).orderBy('created_at', 'desc').orderBy('id', 'desc').execute(),
+    db
+      .selectFrom('integration_collections')
+      .selectAll()
+      .where('org_id', '=', orgId)
+      .orderBy('created_at', 'desc')
+      .orderBy('id', 'desc')
+      .execute(),
   byKind: (db: Kysely<DB>, orgId: string, kind: string) =>
     db.selectFrom('integration_collections').selectAll().where('org_id', '=', orgId).where('kind', '=', kind).executeTakeFirst(),
   /** Inserts unless the organization has a collection of that kind (a concurrent insert loses quietly). */
   insertUnlessExists: (db: Kysely<DB>, row: Insertable<IntegrationCollectionsTable>) =>
-    db.insertInto('integration_collections').values(row).onConflict((oc) => oc.columns(['org_id', 'kind']).doNothing()).execute(),
+    db
+      .insertInto('integration_collections')
+      .values(row)
+      .onConflict((oc) => oc.columns(['org_id', 'kind']).doNothing())
+      .execute(),
   /** Moves a collection only from `from` (compare-and-set); returns whether it moved. */
   async move(db: Kysely<DB>, orgId: string, id: string, from: string, set: Updateable<IntegrationCollectionsTable>): Promise<boolean> {
-    const r = await db.updateTable('integration_collections').set(set).where('org_id', '=', orgId).where('id', '=', id).where('status', '=', from).executeTakeFirst();
+    const r = await db
+      .updateTable('integration_collections')
+      .set(set)
+      .where('org_id', '=', orgId)
+      .where('id', '=', id)
+      .where('status', '=', from)
+      .executeTakeFirst();
     return Number(r.numUpdatedRows) > 0;
   },
   update: (db: Kysely<DB>, id: string, set: Updateable<IntegrationCollectionsTable>) =>
@@ -55,8 +71,11 @@ export const collectionStore = {
 
   async insertIdentities(db: Kysely<DB>, rows: IdentityRow[]): Promise<void> {
     for (let i = 0; i < rows.length; i += INSERT_BATCH) {
-      await db.insertInto('integration_collection_identities').values(rows.slice(i, i + INSERT_BATCH))
-        .onConflict((oc) => oc.columns(['collection_id', 'run_id', 'person_key']).doNothing()).execute();
+      await db
+        .insertInto('integration_collection_identities')
+        .values(rows.slice(i, i + INSERT_BATCH))
+        .onConflict((oc) => oc.columns(['collection_id', 'run_id', 'person_key']).doNothing())
+        .execute();
     }
   },
   async expire(db: Kysely<DB>, now: Date, orgId?: string): Promise<number> {
@@ -67,18 +86,27 @@ export const collectionStore = {
   },
   /** Distinct unexpired identities the filter selects. */
   async countDistinct(db: Kysely<DB>, collectionId: string, filter: CollectionFilter, now: Date): Promise<number> {
-    const row = await selection(db, collectionId, filter, now).select(sql<string>`count(distinct person_key)`.as('n')).executeTakeFirst();
+    const row = await selection(db, collectionId, filter, now)
+      .select(sql<string>`count(distinct person_key)`.as('n'))
+      .executeTakeFirst();
     return Number(row?.n ?? 0);
   },
   /** Distinct unexpired person keys the filter selects (as text; the Parquet writer orders them). */
   async personKeys(db: Kysely<DB>, collectionId: string, filter: CollectionFilter, now: Date): Promise<string[]> {
-    const rows = await selection(db, collectionId, filter, now).select(sql<string>`person_key::text`.as('k')).distinct().execute();
+    const rows = await selection(db, collectionId, filter, now)
+      .select(sql<string>`person_key::text`.as('k'))
+      .distinct()
+      .execute();
     return rows.map((r) => r.k);
   },
 
   /** Execution-key runs still waiting for their match to resolve. */
   openPartnerRuns: (db: Kysely<DB>, orgId?: string) => {
-    let q = db.selectFrom('integration_runs').selectAll().where('oauth_client_id', 'is not', null).where('status', 'in', ['created', 'processing']);
+    let q = db
+      .selectFrom('integration_runs')
+      .selectAll()
+      .where('oauth_client_id', 'is not', null)
+      .where('status', 'in', ['created', 'processing']);
     if (orgId) q = q.where('org_id', '=', orgId);
     return q.orderBy('created_at').execute();
   },

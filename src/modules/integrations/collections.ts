@@ -47,10 +47,18 @@ export function collectionQuestion(collectionId: string, filter: CollectionFilte
 }
 
 function checkFilter(filter: CollectionFilter) {
-  if (filter.boundary_at_from && filter.boundary_at_to && new Date(filter.boundary_at_from).getTime() > new Date(filter.boundary_at_to).getTime()) {
-    throw new DomainError('INVALID_COLLECTION_FILTER', `boundary_at_from (${filter.boundary_at_from}) is after boundary_at_to (${filter.boundary_at_to}).`, {
-      nextStep: 'Send a date range whose start is not after its end.',
-    });
+  if (
+    filter.boundary_at_from &&
+    filter.boundary_at_to &&
+    new Date(filter.boundary_at_from).getTime() > new Date(filter.boundary_at_to).getTime()
+  ) {
+    throw new DomainError(
+      'INVALID_COLLECTION_FILTER',
+      `boundary_at_from (${filter.boundary_at_from}) is after boundary_at_to (${filter.boundary_at_to}).`,
+      {
+        nextStep: 'Send a date range whose start is not after its end.',
+      },
+    );
   }
 }
 
@@ -58,11 +66,22 @@ export function createCollectionService(deps: CollectionDeps) {
   const { db, clock, privacy } = deps;
 
   function present(row: CollectionRow) {
-    const shown = row.identity_count === null ? null : privacy.shownCount({ question: collectionQuestion(row.id, {}), trueCount: row.identity_count }).record_count;
+    const shown =
+      row.identity_count === null
+        ? null
+        : privacy.shownCount({ question: collectionQuestion(row.id, {}), trueCount: row.identity_count }).record_count;
     return {
-      collection_id: row.id, org_id: row.org_id, name: row.name, kind: 'default' as const, status: row.status as 'active' | 'paused',
-      retention_days: 90 as const, unique_identity_count: shown, count_refreshed_at: iso(row.count_refreshed_at), last_captured_at: iso(row.last_captured_at),
-      created_at: iso(row.created_at)!, updated_at: iso(row.updated_at)!,
+      collection_id: row.id,
+      org_id: row.org_id,
+      name: row.name,
+      kind: 'default' as const,
+      status: row.status as 'active' | 'paused',
+      retention_days: 90 as const,
+      unique_identity_count: shown,
+      count_refreshed_at: iso(row.count_refreshed_at),
+      last_captured_at: iso(row.last_captured_at),
+      created_at: iso(row.created_at)!,
+      updated_at: iso(row.updated_at)!,
     };
   }
 
@@ -72,22 +91,37 @@ export function createCollectionService(deps: CollectionDeps) {
     if (existing) return existing;
     const now = clock.now();
     await store.insertUnlessExists(conn, {
-      id: newId('icol'), org_id: orgId, name: DEFAULT_COLLECTION_NAME, kind: 'default', status: 'active', retention_days: COLLECTION_RETENTION_DAYS,
-      identity_count: null, count_refreshed_at: null, last_captured_at: null, created_at: now, updated_at: now,
+      id: newId('icol'),
+      org_id: orgId,
+      name: DEFAULT_COLLECTION_NAME,
+      kind: 'default',
+      status: 'active',
+      retention_days: COLLECTION_RETENTION_DAYS,
+      identity_count: null,
+      count_refreshed_at: null,
+      last_captured_at: null,
+      created_at: now,
+      updated_at: now,
     });
     return (await store.byKind(conn, orgId, 'default'))!;
   }
 
   async function find(orgId: string, id: string): Promise<CollectionRow> {
     const row = await store.collection(db, orgId, id);
-    if (!row) throw new DomainError('INTEGRATION_COLLECTION_NOT_FOUND', `No integration match collection ${id} in this organization.`, { nextStep: 'List them with GET /v1/integration-collections.' });
+    if (!row)
+      throw new DomainError('INTEGRATION_COLLECTION_NOT_FOUND', `No integration match collection ${id} in this organization.`, {
+        nextStep: 'List them with GET /v1/integration-collections.',
+      });
     return row;
   }
 
   async function move(orgId: string, id: string, from: 'active' | 'paused', to: 'active' | 'paused') {
     const row = await find(orgId, id);
     if (!(await store.move(db, orgId, id, from, { status: to, updated_at: clock.now() }))) {
-      throw new DomainError('INVALID_STATUS_TRANSITION', `The collection is ${row.status}; only ${from} collections can be ${to === 'paused' ? 'paused' : 'resumed'}.`);
+      throw new DomainError(
+        'INVALID_STATUS_TRANSITION',
+        `The collection is ${row.status}; only ${from} collections can be ${to === 'paused' ? 'paused' : 'resumed'}.`,
+      );
     }
     return present((await store.collection(db, orgId, id))!);
   }
@@ -118,8 +152,11 @@ export function createCollectionService(deps: CollectionDeps) {
       const trueCount = await store.countDistinct(db, row.id, filter, now);
       const shown = privacy.shownCount({ question: collectionQuestion(row.id, filter), trueCount });
       return {
-        collection_id: row.id, unique_identity_count: shown.record_count, count_reason: shown.record_count_reason === 'below_privacy_floor' ? 'below_privacy_floor' as const : null,
-        filter, counted_at: now.toISOString(),
+        collection_id: row.id,
+        unique_identity_count: shown.record_count,
+        count_reason: shown.record_count_reason === 'below_privacy_floor' ? ('below_privacy_floor' as const) : null,
+        filter,
+        counted_at: now.toISOString(),
       };
     },
 
@@ -127,7 +164,11 @@ export function createCollectionService(deps: CollectionDeps) {
      * A matched segment whose members are the identities the filter selects now (a Parquet member set),
      * active at once; its record_count is the collection count of the same filter (privacy layer).
      */
-    async createSegment(viewer: Viewer, id: string, input: { name: string; filter?: CollectionFilter; create_audience?: boolean; visibility?: 'org' | 'private' }): Promise<CreatedSegmentDoc> {
+    async createSegment(
+      viewer: Viewer,
+      id: string,
+      input: { name: string; filter?: CollectionFilter; create_audience?: boolean; visibility?: 'org' | 'private' },
+    ): Promise<CreatedSegmentDoc> {
       const filter = input.filter ?? {};
       checkFilter(filter);
       const row = await find(viewer.orgId, id);
@@ -135,9 +176,13 @@ export function createCollectionService(deps: CollectionDeps) {
       const now = clock.now();
       const keys = await store.personKeys(db, row.id, filter, now);
       if (keys.length === 0) {
-        throw new DomainError('INTEGRATION_COLLECTION_SELECTION_EMPTY', 'The filter selects no captured, unexpired identity of the collection.', {
-          nextStep: 'Widen the filter (POST /v1/integration-collections/{id}/count shows what it selects).',
-        });
+        throw new DomainError(
+          'INTEGRATION_COLLECTION_SELECTION_EMPTY',
+          'The filter selects no captured, unexpired identity of the collection.',
+          {
+            nextStep: 'Widen the filter (POST /v1/integration-collections/{id}/count shows what it selects).',
+          },
+        );
       }
       const segmentId = newId('seg');
       const target = deps.objectPath(`segments/${viewer.orgId}/${segmentId}/collection/members-${randomBase62(8)}.parquet`);
@@ -147,14 +192,40 @@ export function createCollectionService(deps: CollectionDeps) {
       const visibility = input.visibility ?? 'org';
       const audienceId = await db.transaction().execute(async (trx) => {
         await deps.segments.insert(trx, {
-          id: segmentId, orgId: viewer.orgId, name: input.name, subtype: 'matched', status: 'active', visibility, createdBy: viewer.userId, count, release, now,
-          expiresAt: persistentExpiry(now), membersPath: target,
-          details: { file_format: 'csv', shard_count: 1, column_mappings: null, mapping_confirmed: true, hitl: false, source: { integration_collection_id: row.id, filter } },
+          id: segmentId,
+          orgId: viewer.orgId,
+          name: input.name,
+          subtype: 'matched',
+          status: 'active',
+          visibility,
+          createdBy: viewer.userId,
+          count,
+          release,
+          now,
+          expiresAt: persistentExpiry(now),
+          membersPath: target,
+          details: {
+            file_format: 'csv',
+            shard_count: 1,
+            column_mappings: null,
+            mapping_confirmed: true,
+            hitl: false,
+            source: { integration_collection_id: row.id, filter },
+          },
         });
         return (input.create_audience ?? true)
           ? deps.segments.insertWrapperAudience(trx, {
-            orgId: viewer.orgId, segmentId, name: input.name, visibility, createdBy: viewer.userId, status: 'active', count, release, campaignId: null, now,
-          })
+              orgId: viewer.orgId,
+              segmentId,
+              name: input.name,
+              visibility,
+              createdBy: viewer.userId,
+              status: 'active',
+              count,
+              release,
+              campaignId: null,
+              now,
+            })
           : null;
       });
       const segment = (await deps.segments.findSegment(db, viewer.orgId, segmentId))!;

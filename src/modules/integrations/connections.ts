@@ -33,8 +33,12 @@ const iso = (d: Date | string | null) => (d === null ? null : new Date(d).toISOS
 
 export function presentConnection(row: ConnectionRow) {
   return {
-    connection_id: row.id, provider: row.provider, provider_account_id: row.provider_account_id, display_name: row.display_name,
-    status: row.status as 'connected' | 'disconnected', created_at: iso(row.created_at)!,
+    connection_id: row.id,
+    provider: row.provider,
+    provider_account_id: row.provider_account_id,
+    display_name: row.display_name,
+    status: row.status as 'connected' | 'disconnected',
+    created_at: iso(row.created_at)!,
   };
 }
 
@@ -47,20 +51,29 @@ export function createConnectionService(deps: ConnectionDeps) {
   async function assertManager(orgId: string, userId: string) {
     const user = await deps.findUser(orgId, userId);
     if (!user || user.status !== 'active' || (user.role !== 'owner' && user.role !== 'admin')) {
-      throw new DomainError('OWNER_OR_ADMIN_REQUIRED', 'Only organization owners and admins connect and disconnect providers.', { nextStep: 'Ask an owner or admin of your organization to do this.' });
+      throw new DomainError('OWNER_OR_ADMIN_REQUIRED', 'Only organization owners and admins connect and disconnect providers.', {
+        nextStep: 'Ask an owner or admin of your organization to do this.',
+      });
     }
   }
 
   function adapterOf(provider: string): ProviderAdapter {
     const adapter = deps.adapters.get(provider);
-    if (!adapter) throw new DomainError('PROVIDER_NOT_AVAILABLE', `"${provider}" is not a provider this deployment connects to (available: ${[...deps.adapters.keys()].join(', ') || 'none'}).`);
+    if (!adapter)
+      throw new DomainError(
+        'PROVIDER_NOT_AVAILABLE',
+        `"${provider}" is not a provider this deployment connects to (available: ${[...deps.adapters.keys()].join(', ') || 'none'}).`,
+      );
     return adapter;
   }
 
   async function live(orgId: string, provider: string): Promise<ConnectionRow> {
     adapterOf(provider);
     const row = await store.liveConnection(db, orgId, provider);
-    if (!row) throw new DomainError('CONNECTION_NOT_FOUND', `The organization has no live ${provider} connection.`, { nextStep: `Connect it with POST /v1/connections/${provider}/authorize.` });
+    if (!row)
+      throw new DomainError('CONNECTION_NOT_FOUND', `The organization has no live ${provider} connection.`, {
+        nextStep: `Connect it with POST /v1/connections/${provider}/authorize.`,
+      });
     return row;
   }
 
@@ -68,7 +81,8 @@ export function createConnectionService(deps: ConnectionDeps) {
     await store.updateConnection(db, id, {
       access_token: await box.seal(tokens.accessToken, tokenAad(id, 'access')),
       refresh_token: await box.seal(tokens.refreshToken, tokenAad(id, 'refresh')),
-      token_expires_at: new Date(clock.now().getTime() + tokens.expiresInSeconds * 1000), updated_at: clock.now(),
+      token_expires_at: new Date(clock.now().getTime() + tokens.expiresInSeconds * 1000),
+      updated_at: clock.now(),
     });
   }
 
@@ -84,7 +98,8 @@ export function createConnectionService(deps: ConnectionDeps) {
    */
   async function withToken<T>(connectionId: string, orgId: string, fn: (token: string) => Promise<T>): Promise<T> {
     const row = await store.connection(db, orgId, connectionId);
-    if (!row || row.status !== 'connected' || !row.access_token) throw new DomainError('CONNECTION_NOT_FOUND', 'The connection was disconnected.');
+    if (!row || row.status !== 'connected' || !row.access_token)
+      throw new DomainError('CONNECTION_NOT_FOUND', 'The connection was disconnected.');
     const expired = !row.token_expires_at || new Date(row.token_expires_at).getTime() - REFRESH_MARGIN_MS <= clock.now().getTime();
     const token = expired ? await refresh(row) : await box.open(row.access_token, tokenAad(row.id, 'access'));
     try {
@@ -105,7 +120,11 @@ export function createConnectionService(deps: ConnectionDeps) {
       const adapter = adapterOf(provider);
       const state = randomBase62(40);
       const expiresAt = new Date(clock.now().getTime() + AUTHORIZATION_TTL_SECONDS * 1000);
-      await store.insertAuthorization(db, { state, org_id: caller.orgId, user_id: caller.userId, provider, expires_at: expiresAt }, clock.now());
+      await store.insertAuthorization(
+        db,
+        { state, org_id: caller.orgId, user_id: caller.userId, provider, expires_at: expiresAt },
+        clock.now(),
+      );
       return { provider, authorization_url: adapter.authorizationUrl(state), state, expires_at: expiresAt.toISOString() };
     },
 
@@ -114,36 +133,63 @@ export function createConnectionService(deps: ConnectionDeps) {
       await assertManager(caller.orgId, caller.userId);
       const adapter = adapterOf(provider);
       const pending = await store.takeAuthorization(db, input.state);
-      if (!pending || pending.org_id !== caller.orgId || pending.provider !== provider || new Date(pending.expires_at).getTime() <= clock.now().getTime()) {
-        throw new DomainError('INTEGRATION_AUTHORIZATION_INVALID', 'The state is unknown, used, expired, or was issued for another organization or provider.', { nextStep: `Start again with POST /v1/connections/${provider}/authorize.` });
+      if (
+        !pending ||
+        pending.org_id !== caller.orgId ||
+        pending.provider !== provider ||
+        new Date(pending.expires_at).getTime() <= clock.now().getTime()
+      ) {
+        throw new DomainError(
+          'INTEGRATION_AUTHORIZATION_INVALID',
+          'The state is unknown, used, expired, or was issued for another organization or provider.',
+          { nextStep: `Start again with POST /v1/connections/${provider}/authorize.` },
+        );
       }
       if (await store.liveConnection(db, caller.orgId, provider)) {
-        throw new DomainError('CONNECTION_EXISTS', `The organization is already connected to ${provider}.`, { nextStep: `Disconnect it first with DELETE /v1/connections/${provider}.` });
+        throw new DomainError('CONNECTION_EXISTS', `The organization is already connected to ${provider}.`, {
+          nextStep: `Disconnect it first with DELETE /v1/connections/${provider}.`,
+        });
       }
       let granted;
       try {
         granted = await adapter.exchangeCode(input.code);
       } catch (error) {
-        if (error instanceof ProviderError && error.kind === 'unauthorized') throw new DomainError('INTEGRATION_AUTHORIZATION_INVALID', `${provider} refused the authorization code: ${error.message}`);
+        if (error instanceof ProviderError && error.kind === 'unauthorized')
+          throw new DomainError('INTEGRATION_AUTHORIZATION_INVALID', `${provider} refused the authorization code: ${error.message}`);
         throw new DomainError('PROVIDER_UNAVAILABLE', `${provider} did not complete the authorization: ${(error as Error).message}`);
       }
       if (await store.accountConnection(db, provider, granted.accountId)) {
         await adapter.revoke(granted.refreshToken).catch(() => undefined);
-        throw new DomainError('CONNECTION_ACCOUNT_IN_USE', `This ${provider} account is connected to another organization.`, { nextStep: 'Disconnect it in that organization first.' });
+        throw new DomainError('CONNECTION_ACCOUNT_IN_USE', `This ${provider} account is connected to another organization.`, {
+          nextStep: 'Disconnect it in that organization first.',
+        });
       }
       const id = newId('con');
       const now = clock.now();
       try {
         await store.insertConnection(db, {
-          id, org_id: caller.orgId, provider, provider_account_id: granted.accountId, display_name: granted.displayName, status: 'connected',
-          access_token: null, refresh_token: null, token_expires_at: null, app_properties: '[]', app_data_policy: null,
-          created_by: caller.userId, created_at: now, updated_at: now, disconnected_at: null,
+          id,
+          org_id: caller.orgId,
+          provider,
+          provider_account_id: granted.accountId,
+          display_name: granted.displayName,
+          status: 'connected',
+          access_token: null,
+          refresh_token: null,
+          token_expires_at: null,
+          app_properties: '[]',
+          app_data_policy: null,
+          created_by: caller.userId,
+          created_at: now,
+          updated_at: now,
+          disconnected_at: null,
         });
       } catch (error) {
         // A concurrent connection won the partial unique index (one per organization and provider, one per account).
         if ((error as { code?: string }).code !== '23505') throw error;
         await adapter.revoke(granted.refreshToken).catch(() => undefined);
-        if (await store.liveConnection(db, caller.orgId, provider)) throw new DomainError('CONNECTION_EXISTS', `The organization is already connected to ${provider}.`);
+        if (await store.liveConnection(db, caller.orgId, provider))
+          throw new DomainError('CONNECTION_EXISTS', `The organization is already connected to ${provider}.`);
         throw new DomainError('CONNECTION_ACCOUNT_IN_USE', `This ${provider} account is connected to another organization.`);
       }
       await storeTokens(id, granted);
@@ -158,7 +204,8 @@ export function createConnectionService(deps: ConnectionDeps) {
     async noteProperties(row: ConnectionRow, names: string[]) {
       const known = new Set(JSON.parse(row.app_properties) as string[]);
       const all = [...new Set([...known, ...names])];
-      if (all.length !== known.size) await store.updateConnection(db, row.id, { app_properties: JSON.stringify(all), updated_at: clock.now() });
+      if (all.length !== known.size)
+        await store.updateConnection(db, row.id, { app_properties: JSON.stringify(all), updated_at: clock.now() });
     },
 
     async disconnect(caller: { orgId: string; userId: string }, provider: string, policy: 'retain' | 'remove') {
@@ -171,22 +218,39 @@ export function createConnectionService(deps: ConnectionDeps) {
           const created = JSON.parse(row.app_properties) as string[];
           const lists = created.filter((p) => p.startsWith(LIST_PREFIX)).map((p) => p.slice(LIST_PREFIX.length));
           for (const list of lists) await withToken(row.id, row.org_id, (token) => adapter.lists!.deleteList(token, list));
-          await withToken(row.id, row.org_id, (token) => adapter.cleanup(token, created.filter((p) => !p.startsWith(LIST_PREFIX))));
+          await withToken(row.id, row.org_id, (token) =>
+            adapter.cleanup(
+              token,
+              created.filter((p) => !p.startsWith(LIST_PREFIX)),
+            ),
+          );
         } catch (error) {
-          throw new DomainError('PROVIDER_CLEANUP_FAILED', `The ${provider} cleanup failed, so the connection stays connected: ${(error as Error).message}`, {
-            nextStep: 'Retry later, or disconnect with app_data_policy retain to leave the provider data in place.',
-          });
+          throw new DomainError(
+            'PROVIDER_CLEANUP_FAILED',
+            `The ${provider} cleanup failed, so the connection stays connected: ${(error as Error).message}`,
+            {
+              nextStep: 'Retry later, or disconnect with app_data_policy retain to leave the provider data in place.',
+            },
+          );
         }
       }
       const current = (await store.connection(db, row.org_id, row.id))!;
       if (current.refresh_token) {
         const refreshToken = await box.open(current.refresh_token, tokenAad(row.id, 'refresh'));
         // Best effort: the tokens are deleted here either way.
-        await adapter.revoke(refreshToken).catch((e: Error) => deps.log?.warn({ provider, err: e.message }, 'provider token revocation failed'));
+        await adapter
+          .revoke(refreshToken)
+          .catch((e: Error) => deps.log?.warn({ provider, err: e.message }, 'provider token revocation failed'));
       }
       const now = clock.now();
       await store.updateConnection(db, row.id, {
-        status: 'disconnected', access_token: null, refresh_token: null, token_expires_at: null, app_data_policy: policy, disconnected_at: now, updated_at: now,
+        status: 'disconnected',
+        access_token: null,
+        refresh_token: null,
+        token_expires_at: null,
+        app_data_policy: policy,
+        disconnected_at: now,
+        updated_at: now,
       });
       return { disconnected: true as const };
     },

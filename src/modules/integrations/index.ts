@@ -51,21 +51,49 @@ export function createIntegrationsModule(deps: {
   const { db, clock } = deps;
   const filesDir = deps.settings.filesDir || path.join(deps.dataDir, 'integration-runs');
   const adapters = deps.adapters ?? providerRegistry(deps.settings, deps.policy);
-  const connections = createConnectionService({ db, clock, adapters, box: createTokenBox(deps.keys), findUser: deps.findUser, log: deps.log });
-  const runs = createRunService({ db, clock, queue: deps.queue, connections, checkFieldList: (f) => deps.matching.checkFieldList(f), filesDir,
+  const connections = createConnectionService({
+    db,
+    clock,
+    adapters,
+    box: createTokenBox(deps.keys),
+    findUser: deps.findUser,
+    log: deps.log,
+  });
+  const runs = createRunService({
+    db,
+    clock,
+    queue: deps.queue,
+    connections,
+    checkFieldList: (f) => deps.matching.checkFieldList(f),
+    filesDir,
     checkAudience: (viewer, audienceId) => deps.deliveries.check(viewer, audienceId),
   });
   const part = createCollectionsPart({ db, clock, events: deps.events, ...deps.collections });
   const runner = createRunner({
-    db, clock, filesDir, connections, matching: deps.matching, billing: deps.billing, termsOf: deps.termsOf, events: deps.events, maxContacts: deps.settings.maxContactsPerRun,
-    deliveries: deps.deliveries, collections: part.collections,
+    db,
+    clock,
+    filesDir,
+    connections,
+    matching: deps.matching,
+    billing: deps.billing,
+    termsOf: deps.termsOf,
+    events: deps.events,
+    maxContacts: deps.settings.maxContactsPerRun,
+    deliveries: deps.deliveries,
+    collections: part.collections,
   });
   const definition: JobDefinition<{ run_id: string }> = {
-    name: INTEGRATION_RUN_JOB, queue: { retryLimit: 2, retryDelay: 30 },
+    name: INTEGRATION_RUN_JOB,
+    queue: { retryLimit: 2, retryDelay: 30 },
     handle: async (data) => runner.execute(data.run_id),
   };
   return {
-    connections, runs, runner, executions: part.executions, collections: part.collections, collectionRefresh: part.refresh,
+    connections,
+    runs,
+    runner,
+    executions: part.executions,
+    collections: part.collections,
+    collectionRefresh: part.refresh,
     operations: [...integrationOperations({ connections, runs }), ...part.operations],
     jobDefinitions: (): JobDefinition[] => [definition, ...part.jobDefinitions()],
   };

@@ -30,15 +30,27 @@ export async function writeRunFile(filesDir: string, orgId: string, runId: strin
   const target = runFilePath(filesDir, orgId, runId);
   await fs.promises.mkdir(path.dirname(target), { recursive: true });
   const lines = [['provider_contact_id', 'iag_person_id', 'match_level', ...fields].map(csvCell).join(',')];
-  for (const r of rows) lines.push([r.provider_contact_id, r.iag_person_id ?? '', r.match_level ?? '', ...fields.map((f) => r.values[f] ?? '')].map(csvCell).join(','));
+  for (const r of rows)
+    lines.push(
+      [r.provider_contact_id, r.iag_person_id ?? '', r.match_level ?? '', ...fields.map((f) => r.values[f] ?? '')].map(csvCell).join(','),
+    );
   const temporary = `${target}.${process.pid}.tmp`;
   await fs.promises.writeFile(temporary, `${lines.join('\n')}\n`);
   await fs.promises.rename(temporary, target);
 }
 
 export async function storeRunRecords(db: Kysely<DB>, orgId: string, runId: string, rows: OutputRow[]): Promise<void> {
-  await recordStore.replace(db, runId, rows.map((r, i) => ({
-    run_id: runId, seq: i + 1, org_id: orgId, provider_contact_id: r.provider_contact_id, iag_person_id: r.iag_person_id, match_level: r.match_level,
-    field_values: JSON.stringify(r.values),
-  })));
+  await recordStore.replace(
+    db,
+    runId,
+    rows.map((r, i) => ({
+      run_id: runId,
+      seq: i + 1,
+      org_id: orgId,
+      provider_contact_id: r.provider_contact_id,
+      iag_person_id: r.iag_person_id,
+      match_level: r.match_level,
+      field_values: JSON.stringify(r.values),
+    })),
+  );
 }

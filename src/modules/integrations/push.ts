@@ -37,15 +37,24 @@ export class Cancelled extends Error {}
 
 /** A run failure with its own code (the delivery failed or did not finish in time). */
 export class RunFailure extends Error {
-  constructor(readonly code: string, message: string) {
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
     super(message);
   }
 }
 
 type Update = { id: string; properties: Record<string, string> };
 /** The pull phase's output the push needs: the matched contacts (by id) and which person each is. */
-export interface PulledContacts { rows: OutputRow[]; contacts: Map<string, ProviderContact> }
-export interface PushWork { updates: Update[]; members: ListMember[] }
+export interface PulledContacts {
+  rows: OutputRow[];
+  contacts: Map<string, ProviderContact>;
+}
+export interface PushWork {
+  updates: Update[];
+  members: ListMember[];
+}
 
 export function createAudiencePush(deps: {
   db: Kysely<DB>;
@@ -57,7 +66,8 @@ export function createAudiencePush(deps: {
   pollMs: number;
 }) {
   const { db, clock, connections } = deps;
-  const saveCounts = (id: string, counts: RunCounts) => store.updateRun(db, id, { counts: JSON.stringify(counts), updated_at: clock.now() });
+  const saveCounts = (id: string, counts: RunCounts) =>
+    store.updateRun(db, id, { counts: JSON.stringify(counts), updated_at: clock.now() });
 
   /** Delivers the audience (or finds the run's delivery), waits for it; returns its id. */
   async function delivered(run: RunRow, fields: string[]): Promise<string> {
@@ -73,8 +83,13 @@ export function createAudiencePush(deps: {
       if ((await store.runById(db, run.id))?.cancel_requested) throw new Cancelled();
       const d = await deps.deliveries.get(viewer, audienceId, deliveryId);
       if (d.status === 'completed') break;
-      if (d.status === 'failed') throw new RunFailure('DELIVERY_FAILED', `The delivery ${deliveryId} of audience ${audienceId} failed: ${d.failure_reason ?? 'no reason given'}`);
-      if (Date.now() > deadline) throw new RunFailure('DELIVERY_TIMEOUT', `The delivery ${deliveryId} of audience ${audienceId} did not complete in time.`);
+      if (d.status === 'failed')
+        throw new RunFailure(
+          'DELIVERY_FAILED',
+          `The delivery ${deliveryId} of audience ${audienceId} failed: ${d.failure_reason ?? 'no reason given'}`,
+        );
+      if (Date.now() > deadline)
+        throw new RunFailure('DELIVERY_TIMEOUT', `The delivery ${deliveryId} of audience ${audienceId} did not complete in time.`);
       await new Promise((r) => setTimeout(r, deps.pollMs));
     }
     return deliveryId;
@@ -86,13 +101,19 @@ export function createAudiencePush(deps: {
      * `input` = delivered rows; `matched` = rows whose person is a contact at the provider; then (export)
      * skipped / unchanged / an update, or (activation) skipped (no email) / a list member.
      */
-    async prepare(run: RunRow, fields: string[], counts: RunCounts, pull: (scratch: RunCounts) => Promise<PulledContacts>): Promise<PushWork> {
+    async prepare(
+      run: RunRow,
+      fields: string[],
+      counts: RunCounts,
+      pull: (scratch: RunCounts) => Promise<PulledContacts>,
+    ): Promise<PushWork> {
       const deliveryId = await delivered(run, fields);
       // The provider's contacts (at most the run's contact limit) are read first; the delivered rows are then streamed.
       const pulled = await pull({ ...ZERO_COUNTS });
       const adapter = connections.adapterOf(run.provider);
       const contactOf = new Map<string, ProviderContact>();
-      for (const r of pulled.rows) if (r.iag_person_id && !contactOf.has(r.iag_person_id)) contactOf.set(r.iag_person_id, pulled.contacts.get(r.provider_contact_id)!);
+      for (const r of pulled.rows)
+        if (r.iag_person_id && !contactOf.has(r.iag_person_id)) contactOf.set(r.iag_person_id, pulled.contacts.get(r.provider_contact_id)!);
       const work: PushWork = { updates: [], members: [] };
       Object.assign(counts, ZERO_COUNTS);
       const seen = new Set<string>();
@@ -126,7 +147,9 @@ export function createAudiencePush(deps: {
       const connection = async () => (await store.connection(db, run.org_id, run.connection_id))!;
       let listId = (await store.runById(db, run.id))!.provider_list_id;
       if (!listId) {
-        const created = await connections.withToken(run.connection_id, run.org_id, (t) => lists.createList(t, `Audience ${run.audience_id} (${run.id})`));
+        const created = await connections.withToken(run.connection_id, run.org_id, (t) =>
+          lists.createList(t, `Audience ${run.audience_id} (${run.id})`),
+        );
         listId = created;
         await connections.noteProperties(await connection(), [`${LIST_PREFIX}${created}`]);
         await store.updateRun(db, run.id, { provider_list_id: created, updated_at: clock.now() });

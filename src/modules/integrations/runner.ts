@@ -59,14 +59,29 @@ type Update = { id: string; properties: Record<string, string> };
  * What the pull phase leaves for the boundary: provider writes (batch_enrichment) or output rows (file_enrichment,
  * ingest), and the graph person keys of the matched contacts (captured into the collection at completion).
  */
-interface Pulled { updates: Update[]; rows: OutputRow[]; contacts: Map<string, ProviderContact>; keys: string[]; members?: PushWork['members'] }
+interface Pulled {
+  updates: Update[];
+  rows: OutputRow[];
+  contacts: Map<string, ProviderContact>;
+  keys: string[];
+  members?: PushWork['members'];
+}
 
 export function createRunner(deps: RunnerDeps) {
   const { db, clock, connections } = deps;
 
-  const move = (id: string, from: RunStatus[], set: Parameters<typeof store.moveRun>[3]) => store.moveRun(db, id, from, { ...set, updated_at: clock.now() });
-  const saveCounts = (id: string, counts: RunCounts) => store.updateRun(db, id, { counts: JSON.stringify(counts), updated_at: clock.now() });
-  const push = createAudiencePush({ db, clock, connections, deliveries: deps.deliveries, deliveryWaitMs: deps.deliveryWaitMs ?? 600_000, pollMs: deps.deliveryPollMs ?? 500 });
+  const move = (id: string, from: RunStatus[], set: Parameters<typeof store.moveRun>[3]) =>
+    store.moveRun(db, id, from, { ...set, updated_at: clock.now() });
+  const saveCounts = (id: string, counts: RunCounts) =>
+    store.updateRun(db, id, { counts: JSON.stringify(counts), updated_at: clock.now() });
+  const push = createAudiencePush({
+    db,
+    clock,
+    connections,
+    deliveries: deps.deliveries,
+    deliveryWaitMs: deps.deliveryWaitMs ?? 600_000,
+    pollMs: deps.deliveryPollMs ?? 500,
+  });
 
   /** The selected fields' values of a matched record, as provider text, keyed by `key(field)`. */
   function valuesOf(record: Record<string, unknown>, fields: string[], key: (f: string) => string) {
@@ -89,7 +104,12 @@ export function createRunner(deps: RunnerDeps) {
       return;
     }
     const values = valuesOf(record, fields, (f) => f);
-    const row = { provider_contact_id: contact.id, iag_person_id: (record.iag_person_id as string | null) ?? null, match_level: (record.match_level as string | null) ?? null, values };
+    const row = {
+      provider_contact_id: contact.id,
+      iag_person_id: (record.iag_person_id as string | null) ?? null,
+      match_level: (record.match_level as string | null) ?? null,
+      values,
+    };
     // A file row without any value says nothing: skipped. An ingest keeps every matched identity.
     if (run.kind === 'file_enrichment' && Object.keys(values).length === 0) counts.skipped++;
     else out.rows.push(row);
@@ -111,9 +131,13 @@ export function createRunner(deps: RunnerDeps) {
       counts.input += page.contacts.length;
       const usable = page.contacts.map((c) => ({ c, record: adapter.matchRecord(c) })).filter((x) => Object.keys(x.record).length > 0);
       if (usable.length > 0) {
-        const result = await deps.matching.matchUnbilled({ orgId: run.org_id, userId: run.created_by }, {
-          records: usable.map((x) => x.record), field_list: fields,
-        });
+        const result = await deps.matching.matchUnbilled(
+          { orgId: run.org_id, userId: run.created_by },
+          {
+            records: usable.map((x) => x.record),
+            field_list: fields,
+          },
+        );
         result.records.forEach((r, i) => {
           if (r.match_level === null) return;
           counts.matched++;
@@ -135,15 +159,33 @@ export function createRunner(deps: RunnerDeps) {
     if (run.billing_source !== 'native' || PUSH_KINDS.includes(run.kind)) return [];
     const rates = terms.usage_rates;
     const fieldUnit = fields.reduce((sum, f) => sum + (rates.enrichment_field[f] ?? rates.enrichment_field.default ?? 0), 0);
-    const details = { integration_run_id: run.id, provider: run.provider, kind: run.kind, selected_fields: fields, usage_discount_bps: terms.usage_discount_bps };
+    const details = {
+      integration_run_id: run.id,
+      provider: run.provider,
+      kind: run.kind,
+      selected_fields: fields,
+      usage_discount_bps: terms.usage_discount_bps,
+    };
     return [
       await deps.billing.reserveCents({
-        orgId: run.org_id, kind: 'integration.match', unitPriceCents: rates.match.microbatch, ceilingQuantity: counts.matched,
-        ceilingCents: rates.match.microbatch * counts.matched, fingerprint: run.id, idempotencyKey: `integration_run:${run.id}:match`, details,
+        orgId: run.org_id,
+        kind: 'integration.match',
+        unitPriceCents: rates.match.microbatch,
+        ceilingQuantity: counts.matched,
+        ceilingCents: rates.match.microbatch * counts.matched,
+        fingerprint: run.id,
+        idempotencyKey: `integration_run:${run.id}:match`,
+        details,
       }),
       await deps.billing.reserveCents({
-        orgId: run.org_id, kind: 'integration.enrichment_field', unitPriceCents: fieldUnit, ceilingQuantity: charged,
-        ceilingCents: fieldUnit * charged, fingerprint: run.id, idempotencyKey: `integration_run:${run.id}:enrichment_field`, details,
+        orgId: run.org_id,
+        kind: 'integration.enrichment_field',
+        unitPriceCents: fieldUnit,
+        ceilingQuantity: charged,
+        ceilingCents: fieldUnit * charged,
+        fingerprint: run.id,
+        idempotencyKey: `integration_run:${run.id}:enrichment_field`,
+        details,
       }),
     ];
   }
@@ -176,13 +218,30 @@ export function createRunner(deps: RunnerDeps) {
   }
 
   /** integration_run.completed / .failed, in the transaction that ends the run. */
-  async function emitEnd(trx: Kysely<DB>, run: RunRow, status: 'completed' | 'failed', counts: RunCounts, failure: { code: string; message: string } | null, at: Date) {
+  async function emitEnd(
+    trx: Kysely<DB>,
+    run: RunRow,
+    status: 'completed' | 'failed',
+    counts: RunCounts,
+    failure: { code: string; message: string } | null,
+    at: Date,
+  ) {
     const conn = await store.connection(trx, run.org_id, run.connection_id);
     await deps.events.emit(trx, {
-      orgId: run.org_id, type: `integration_run.${status}`, subject: { kind: 'integration_run', id: run.id, name: conn?.display_name ?? null },
+      orgId: run.org_id,
+      type: `integration_run.${status}`,
+      subject: { kind: 'integration_run', id: run.id, name: conn?.display_name ?? null },
       data: {
-        status, run_id: run.id, provider: run.provider, connection_id: run.connection_id, kind: run.kind, billing_source: run.billing_source,
-        counts: { ...counts }, failure_code: failure?.code ?? null, failure_message: failure?.message ?? null, completed_at: at.toISOString(),
+        status,
+        run_id: run.id,
+        provider: run.provider,
+        connection_id: run.connection_id,
+        kind: run.kind,
+        billing_source: run.billing_source,
+        counts: { ...counts },
+        failure_code: failure?.code ?? null,
+        failure_message: failure?.message ?? null,
+        completed_at: at.toISOString(),
       },
     });
   }
@@ -190,10 +249,16 @@ export function createRunner(deps: RunnerDeps) {
   function failureOf(error: unknown): { code: string; message: string } {
     if (error instanceof RunFailure) return { code: error.code, message: error.message };
     if (error instanceof ProviderError) {
-      const code = error.kind === 'rate_limited' ? 'PROVIDER_RATE_LIMITED' : error.kind === 'unauthorized' ? 'PROVIDER_UNAUTHORIZED' : 'PROVIDER_FAILED';
+      const code =
+        error.kind === 'rate_limited'
+          ? 'PROVIDER_RATE_LIMITED'
+          : error.kind === 'unauthorized'
+            ? 'PROVIDER_UNAUTHORIZED'
+            : 'PROVIDER_FAILED';
       return { code, message: error.message };
     }
-    if (error instanceof DomainError) return { code: error.code === 'CONNECTION_NOT_FOUND' ? 'CONNECTION_REVOKED' : error.code, message: error.message };
+    if (error instanceof DomainError)
+      return { code: error.code === 'CONNECTION_NOT_FOUND' ? 'CONNECTION_REVOKED' : error.code, message: error.message };
     return { code: 'INTERNAL_ERROR', message: 'The run failed on an internal error.' };
   }
 
@@ -201,16 +266,36 @@ export function createRunner(deps: RunnerDeps) {
     const run = await store.runById(db, runId);
     if (!run || (TERMINAL as string[]).includes(run.status)) return;
     // A retried job starts over: nothing is written before awaiting_boundary, and writes repeat as `unchanged`.
-    if (!(await move(runId, ['created', 'processing', 'awaiting_boundary', 'settling'], { status: 'processing', counts: JSON.stringify(ZERO_COUNTS) }))) return;
+    if (
+      !(await move(runId, ['created', 'processing', 'awaiting_boundary', 'settling'], {
+        status: 'processing',
+        counts: JSON.stringify(ZERO_COUNTS),
+      }))
+    )
+      return;
     const fields = JSON.parse(run.selected_fields) as string[];
     const counts: RunCounts = { ...ZERO_COUNTS };
     let reservations: Reservation[] = [];
     try {
       const out: Pulled = PUSH_KINDS.includes(run.kind)
-        ? { rows: [], contacts: new Map(), keys: [], ...(await push.prepare(run, fields, counts, (scratch) => pullAndMatch(run, fields, scratch))) }
+        ? {
+            rows: [],
+            contacts: new Map(),
+            keys: [],
+            ...(await push.prepare(run, fields, counts, (scratch) => pullAndMatch(run, fields, scratch))),
+          }
         : await pullAndMatch(run, fields, counts);
       // Past this move a cancel is refused: the write-back (or the output) is about to start.
-      if (!(await store.moveRun(db, runId, ['processing'], { status: 'awaiting_boundary', updated_at: clock.now() }, { unlessCancelRequested: true }))) throw new Cancelled();
+      if (
+        !(await store.moveRun(
+          db,
+          runId,
+          ['processing'],
+          { status: 'awaiting_boundary', updated_at: clock.now() },
+          { unlessCancelRequested: true },
+        ))
+      )
+        throw new Cancelled();
       const terms = await deps.termsOf(run.org_id);
       const charged = fieldQuantity(out);
       reservations = await reserve(run, terms, fields, counts, charged);
@@ -228,7 +313,14 @@ export function createRunner(deps: RunnerDeps) {
         // A push run matches no new identities (it pushes an audience's members): nothing to capture.
         const keys = PUSH_KINDS.includes(run.kind) ? [] : out.keys;
         const moved = await completeCapturing(trx, deps.collections, run, keys, { boundaryAt, now }, (capturedAt) =>
-          store.moveRun(trx, runId, ['settling'], { status: 'completed', counts: JSON.stringify(counts), updated_at: now, completed_at: now, captured_at: capturedAt }));
+          store.moveRun(trx, runId, ['settling'], {
+            status: 'completed',
+            counts: JSON.stringify(counts),
+            updated_at: now,
+            completed_at: now,
+            captured_at: capturedAt,
+          }),
+        );
         if (moved) await emitEnd(trx, run, 'completed', counts, null, now);
       });
     } catch (error) {
@@ -242,7 +334,12 @@ export function createRunner(deps: RunnerDeps) {
       failure.message = failure.message.slice(0, 500);
       await db.transaction().execute(async (trx) => {
         const moved = await store.moveRun(trx, runId, ['processing', 'awaiting_boundary', 'settling'], {
-          status: 'failed', counts: JSON.stringify(counts), failure_code: failure.code, failure_message: failure.message, completed_at: now, updated_at: now,
+          status: 'failed',
+          counts: JSON.stringify(counts),
+          failure_code: failure.code,
+          failure_message: failure.message,
+          completed_at: now,
+          updated_at: now,
         });
         if (moved) await emitEnd(trx, run, 'failed', counts, failure, now);
       });

@@ -32,11 +32,25 @@ const DIGITAL: readonly DisclosureBasis[] = [...PERSON, 'D'];
  * moved_in; work places; any field added to the catalog later) is carried at I and refresh only.
  */
 const BELOW_I: Readonly<Record<string, readonly DisclosureBasis[]>> = {
-  city: PLACE, zip5: PLACE, dwelling_type: PLACE, homeowner: PLACE,
-  state: [...PLACE, 'D'], zip3: [...PLACE, 'D'],
-  household_size: HOUSEHOLD, presence_of_children: HOUSEHOLD, length_of_residence: HOUSEHOLD, income_band: HOUSEHOLD, net_worth_band: HOUSEHOLD,
-  gender: DIGITAL, education: DIGITAL, marital_status: DIGITAL, occupation_group: DIGITAL,
-  has_email: DIGITAL, has_phone: DIGITAL, interests: DIGITAL, purchase_behaviors: DIGITAL,
+  city: PLACE,
+  zip5: PLACE,
+  dwelling_type: PLACE,
+  homeowner: PLACE,
+  state: [...PLACE, 'D'],
+  zip3: [...PLACE, 'D'],
+  household_size: HOUSEHOLD,
+  presence_of_children: HOUSEHOLD,
+  length_of_residence: HOUSEHOLD,
+  income_band: HOUSEHOLD,
+  net_worth_band: HOUSEHOLD,
+  gender: DIGITAL,
+  education: DIGITAL,
+  marital_status: DIGITAL,
+  occupation_group: DIGITAL,
+  has_email: DIGITAL,
+  has_phone: DIGITAL,
+  interests: DIGITAL,
+  purchase_behaviors: DIGITAL,
 };
 
 /** The bases whose rows may carry `field`. Identity (PII) fields: an I match of the caller's own input only. */
@@ -46,8 +60,14 @@ export function basesAllowing(field: Pick<CatalogField, 'name' | 'pii'>): readon
 }
 
 /** The fields a row of this basis may carry, and those withheld from it (identity and by level, apart). */
-export function disclose(attrs: Record<string, unknown>, fields: readonly CatalogField[], basis: DisclosureBasis): {
-  attrs: Record<string, unknown>; withheldIdentity: string[]; withheldByLevel: string[];
+export function disclose(
+  attrs: Record<string, unknown>,
+  fields: readonly CatalogField[],
+  basis: DisclosureBasis,
+): {
+  attrs: Record<string, unknown>;
+  withheldIdentity: string[];
+  withheldByLevel: string[];
 } {
   const shown: Record<string, unknown> = {};
   const withheldIdentity: string[] = [];

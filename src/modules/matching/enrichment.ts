@@ -19,7 +19,10 @@ export interface EnrichmentReader {
 
 const ident = plainColumn;
 
-interface Packed extends PackedColumn { shiftN: bigint; maskN: bigint }
+interface Packed extends PackedColumn {
+  shiftN: bigint;
+  maskN: bigint;
+}
 interface Layout {
   packed: Map<string, Packed>;
   /** column -> values by code (index 0 = NULL), loaded on first use. */
@@ -39,10 +42,12 @@ function layoutOf(warehouse: EnrichmentReader, table: string): Promise<Layout> {
     // One index per release: keep the current and the previous one (a release switch), drop older ones.
     while (byTable.size >= 2) byTable.delete(byTable.keys().next().value!);
     p = warehouse.query(`SELECT column_name, word, shift, bits FROM ${dbOf(table)}.m_attr_layout`).then((rows) => ({
-      packed: new Map(rows.map((r) => {
-        const c: PackedColumn = { column: String(r.column_name), word: Number(r.word), shift: Number(r.shift), bits: Number(r.bits) };
-        return [c.column, { ...c, shiftN: BigInt(c.shift), maskN: (1n << BigInt(c.bits)) - 1n }];
-      })),
+      packed: new Map(
+        rows.map((r) => {
+          const c: PackedColumn = { column: String(r.column_name), word: Number(r.word), shift: Number(r.shift), bits: Number(r.bits) };
+          return [c.column, { ...c, shiftN: BigInt(c.shift), maskN: (1n << BigInt(c.bits)) - 1n }];
+        }),
+      ),
       dicts: new Map(),
     }));
     p.catch(() => byTable.delete(table));
@@ -94,8 +99,12 @@ export async function readEnrichment(
   const dictsRead = Promise.all(packed.map((c) => dictOf(warehouse, source.table, layout, c)));
   dictsRead.catch(() => {}); // awaited below
   const select = ['person_key', ...words, ...plain].join(', ');
-  const rows = await splitLookup((sql) => warehouse.query(sql), keys, source.ways,
-    (part) => `SELECT ${select} FROM ${source.table} WHERE person_key IN (${part.map((k) => k.toString()).join(', ')})`);
+  const rows = await splitLookup(
+    (sql) => warehouse.query(sql),
+    keys,
+    source.ways,
+    (part) => `SELECT ${select} FROM ${source.table} WHERE person_key IN (${part.map((k) => k.toString()).join(', ')})`,
+  );
   const dicts = new Map(packed.map((c, i) => [c, i]));
   const dictValues = await dictsRead;
   for (const row of rows) {

@@ -21,9 +21,13 @@ export function selectFields(
   catalog: { fields: readonly CatalogField[]; templates: readonly CatalogTemplate[] },
 ): FieldSelection {
   if (input.field_list !== undefined && input.template_id !== undefined) {
-    throw new DomainError('AMBIGUOUS_FIELD_SELECTION', 'field_list and template_id are mutually exclusive; send one of them (or neither for the standard enrichment set).', {
-      nextStep: 'Remove either field_list or template_id.',
-    });
+    throw new DomainError(
+      'AMBIGUOUS_FIELD_SELECTION',
+      'field_list and template_id are mutually exclusive; send one of them (or neither for the standard enrichment set).',
+      {
+        nextStep: 'Remove either field_list or template_id.',
+      },
+    );
   }
   const byName = new Map<string, CatalogField>();
   for (const f of catalog.fields) {
@@ -36,7 +40,13 @@ export function selectFields(
     input.field_list.forEach((name, i) => {
       const f = byName.get(name.trim().toLowerCase());
       if (f) chosen.set(f.name, f);
-      else issues.push({ path: `$.field_list[${i}]`, code: 'UNKNOWN_FIELD', message: `"${name}" is not a catalog field`, suggestions: suggest(name, catalog.fields) });
+      else
+        issues.push({
+          path: `$.field_list[${i}]`,
+          code: 'UNKNOWN_FIELD',
+          message: `"${name}" is not a catalog field`,
+          suggestions: suggest(name, catalog.fields),
+        });
     });
     if (issues.length > 0) {
       const names = issues.map((x) => `"${input.field_list![Number(/\[(\d+)\]/.exec(x.path)![1])]}"`).join(', ');

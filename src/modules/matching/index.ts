@@ -36,8 +36,16 @@ export function createMatchingModule(deps: {
   });
   const personIdSecret = () => deps.keys.secret(PERSON_ID_SECRET);
   const matching = createMatchingService({
-    db, clock, warehouse: deps.warehouse, index, billing: deps.billing, segments: deps.segments, catalog: deps.catalog,
-    organizations: deps.organizations, personIdSecret, dataDir: config.dataDir,
+    db,
+    clock,
+    warehouse: deps.warehouse,
+    index,
+    billing: deps.billing,
+    segments: deps.segments,
+    catalog: deps.catalog,
+    organizations: deps.organizations,
+    personIdSecret,
+    dataDir: config.dataDir,
   });
   return { matching, matchIndex: index, operations: matchingOperations({ matching }) };
 }

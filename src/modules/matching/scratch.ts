@@ -33,10 +33,16 @@ export interface ScratchMatch {
 /** Writes the levels first, then the member set: a member set is never readable without them. */
 export async function writeMembersParquet(warehouse: ParquetWriter, file: string, matches: readonly ScratchMatch[]): Promise<void> {
   fs.mkdirSync(path.dirname(file), { recursive: true });
-  const rows = matches.map((m) => `(${m.personKey.toString()}::BIGINT, ${lit(m.level)}, ${m.type === null ? 'NULL::VARCHAR' : lit(m.type)})`);
-  await writeAtomically(warehouse, scratchLevelsPath(file), rows.length
-    ? `SELECT * FROM (VALUES ${rows.join(', ')}) v(person_key, match_level, match_type)`
-    : 'SELECT NULL::BIGINT AS person_key, NULL::VARCHAR AS match_level, NULL::VARCHAR AS match_type WHERE false');
+  const rows = matches.map(
+    (m) => `(${m.personKey.toString()}::BIGINT, ${lit(m.level)}, ${m.type === null ? 'NULL::VARCHAR' : lit(m.type)})`,
+  );
+  await writeAtomically(
+    warehouse,
+    scratchLevelsPath(file),
+    rows.length
+      ? `SELECT * FROM (VALUES ${rows.join(', ')}) v(person_key, match_level, match_type)`
+      : 'SELECT NULL::BIGINT AS person_key, NULL::VARCHAR AS match_level, NULL::VARCHAR AS match_type WHERE false',
+  );
   const keys = [...new Set(matches.map((m) => m.personKey))].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
   await writeAtomically(warehouse, file, `SELECT unnest([${keys.map((k) => k.toString()).join(', ')}]::BIGINT[]) AS person_key`);
 }

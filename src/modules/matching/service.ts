@@ -7,7 +7,16 @@ import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import { canonicalJson, sha256Hex } from '../../lib/crypto.ts';
 import type { Clock } from '../../lib/clock.ts';
-import { createMatcher, MATCH_LEVELS, type Matcher, type WarmOptions, type MatchLevel, type MatchResult, type MatchWarehouse, type SpatialMode } from '../../identity/matcher/index.ts';
+import {
+  createMatcher,
+  MATCH_LEVELS,
+  type Matcher,
+  type WarmOptions,
+  type MatchLevel,
+  type MatchResult,
+  type MatchWarehouse,
+  type SpatialMode,
+} from '../../identity/matcher/index.ts';
 import type { ReleaseInfo } from '../../graph/releases.ts';
 import { normalizeMatchInput } from '../../identity/normalize/index.ts';
 import { decodeIssuedPersonId, deriveContinuityId, graphPersonIdEncoder } from '../../identity/person-id.ts';
@@ -93,13 +102,20 @@ export function createMatchingService(deps: MatchingDeps) {
     // trace; the match it overlapped is dropped.
     const matching = matchRecords(caller, org, secret, body, rowIds, fields);
     matching.catch(() => {}); // awaited below, unless the reservation fails first
-    const reservation = bill ? await deps.billing.reserve({
-      orgId: caller.orgId, tier: org.tier, kind: 'match.microbatch', ceilingQuantity: body.records.length,
-      fingerprint: sha256Hex(canonicalJson(body)),
-    }) : null;
+    const reservation = bill
+      ? await deps.billing.reserve({
+          orgId: caller.orgId,
+          tier: org.tier,
+          kind: 'match.microbatch',
+          ceilingQuantity: body.records.length,
+          fingerprint: sha256Hex(canonicalJson(body)),
+        })
+      : null;
     let membersFile: string | null = null;
     try {
-      return await publish(caller, body, rowIds, fields, await matching, reservation, (f) => { membersFile = f; });
+      return await publish(caller, body, rowIds, fields, await matching, reservation, (f) => {
+        membersFile = f;
+      });
     } catch (error) {
       if (reservation) await deps.billing.release(reservation);
       if (membersFile) removeMembers(membersFile);
@@ -111,7 +127,14 @@ export function createMatchingService(deps: MatchingDeps) {
    * Normalizes and matches the records, computes their ids and starts the enrichment read of the matched
    * persons (not awaited: it runs in the warehouse while the charge is settled). No side effects.
    */
-  async function matchRecords(caller: MatchCaller, org: { client_code: string }, secret: string, body: MatchRequest, rowIds: string[], fields: CatalogField[]) {
+  async function matchRecords(
+    caller: MatchCaller,
+    org: { client_code: string },
+    secret: string,
+    body: MatchRequest,
+    rowIds: string[],
+    fields: CatalogField[],
+  ) {
     const { release, indexPath } = await deps.index.current();
     const today = deps.clock.now();
     const normalized = body.records.map((r, i) => ({ ...normalizeMatchInput(r, { position: i + 1, today }), rowId: rowIds[i]! }));
@@ -125,9 +148,14 @@ export function createMatchingService(deps: MatchingDeps) {
       if (!n.iagPersonId) return;
       const issued = decodeIssuedPersonId(n.iagPersonId, { orgId: caller.orgId, secret, orgClientCode: org.client_code });
       if (issued?.level === 'I') direct.set(rowIds[i]!, issued.personKey);
-      else idWarnings.set(i, { field: 'iag_person_id', code: 'person_id_not_usable', message: issued
-        ? `iag_person_id was issued by a level ${issued.level} match and refreshes nothing (only ids of I matches do); matched on the other fields`
-        : 'iag_person_id is not a tier-01 id of this organization; matched on the other fields' });
+      else
+        idWarnings.set(i, {
+          field: 'iag_person_id',
+          code: 'person_id_not_usable',
+          message: issued
+            ? `iag_person_id was issued by a level ${issued.level} match and refreshes nothing (only ids of I matches do); matched on the other fields`
+            : 'iag_person_id is not a tier-01 id of this organization; matched on the other fields',
+        });
     });
 
     const matcher = matcherFor(indexPath);
@@ -138,7 +166,12 @@ export function createMatchingService(deps: MatchingDeps) {
     });
     const matchedKeys = results.filter((r) => r.personKey !== null).map((r) => r.personKey!);
     // The enrichment read runs in the warehouse while the ids are computed here and the charge is settled.
-    const enrichment = readEnrichment(deps.warehouse, { table: await matcher.indexTable('m_attr'), ways: matcher.lookupWays }, matchedKeys, fields);
+    const enrichment = readEnrichment(
+      deps.warehouse,
+      { table: await matcher.indexTable('m_attr'), ways: matcher.lookupWays },
+      matchedKeys,
+      fields,
+    );
     enrichment.catch(() => {}); // awaited in publish; this only keeps an early failure from going unhandled
     // Each id carries the level of the match that issued it (person-id.ts), so a refresh can never claim more.
     const encoders = new Map<MatchLevel, (key: bigint) => string>();
@@ -147,15 +180,22 @@ export function createMatchingService(deps: MatchingDeps) {
       if (!e) encoders.set(level, (e = graphPersonIdEncoder({ orgId: caller.orgId, orgClientCode: org.client_code, secret, level })));
       return e(key);
     };
-    const ids = results.map((r, i) => (r.personKey !== null && r.matchLevel !== null
-      ? encodeId(r.personKey, r.matchLevel)
-      : deriveContinuityId({ orgId: caller.orgId, orgClientCode: org.client_code, secret, record: normalized[i]! })));
+    const ids = results.map((r, i) =>
+      r.personKey !== null && r.matchLevel !== null
+        ? encodeId(r.personKey, r.matchLevel)
+        : deriveContinuityId({ orgId: caller.orgId, orgClientCode: org.client_code, secret, record: normalized[i]! }),
+    );
     return { release, results, matchedKeys, ids, idWarnings, enrichment };
   }
 
   async function publish(
-    caller: MatchCaller, body: MatchRequest, rowIds: string[], fields: CatalogField[], m: Matched,
-    reservation: Reservation | null, wroteMembers: (file: string) => void,
+    caller: MatchCaller,
+    body: MatchRequest,
+    rowIds: string[],
+    fields: CatalogField[],
+    m: Matched,
+    reservation: Reservation | null,
+    wroteMembers: (file: string) => void,
   ) {
     const { release, results, matchedKeys } = m;
     const matchCount = matchedKeys.length;
@@ -166,8 +206,13 @@ export function createMatchingService(deps: MatchingDeps) {
       const file = scratchMembersPath(deps.dataDir, segmentId);
       wroteMembers(file);
       // With each record's level: a delivery of the scratch segment gates its members by them (decision 051).
-      await writeMembersParquet(deps.warehouse, file, results.flatMap((r) => (r.personKey !== null && r.matchLevel !== null
-        ? [{ personKey: r.personKey, level: r.matchLevel, type: r.matchType }] : [])));
+      await writeMembersParquet(
+        deps.warehouse,
+        file,
+        results.flatMap((r) =>
+          r.personKey !== null && r.matchLevel !== null ? [{ personKey: r.personKey, level: r.matchLevel, type: r.matchType }] : [],
+        ),
+      );
     }
     const now = deps.clock.now();
     // The charge is settled while the enrichment read runs; the transaction commits only once the read has
@@ -175,19 +220,31 @@ export function createMatchingService(deps: MatchingDeps) {
     // releases the reservation).
     const { cents, scratch, records } = await deps.db.transaction().execute(async (trx) => {
       const cents = reservation ? await deps.billing.settle(trx, reservation, matchCount) : 0;
-      const scratch = segmentId ? await insertScratch(trx, caller, segmentId, { matchedKeys, inputRecordCount: results.length, matchCount, release, now }) : null;
+      const scratch = segmentId
+        ? await insertScratch(trx, caller, segmentId, { matchedKeys, inputRecordCount: results.length, matchCount, release, now })
+        : null;
       return { cents, scratch, records: responseRecords(body, rowIds, fields, m, await m.enrichment) };
     });
     const response: MatchResponse = {
-      records, match_count: matchCount, record_count: records.length, amount_charged: centsToUsd(cents),
-      data_release: { major: release.major, minor: release.minor }, scratch_segment: scratch,
+      records,
+      match_count: matchCount,
+      record_count: records.length,
+      amount_charged: centsToUsd(cents),
+      data_release: { major: release.major, minor: release.minor },
+      scratch_segment: scratch,
     };
     // Graph person keys per record (null when unmatched): internal, for an integration run's collection capture.
     const personKeys = results.map((r) => (r.personKey !== null && r.matchLevel !== null ? r.personKey.toString() : null));
     return { response, personKeys };
   }
 
-  function responseRecords(body: MatchRequest, rowIds: string[], fields: CatalogField[], m: Matched, enrichment: Map<bigint, Record<string, unknown>>) {
+  function responseRecords(
+    body: MatchRequest,
+    rowIds: string[],
+    fields: CatalogField[],
+    m: Matched,
+    enrichment: Map<bigint, Record<string, unknown>>,
+  ) {
     return m.results.map((r, i) => {
       const input = body.records[i]!;
       const warnings = [...unknownFieldWarnings(input), ...(m.idWarnings.has(i) ? [m.idWarnings.get(i)!] : []), ...r.warnings];
@@ -195,12 +252,28 @@ export function createMatchingService(deps: MatchingDeps) {
       if (r.personKey !== null && r.matchLevel !== null) {
         const v = disclose(enrichment.get(r.personKey) ?? {}, fields, disclosureBasis(r.matchLevel, r.matchType));
         for (const [name, value] of Object.entries(v.attrs)) attrs[enrichmentKey(name)] = value;
-        if (v.withheldIdentity.length) warnings.push({ field: 'field_list', code: 'pii_withheld', message: `identity fields are returned only for an individual (I) match of the record's own identifying fields, never for a refresh by iag_person_id: ${v.withheldIdentity.join(', ')}` });
-        if (v.withheldByLevel.length) warnings.push({ field: 'field_list', code: 'withheld_at_level', message: `not returned for a level ${r.matchLevel} match (decision 051): ${v.withheldByLevel.join(', ')}` });
+        if (v.withheldIdentity.length)
+          warnings.push({
+            field: 'field_list',
+            code: 'pii_withheld',
+            message: `identity fields are returned only for an individual (I) match of the record's own identifying fields, never for a refresh by iag_person_id: ${v.withheldIdentity.join(', ')}`,
+          });
+        if (v.withheldByLevel.length)
+          warnings.push({
+            field: 'field_list',
+            code: 'withheld_at_level',
+            message: `not returned for a level ${r.matchLevel} match (decision 051): ${v.withheldByLevel.join(', ')}`,
+          });
       }
       return {
-        row_id: rowIds[i]!, iag_person_id: m.ids[i]!, match_level: r.matchLevel, match_type: r.matchType, match_confidence: r.matchConfidence,
-        ...echoOf(input), ...attrs, warnings,
+        row_id: rowIds[i]!,
+        iag_person_id: m.ids[i]!,
+        match_level: r.matchLevel,
+        match_type: r.matchType,
+        match_confidence: r.matchConfidence,
+        ...echoOf(input),
+        ...attrs,
+        warnings,
       };
     });
   }
@@ -209,21 +282,48 @@ export function createMatchingService(deps: MatchingDeps) {
    * The scratch segment (spec 4.5 create_scratch_segment): an ephemeral matched segment whose members
    * were resolved by this very response. No audience, no event: scratch is private working state.
    */
-  async function insertScratch(trx: typeof deps.db, caller: MatchCaller, id: string, r: {
-    matchedKeys: bigint[]; inputRecordCount: number; matchCount: number; release: { major: number; minor: number }; now: Date;
-  }) {
+  async function insertScratch(
+    trx: typeof deps.db,
+    caller: MatchCaller,
+    id: string,
+    r: {
+      matchedKeys: bigint[];
+      inputRecordCount: number;
+      matchCount: number;
+      release: { major: number; minor: number };
+      now: Date;
+    },
+  ) {
     await deps.segments.insert(trx, {
-      id, orgId: caller.orgId, name: `Match scratch ${r.now.toISOString()}`, subtype: 'matched', status: 'active', visibility: 'org', createdBy: caller.userId,
-      ephemeral: true, count: { record_count: new Set(r.matchedKeys).size, record_count_reason: null }, release: r.release, now: r.now,
-      expiresAt: ephemeralExpiry(r.now, DEFAULT_EPHEMERAL_TTL_HOURS), inputRecordCount: r.inputRecordCount, matchCount: r.matchCount,
+      id,
+      orgId: caller.orgId,
+      name: `Match scratch ${r.now.toISOString()}`,
+      subtype: 'matched',
+      status: 'active',
+      visibility: 'org',
+      createdBy: caller.userId,
+      ephemeral: true,
+      count: { record_count: new Set(r.matchedKeys).size, record_count_reason: null },
+      release: r.release,
+      now: r.now,
+      expiresAt: ephemeralExpiry(r.now, DEFAULT_EPHEMERAL_TTL_HOURS),
+      inputRecordCount: r.inputRecordCount,
+      matchCount: r.matchCount,
       membersPath: scratchMembersPath(deps.dataDir, id),
       details: { file_format: 'json', shard_count: 1, mapping_confirmed: true, column_mappings: null, hitl: false },
     });
     const row = (await deps.segments.findSegment(trx, caller.orgId, id))!;
     const doc = deps.segments.presentSegment(row);
     return {
-      segment_id: doc.segment_id, name: doc.name, subtype: doc.subtype, status: doc.status, record_count: doc.record_count,
-      input_record_count: row.input_record_count, match_count: row.match_count, ephemeral: doc.ephemeral, expires_at: doc.expires_at,
+      segment_id: doc.segment_id,
+      name: doc.name,
+      subtype: doc.subtype,
+      status: doc.status,
+      record_count: doc.record_count,
+      input_record_count: row.input_record_count,
+      match_count: row.match_count,
+      ephemeral: doc.ephemeral,
+      expires_at: doc.expires_at,
     };
   }
 
@@ -241,7 +341,10 @@ export function createMatchingService(deps: MatchingDeps) {
      * `person_keys` (graph person keys as text, null when unmatched, in record order) never leave the
      * service: the run captures them into the organization's match collection.
      */
-    async matchUnbilled(caller: MatchCaller, body: Omit<MatchRequest, 'create_scratch_segment'>): Promise<MatchResponse & { person_keys: (string | null)[] }> {
+    async matchUnbilled(
+      caller: MatchCaller,
+      body: Omit<MatchRequest, 'create_scratch_segment'>,
+    ): Promise<MatchResponse & { person_keys: (string | null)[] }> {
       const rowIds = checkRecords(body.records);
       const { fields } = selectFields(body, deps.catalog);
       const { response, personKeys } = await execute(caller, { ...body, create_scratch_segment: false }, rowIds, fields, false);

@@ -41,17 +41,34 @@ export function createModelSegmentsModule(deps: {
   const protect = deps.protectNumbers ?? identityProtect;
   /** Test hooks (a launch that fails, a crash after training); empty in production. */
   const hooks: { beforeLaunch?: () => void | Promise<void>; afterTrain?: (runId: string) => void | Promise<void> } = {};
-  const seeds = createSeeds({ db, segments, warehouse: deps.warehouse, floor, protect, ...(deps.measureSet ? { measure: deps.measureSet } : {}) });
+  const seeds = createSeeds({
+    db,
+    segments,
+    warehouse: deps.warehouse,
+    floor,
+    protect,
+    ...(deps.measureSet ? { measure: deps.measureSet } : {}),
+  });
   const launcher = createLauncher({ db, queue, clock, segments, events: deps.events, seeds, beforeLaunch: () => hooks.beforeLaunch?.() });
   const runner = createWorkflowRunner({
-    db, clock, segments, events: deps.events, seeds, warehouse: deps.warehouse, objects: new ObjectStore(deps.dataDir), floor, protect, log: deps.log,
+    db,
+    clock,
+    segments,
+    events: deps.events,
+    seeds,
+    warehouse: deps.warehouse,
+    objects: new ObjectStore(deps.dataDir),
+    floor,
+    protect,
+    log: deps.log,
     afterTrain: (runId) => hooks.afterTrain?.(runId),
   });
   const workflows = createWorkflowService({ db, queue, clock, segments, seeds, protect, floor, fail: runner.fail });
   segments.registerSubtype(createModelSubtype('similarity', launcher));
   segments.registerSubtype(createModelSubtype('propensity', launcher));
   return {
-    workflows, hooks,
+    workflows,
+    hooks,
     operations: workflowOperations({ workflows }),
     jobDefinitions: () => [runner.definition],
   };

@@ -45,7 +45,10 @@ function gateAfter(run: RunRow, step: StepName): { id: GateId; question: string 
     return { id: 'seed_interpretation', question: 'Is this how the seed description should read? Approve, reject, or edit the filters.' };
   }
   if (step === 'train_and_score') {
-    return { id: 'model_evaluation', question: 'Publish this model\'s segment? Check the holdout quality and the fields that drive it, then approve or reject.' };
+    return {
+      id: 'model_evaluation',
+      question: "Publish this model's segment? Check the holdout quality and the fields that drive it, then approve or reject.",
+    };
   }
   return null;
 }
@@ -58,7 +61,10 @@ export function createWorkflowRunner(deps: RunnerDeps) {
   const { db, clock, segments } = deps;
   const iso = () => clock.now().toISOString();
 
-  async function save(run: RunRow, patch: Partial<Pick<RunRow, 'status' | 'steps' | 'gates' | 'metrics' | 'model' | 'members_path' | 'record_count' | 'input'>>) {
+  async function save(
+    run: RunRow,
+    patch: Partial<Pick<RunRow, 'status' | 'steps' | 'gates' | 'metrics' | 'model' | 'members_path' | 'record_count' | 'input'>>,
+  ) {
     Object.assign(run, patch);
     await runStore.update(db, run.org_id, run.id, { ...patch, updated_at: clock.now() });
   }
@@ -69,7 +75,13 @@ export function createWorkflowRunner(deps: RunnerDeps) {
     const persons = await deps.seeds.checkFloor(set, run.kind === 'similarity' ? 'The seed' : 'The positive class');
     // Its figures are shown as this question's answers (decision 015), whatever happens to the seed segment later.
     const measured = await deps.seeds.measured(set);
-    await save(run, { input: { ...run.input, labelled_query: set.query, ...(measured ? { labelled_set: measured.set, answered_query: measured.answered } : {}) } });
+    await save(run, {
+      input: {
+        ...run.input,
+        labelled_query: set.query,
+        ...(measured ? { labelled_set: measured.set, answered_query: measured.answered } : {}),
+      },
+    });
     return run.kind === 'similarity' ? { seed_persons: persons } : { positive_class_persons: persons };
   }
 
@@ -79,15 +91,21 @@ export function createWorkflowRunner(deps: RunnerDeps) {
     const labelled = deps.seeds.answeredOf(await deps.seeds.labelledOf(run.org_id, run.input, fields), run.input.answered_query, fields);
     const membersPath = deps.objects.pathOf(membersKey(run.org_id, run.segment_id, run.segment_version, run.id));
     const common = {
-      fields, modelType: run.input.model_type, excludedColumns: run.input.excluded_columns, modelName: run.input.model_name,
-      targetSize: run.input.target_size, privacyFloor: deps.floor, membersPath,
+      fields,
+      modelType: run.input.model_type,
+      excludedColumns: run.input.excluded_columns,
+      modelName: run.input.model_name,
+      targetSize: run.input.target_size,
+      privacyFloor: deps.floor,
+      membersPath,
       // The seed step refused by the layer's sticky threshold; the engine does not refuse again at the exact floor.
       labelledFloor: deps.floor - THRESHOLD_BAND,
     };
-    const r: ModelRunResult = run.kind === 'similarity'
-      ? await runSimilarity(deps.warehouse, { ...common, seed: labelled })
-      // A customer's list as the positive class stays out of the segment (decision 051); similarity always leaves its seed out.
-      : await runPropensity(deps.warehouse, { ...common, positiveClass: labelled, excludePositiveClass: labelled.customerList });
+    const r: ModelRunResult =
+      run.kind === 'similarity'
+        ? await runSimilarity(deps.warehouse, { ...common, seed: labelled })
+        : // A customer's list as the positive class stays out of the segment (decision 051); similarity always leaves its seed out.
+          await runPropensity(deps.warehouse, { ...common, positiveClass: labelled, excludePositiveClass: labelled.customerList });
     await save(run, { metrics: r.metrics, model: r.model, members_path: r.membersPath, record_count: r.metrics.record_count });
     return { ...modelSummary(r.metrics), timings_ms: r.timings_ms };
   }
@@ -100,22 +118,43 @@ export function createWorkflowRunner(deps: RunnerDeps) {
       if (!locked || locked.status !== 'running') return false;
       if (!segment || segment.workflow_run_id !== run.id) {
         // Deleted or relaunched meanwhile: this run's result is never published.
-        await runStore.update(trx, run.org_id, run.id, { status: 'cancelled', error_code: segment ? 'SUPERSEDED' : 'SEGMENT_DELETED', completed_at: now, updated_at: now });
+        await runStore.update(trx, run.org_id, run.id, {
+          status: 'cancelled',
+          error_code: segment ? 'SUPERSEDED' : 'SEGMENT_DELETED',
+          completed_at: now,
+          updated_at: now,
+        });
         return false;
       }
       const details = modelDetails(segment.details);
       // The size is graph-derived: shown through the privacy layer as the question of its members.
       const shown = segments.shownMembersCount(runMembership(locked)!, locked.record_count!);
       await segments.markResolved(trx, run.org_id, run.segment_id, {
-        recordCount: locked.record_count!, shown, inputRecordCount: null, matchCount: null, membersPath: locked.members_path!, details,
-        wrapperAudienceId: details.wrapper_audience_id, now,
+        recordCount: locked.record_count!,
+        shown,
+        inputRecordCount: null,
+        matchCount: null,
+        membersPath: locked.members_path!,
+        details,
+        wrapperAudienceId: details.wrapper_audience_id,
+        now,
       });
-      const steps = locked.steps.map((s) => (s.name === 'publish' ? { ...s, status: 'completed' as const, started_at: s.started_at ?? now.toISOString(), completed_at: now.toISOString() } : s));
+      const steps = locked.steps.map((s) =>
+        s.name === 'publish'
+          ? { ...s, status: 'completed' as const, started_at: s.started_at ?? now.toISOString(), completed_at: now.toISOString() }
+          : s,
+      );
       await runStore.update(trx, run.org_id, run.id, { status: 'completed', steps, completed_at: now, updated_at: now });
       await deps.events.emit(trx, {
-        orgId: run.org_id, type: 'segment.ready', subject: { kind: 'segment', id: run.segment_id, name: segment.name },
+        orgId: run.org_id,
+        type: 'segment.ready',
+        subject: { kind: 'segment', id: run.segment_id, name: segment.name },
         data: {
-          status: 'completed', subtype: run.kind, audience_id: details.wrapper_audience_id, record_count: shown.record_count, workflow_run_id: run.id,
+          status: 'completed',
+          subtype: run.kind,
+          audience_id: details.wrapper_audience_id,
+          record_count: shown.record_count,
+          workflow_run_id: run.id,
           model_summary: modelSummary(deps.protect(locked.metrics!, protectContext(locked, 'model_metrics', deps.floor))),
         },
         webhookUrl: segment.webhook_url,
@@ -130,19 +169,38 @@ export function createWorkflowRunner(deps: RunnerDeps) {
     await db.transaction().execute(async (trx) => {
       const locked = await runStore.find(trx, run.org_id, run.id, { forUpdate: true });
       if (!locked || ['completed', 'failed', 'cancelled'].includes(locked.status)) return;
-      const steps = locked.steps.map((s) => (s.status === 'running' ? { ...s, status: 'failed' as const, completed_at: now.toISOString() } : s));
-      await runStore.update(trx, run.org_id, run.id, { status: 'failed', steps, error_code: code, error_message: message, completed_at: now, updated_at: now });
+      const steps = locked.steps.map((s) =>
+        s.status === 'running' ? { ...s, status: 'failed' as const, completed_at: now.toISOString() } : s,
+      );
+      await runStore.update(trx, run.org_id, run.id, {
+        status: 'failed',
+        steps,
+        error_code: code,
+        error_message: message,
+        completed_at: now,
+        updated_at: now,
+      });
       const segment = await segments.findSegment(trx, run.org_id, run.segment_id, { forUpdate: true });
       if (!segment || segment.workflow_run_id !== run.id) return;
       const details = modelDetails(segment.details);
       // The wrapper fails with its segment (a duplicate's details name its parent's wrapper: not that one).
       const wrapper = details.wrapper_audience_id;
-      const refs = wrapper ? (await segments.audienceRefs(trx, run.org_id, [wrapper])).get(wrapper) ?? [] : [];
+      const refs = wrapper ? ((await segments.audienceRefs(trx, run.org_id, [wrapper])).get(wrapper) ?? []) : [];
       const audienceIds = refs.some((r) => r.segment_id === run.segment_id) ? [wrapper!] : [];
       await segments.markFailed(trx, run.org_id, run.segment_id, { message, audienceIds, now });
       await deps.events.emit(trx, {
-        orgId: run.org_id, type: 'segment.failed', subject: { kind: 'segment', id: run.segment_id, name: segment.name },
-        data: { status: 'failed', subtype: run.kind, audience_id: details.wrapper_audience_id, workflow_run_id: run.id, error_code: code, error_message: message, failed_at: now.toISOString() },
+        orgId: run.org_id,
+        type: 'segment.failed',
+        subject: { kind: 'segment', id: run.segment_id, name: segment.name },
+        data: {
+          status: 'failed',
+          subtype: run.kind,
+          audience_id: details.wrapper_audience_id,
+          workflow_run_id: run.id,
+          error_code: code,
+          error_message: message,
+          failed_at: now.toISOString(),
+        },
         webhookUrl: segment.webhook_url,
       });
     });
@@ -161,7 +219,16 @@ export function createWorkflowRunner(deps: RunnerDeps) {
       }
       const gate = gateAfter(run, name);
       if (gate && !run.gates.some((g) => g.gate_id === gate.id)) {
-        const open: GateState = { gate_id: gate.id, step: name, status: 'open', question: gate.question, shows: {}, response: null, opened_at: iso(), resolved_at: null };
+        const open: GateState = {
+          gate_id: gate.id,
+          step: name,
+          status: 'open',
+          question: gate.question,
+          shows: {},
+          response: null,
+          opened_at: iso(),
+          resolved_at: null,
+        };
         await save(run, { status: 'awaiting_review', gates: [...run.gates, open] });
         return 'awaiting_review';
       }
@@ -179,7 +246,12 @@ export function createWorkflowRunner(deps: RunnerDeps) {
       if (!run || !['queued', 'running'].includes(run.status)) return { skipped: true };
       const segment = await segments.findSegment(db, run.org_id, run.segment_id);
       if (!segment || segment.workflow_run_id !== run.id) {
-        await runStore.update(db, run.org_id, run.id, { status: 'cancelled', error_code: segment ? 'SUPERSEDED' : 'SEGMENT_DELETED', completed_at: clock.now(), updated_at: clock.now() });
+        await runStore.update(db, run.org_id, run.id, {
+          status: 'cancelled',
+          error_code: segment ? 'SUPERSEDED' : 'SEGMENT_DELETED',
+          completed_at: clock.now(),
+          updated_at: clock.now(),
+        });
         return { skipped: true };
       }
       await runStore.update(db, run.org_id, run.id, { status: 'running', attempts: run.attempts + 1, updated_at: clock.now() });
@@ -191,10 +263,16 @@ export function createWorkflowRunner(deps: RunnerDeps) {
         return { outcome };
       } catch (error) {
         const final = isFinalModelError(error) || isDomainError(error) || job.retryCount >= (WORKFLOW_QUEUE.retryLimit ?? 0);
-        deps.log?.warn({ ...ids, final, err: (error as Error).message }, final ? 'model workflow failed' : 'model workflow step failed; it will be retried');
+        deps.log?.warn(
+          { ...ids, final, err: (error as Error).message },
+          final ? 'model workflow failed' : 'model workflow step failed; it will be retried',
+        );
         if (!final) throw error;
         const code = (error as { code?: string }).code ?? 'WORKFLOW_FAILED';
-        const message = isFinalModelError(error) || isDomainError(error) ? (error as Error).message : 'The model build failed after retries; refresh the segment to try again.';
+        const message =
+          isFinalModelError(error) || isDomainError(error)
+            ? (error as Error).message
+            : 'The model build failed after retries; refresh the segment to try again.';
         await fail(run, code, message);
         return { failed: code };
       }

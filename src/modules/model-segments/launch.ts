@@ -12,8 +12,14 @@ import type { Clock } from '../../lib/clock.ts';
 import { newId } from '../../lib/ids.ts';
 import { ModelInputError, parseExcludedColumns, parseSeedDescription } from '../../modelling/index.ts';
 import {
-  affectedNextStep, persistentExpiry, type CreateSegmentInput, type CreatedSegmentDoc, type RefreshSegmentInput, type RefreshedSegmentDoc,
-  type SegmentRow, type SegmentsApi,
+  affectedNextStep,
+  persistentExpiry,
+  type CreateSegmentInput,
+  type CreatedSegmentDoc,
+  type RefreshSegmentInput,
+  type RefreshedSegmentDoc,
+  type SegmentRow,
+  type SegmentsApi,
 } from '../segments/index.ts';
 import type { EventService } from '../webhooks/index.ts';
 import { ModelSegmentErrors } from './errors.ts';
@@ -22,7 +28,10 @@ import { runStore, type RunInput, type StepState, type WorkflowKind } from './st
 
 export const WORKFLOW_JOB = 'model-segment-workflow';
 export const WORKFLOW_QUEUE = { retryLimit: 2, retryDelay: 1, expireInSeconds: 4 * 3600 };
-export interface WorkflowJobData { orgId: string; runId: string }
+export interface WorkflowJobData {
+  orgId: string;
+  runId: string;
+}
 
 /** Subtype fields kept on the segment row (its `details`). */
 export interface ModelDetails {
@@ -66,8 +75,21 @@ export function createLauncher(deps: LaunchDeps) {
   }
 
   /** Run row + job in the caller's transaction; any failure of the enqueue is WORKFLOW_LAUNCH_FAILED. */
-  async function launch(trx: Kysely<DB>, r: { orgId: string; segmentId: string; kind: WorkflowKind; hitl: boolean; version: number; input: RunInput; runId: string; now: Date }) {
-    await runStore.insert(trx, { id: r.runId, orgId: r.orgId, segmentId: r.segmentId, kind: r.kind, hitl: r.hitl, version: r.version, input: r.input, steps: stepsOf(r.kind), now: r.now });
+  async function launch(
+    trx: Kysely<DB>,
+    r: { orgId: string; segmentId: string; kind: WorkflowKind; hitl: boolean; version: number; input: RunInput; runId: string; now: Date },
+  ) {
+    await runStore.insert(trx, {
+      id: r.runId,
+      orgId: r.orgId,
+      segmentId: r.segmentId,
+      kind: r.kind,
+      hitl: r.hitl,
+      version: r.version,
+      input: r.input,
+      steps: stepsOf(r.kind),
+      now: r.now,
+    });
     try {
       await deps.beforeLaunch?.();
       await queue.send(WORKFLOW_JOB, { orgId: r.orgId, runId: r.runId } satisfies WorkflowJobData, { singletonKey: r.runId }, trx);
@@ -84,7 +106,12 @@ export function createLauncher(deps: LaunchDeps) {
       if (e instanceof ModelInputError) throw ModelSegmentErrors.excludedColumns(e);
       throw e;
     }
-    const base = { model_type: input.model_type ?? 'BOOSTED_TREE_CLASSIFIER', excluded_columns: input.excluded_columns ?? null, model_name: input.model_name ?? null, target_size: input.target_size ?? null } as const;
+    const base = {
+      model_type: input.model_type ?? 'BOOSTED_TREE_CLASSIFIER',
+      excluded_columns: input.excluded_columns ?? null,
+      model_name: input.model_name ?? null,
+      target_size: input.target_size ?? null,
+    } as const;
     if (kind === 'propensity') {
       if (!input.positive_class_segment_id) throw ModelSegmentErrors.missingSeed(kind);
       const row = await seeds.classSegment(viewer, input.positive_class_segment_id);
@@ -103,7 +130,9 @@ export function createLauncher(deps: LaunchDeps) {
     // Without review the parsed seed is used as it is, so it must clear the floor now.
     if (groups && !input.hitl) await seeds.checkFloor(seeds.ofFilters(groups, catalog), 'The seed described');
     return {
-      ...base, seed_description: input.seed_description!, seed_filter_groups: groups,
+      ...base,
+      seed_description: input.seed_description!,
+      seed_filter_groups: groups,
       seed_parse: { understood: parsed.understood, unrecognized: parsed.unrecognized, notes: parsed.notes },
     };
   }
@@ -121,14 +150,35 @@ export function createLauncher(deps: LaunchDeps) {
     const counting = { record_count: null, record_count_reason: 'counting' as const };
     const audienceId = await db.transaction().execute(async (trx) => {
       await segments.insert(trx, {
-        id, orgId: viewer.orgId, name: input.name, subtype: kind, status: 'pending', visibility, createdBy: viewer.userId, count: counting, release, now,
-        expiresAt: persistentExpiry(now), details: {}, workflowRunId: runId, originCampaignId: input.campaign_id ?? null, webhookUrl: input.webhook_url ?? null,
+        id,
+        orgId: viewer.orgId,
+        name: input.name,
+        subtype: kind,
+        status: 'pending',
+        visibility,
+        createdBy: viewer.userId,
+        count: counting,
+        release,
+        now,
+        expiresAt: persistentExpiry(now),
+        details: {},
+        workflowRunId: runId,
+        originCampaignId: input.campaign_id ?? null,
+        webhookUrl: input.webhook_url ?? null,
       });
       const wrapper = input.create_audience
         ? await segments.insertWrapperAudience(trx, {
-          orgId: viewer.orgId, segmentId: id, name: input.name, visibility, createdBy: viewer.userId, status: 'pending', count: counting, release,
-          campaignId: input.campaign_id ?? null, now,
-        })
+            orgId: viewer.orgId,
+            segmentId: id,
+            name: input.name,
+            visibility,
+            createdBy: viewer.userId,
+            status: 'pending',
+            count: counting,
+            release,
+            campaignId: input.campaign_id ?? null,
+            now,
+          })
         : null;
       await segments.setDetails(trx, viewer.orgId, id, { input: run, wrapper_audience_id: wrapper } satisfies ModelDetails);
       await launch(trx, { orgId: viewer.orgId, segmentId: id, kind, hitl: input.hitl ?? false, version: 1, input: run, runId, now });
@@ -141,34 +191,68 @@ export function createLauncher(deps: LaunchDeps) {
   /** generation_metadata_id: an already-completed run of this organization, attached as an active segment (no workflow). */
   async function attach(viewer: Viewer, kind: WorkflowKind, input: CreateSegmentInput): Promise<CreatedSegmentDoc> {
     const id = input.generation_metadata_id!;
-    const foreign = [...(kind === 'similarity' ? ['seed_segment_id', 'seed_description'] as const : []), ...MODEL_FIELDS].filter((f) => input[f] !== undefined);
+    const foreign = [...(kind === 'similarity' ? (['seed_segment_id', 'seed_description'] as const) : []), ...MODEL_FIELDS].filter(
+      (f) => input[f] !== undefined,
+    );
     if (foreign.length) throw ModelSegmentErrors.attachFields(foreign);
     if (input.webhook_url) deps.events.validateWebhookUrl(input.webhook_url);
     await segments.checkCampaign(viewer.orgId, input.campaign_id);
     const run = await runStore.find(db, viewer.orgId, id);
-    if (!run || run.kind !== kind || run.status !== 'completed' || !run.members_path || run.record_count === null) throw ModelSegmentErrors.generationNotFound(id, kind);
+    if (!run || run.kind !== kind || run.status !== 'completed' || !run.members_path || run.record_count === null)
+      throw ModelSegmentErrors.generationNotFound(id, kind);
     // A propensity segment attached without its positive class is "legacy": it cannot be rebuilt (422 on refresh).
-    const positive = kind === 'propensity' && input.positive_class_segment_id
-      ? (await segments.findVisibleSegment(viewer, input.positive_class_segment_id)).id : null;
+    const positive =
+      kind === 'propensity' && input.positive_class_segment_id
+        ? (await segments.findVisibleSegment(viewer, input.positive_class_segment_id)).id
+        : null;
     const stored: RunInput = kind === 'similarity' ? run.input : { ...run.input, positive_class_segment_id: positive };
     const release = segments.requireRelease();
     const now = clock.now();
     const segmentId = newId('seg');
     const visibility = input.visibility ?? 'org';
     // The same member set as the run's segment: the same question, so the same shown size (decision 015).
-    const count = segments.shownMembersCount({ kind: 'members', segmentId, subtype: kind, parquetPath: run.members_path }, run.record_count);
+    const count = segments.shownMembersCount(
+      { kind: 'members', segmentId, subtype: kind, parquetPath: run.members_path },
+      run.record_count,
+    );
     const audienceId = await db.transaction().execute(async (trx) => {
       await segments.insert(trx, {
-        id: segmentId, orgId: viewer.orgId, name: input.name, subtype: kind, status: 'active', visibility, createdBy: viewer.userId, count, release, now,
-        expiresAt: persistentExpiry(now), membersPath: run.members_path, workflowRunId: run.id, originCampaignId: input.campaign_id ?? null,
-        webhookUrl: input.webhook_url ?? null, details: {},
+        id: segmentId,
+        orgId: viewer.orgId,
+        name: input.name,
+        subtype: kind,
+        status: 'active',
+        visibility,
+        createdBy: viewer.userId,
+        count,
+        release,
+        now,
+        expiresAt: persistentExpiry(now),
+        membersPath: run.members_path,
+        workflowRunId: run.id,
+        originCampaignId: input.campaign_id ?? null,
+        webhookUrl: input.webhook_url ?? null,
+        details: {},
       });
       const wrapper = input.create_audience
         ? await segments.insertWrapperAudience(trx, {
-          orgId: viewer.orgId, segmentId, name: input.name, visibility, createdBy: viewer.userId, status: 'active', count, release, campaignId: input.campaign_id ?? null, now,
-        })
+            orgId: viewer.orgId,
+            segmentId,
+            name: input.name,
+            visibility,
+            createdBy: viewer.userId,
+            status: 'active',
+            count,
+            release,
+            campaignId: input.campaign_id ?? null,
+            now,
+          })
         : null;
-      await segments.setDetails(trx, viewer.orgId, segmentId, { input: stored, wrapper_audience_id: wrapper, attached_run_id: run.id } satisfies ModelDetails);
+      await segments.setDetails(trx, viewer.orgId, segmentId, {
+        input: stored,
+        wrapper_audience_id: wrapper,
+        attached_run_id: run.id,
+      } satisfies ModelDetails);
       return wrapper;
     });
     const row = (await segments.findSegment(db, viewer.orgId, segmentId))!;
@@ -196,16 +280,38 @@ export function createLauncher(deps: LaunchDeps) {
         if (locked.workflow_run_id) {
           const previous = await runStore.find(trx, viewer.orgId, locked.workflow_run_id, { forUpdate: true });
           if (previous && previous.segment_id === row.id && !['completed', 'failed', 'cancelled'].includes(previous.status)) {
-            await runStore.update(trx, viewer.orgId, previous.id, { status: 'cancelled', error_code: 'SUPERSEDED', error_message: `Superseded by ${runId}.`, completed_at: now, updated_at: now });
+            await runStore.update(trx, viewer.orgId, previous.id, {
+              status: 'cancelled',
+              error_code: 'SUPERSEDED',
+              error_message: `Superseded by ${runId}.`,
+              completed_at: now,
+              updated_at: now,
+            });
           }
         }
         const version = locked.current_version + 1;
-        await segments.markPending(trx, viewer.orgId, row.id, { newVersion: version, now, workflowRunId: runId, details: { ...details, attached_run_id: undefined } });
-        await launch(trx, { orgId: viewer.orgId, segmentId: row.id, kind, hitl: input.hitl ?? false, version, input: details.input, runId, now });
+        await segments.markPending(trx, viewer.orgId, row.id, {
+          newVersion: version,
+          now,
+          workflowRunId: runId,
+          details: { ...details, attached_run_id: undefined },
+        });
+        await launch(trx, {
+          orgId: viewer.orgId,
+          segmentId: row.id,
+          kind,
+          hitl: input.hitl ?? false,
+          version,
+          input: details.input,
+          runId,
+          now,
+        });
       });
       const after = (await segments.findSegment(db, viewer.orgId, row.id))!;
       return {
-        ...segments.presentSegment(after), refreshed: true, affected_audiences: affected,
+        ...segments.presentSegment(after),
+        refreshed: true,
+        affected_audiences: affected,
         next_step: `The model is rebuilt by workflow ${runId}: poll GET /v1/workflows/${runId} or GET /v1/segments/${row.id}${input.hitl ? ', and answer its review gates with POST /v1/workflows/{id}/resume' : ''}. ${affectedNextStep(affected)}`,
       };
     },

@@ -28,7 +28,9 @@ export type ModelSummary = ReturnType<typeof modelSummary>;
 
 /** The built segment's members (a composition of its one member set), once the model step wrote them. */
 export function runMembership(run: RunRow) {
-  return run.members_path ? { kind: 'members' as const, segmentId: run.segment_id, subtype: run.kind, parquetPath: run.members_path } : null;
+  return run.members_path
+    ? { kind: 'members' as const, segmentId: run.segment_id, subtype: run.kind, parquetPath: run.members_path }
+    : null;
 }
 
 /** What the privacy layer needs to answer a run's figures: the labelled set's question, the members' and the model's name. */
@@ -37,10 +39,19 @@ export function protectContext(run: RunRow, subject: ProtectContext['subject'], 
   const labelled: MembershipQuery | null = run.input.labelled_query ?? (groups?.length ? { kind: 'filters', groups } : null);
   const membership = runMembership(run);
   const model = JSON.stringify([
-    run.kind, labelled ? questionOf(labelled).key : `run:${run.id}`, run.input.model_type, run.input.excluded_columns, run.input.target_size,
+    run.kind,
+    labelled ? questionOf(labelled).key : `run:${run.id}`,
+    run.input.model_type,
+    run.input.excluded_columns,
+    run.input.target_size,
   ]);
   return {
-    orgId: run.org_id, subject, floor, labelled, model, ...(run.input.labelled_set ? { labelledSet: run.input.labelled_set } : {}),
+    orgId: run.org_id,
+    subject,
+    floor,
+    labelled,
+    model,
+    ...(run.input.labelled_set ? { labelledSet: run.input.labelled_set } : {}),
     members: membership ? { kind: 'composition', composition: { include: [membership], exclude: [], setLogic: 'union' } } : null,
   };
 }
@@ -67,9 +78,13 @@ export function presentRun(run: RunRow, protect: ProtectNumbers, floor: number) 
   // The model step's figures are the summary of the protected metrics (one answer per figure), with its timings.
   const steps = run.steps.map((s) => ({
     ...s,
-    metrics: !s.metrics ? null : s.name === 'train_and_score'
-      ? (summary ? { ...summary, timings_ms: s.metrics.timings_ms ?? null } : null)
-      : protect(s.metrics, classSize),
+    metrics: !s.metrics
+      ? null
+      : s.name === 'train_and_score'
+        ? summary
+          ? { ...summary, timings_ms: s.metrics.timings_ms ?? null }
+          : null
+        : protect(s.metrics, classSize),
   }));
   const shown = { ...run, steps };
   const open = run.gates.find((g) => g.status === 'open') ?? null;

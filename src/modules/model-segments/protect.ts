@@ -52,7 +52,8 @@ const SHARE = { sd: 0.005, decimals: 3, min: 0, max: 1 };
 function figures(privacy: PrivacyPort, ctx: ProtectContext) {
   const named = (name: string): Question => namedQuestion(`model|${ctx.model}|${name}`);
   const labelled = ctx.labelled ? privacy.question(ctx.labelled) : named('labelled');
-  const count = (q: Question, n: number | null): number | null => (n === null ? null : privacy.protectCount({ question: q, trueCount: n }).count);
+  const count = (q: Question, n: number | null): number | null =>
+    n === null ? null : privacy.protectCount({ question: q, trueCount: n }).count;
   const value = (name: string, v: number | null, kind: { sd: number; decimals: number; min?: number; max?: number }): number | null =>
     v === null || !Number.isFinite(v) ? v : privacy.protectValue({ name: `model|${ctx.model}|${name}`, value: v, ...kind });
   return { named, labelled, count, value };
@@ -72,7 +73,10 @@ function protectMetrics(privacy: PrivacyPort, m: ModelRunMetrics, ctx: ProtectCo
   });
   const shown = {
     ...m,
-    candidates: m.candidates.map((c) => ({ ...c, validation_auc: value(`candidate|${c.model_type}|${c.config}`, c.validation_auc, RATIO)! })),
+    candidates: m.candidates.map((c) => ({
+      ...c,
+      validation_auc: value(`candidate|${c.model_type}|${c.config}`, c.validation_auc, RATIO)!,
+    })),
     validation_auc: value('validation_auc', m.validation_auc, RATIO),
     holdout: {
       ...h,
@@ -100,8 +104,10 @@ function protectMetrics(privacy: PrivacyPort, m: ModelRunMetrics, ctx: ProtectCo
       sample_labelled: count(named('training.sample_labelled'), m.training.sample_labelled),
     },
     graph_persons: count(namedQuestion('graph_persons'), m.graph_persons),
-    labelled_persons: ctx.labelledSet && m.labelled_persons !== null
-      ? privacy.protectCount({ question: labelled, trueCount: ctx.labelledSet.n, set: ctx.labelledSet }).count : count(labelled, m.labelled_persons),
+    labelled_persons:
+      ctx.labelledSet && m.labelled_persons !== null
+        ? privacy.protectCount({ question: labelled, trueCount: ctx.labelledSet.n, set: ctx.labelledSet }).count
+        : count(labelled, m.labelled_persons),
     // The default size is derived from the seed (ten times it): shown as the segment's size when they are one number.
     target_size: m.target_size === m.record_count ? size : count(named('target_size'), m.target_size),
     record_count: size,
@@ -121,7 +127,8 @@ function protectStep(privacy: PrivacyPort, values: Record<string, unknown>, ctx:
 
 /** `protectNumbers` over the privacy layer. */
 export function privacyProtect(privacy: PrivacyPort): ProtectNumbers {
-  return (<T>(values: T, ctx: ProtectContext): T => (ctx.subject === 'model_metrics'
-    ? protectMetrics(privacy, values as ModelRunMetrics, ctx)
-    : protectStep(privacy, values as Record<string, unknown>, ctx)) as T) as ProtectNumbers;
+  return (<T>(values: T, ctx: ProtectContext): T =>
+    (ctx.subject === 'model_metrics'
+      ? protectMetrics(privacy, values as ModelRunMetrics, ctx)
+      : protectStep(privacy, values as Record<string, unknown>, ctx)) as T) as ProtectNumbers;
 }

@@ -33,8 +33,10 @@ const SummarySchema = Type.Object({
   top_decile_lift: Nullable(Type.Number()),
   validation_auc: Nullable(Type.Number()),
   target_size: Nullable(Type.Integer({ description: 'Through the privacy layer: noised; null below the privacy floor' })),
-  record_count: Nullable(Type.Integer({ description: 'The segment\'s record_count (the same number)' })),
-  top_fields: Type.Array(Type.Object({ field: Type.String(), importance: Type.Number() }), { description: 'Catalog fields that drive the model most' }),
+  record_count: Nullable(Type.Integer({ description: "The segment's record_count (the same number)" })),
+  top_fields: Type.Array(Type.Object({ field: Type.String(), importance: Type.Number() }), {
+    description: 'Catalog fields that drive the model most',
+  }),
 });
 
 export const WorkflowSchema = Type.Object({
@@ -44,11 +46,17 @@ export const WorkflowSchema = Type.Object({
   status: Literals('queued', 'running', 'awaiting_review', 'completed', 'failed', 'cancelled'),
   hitl: Type.Boolean(),
   segment_version: Type.Integer({ description: 'The segment version this run builds' }),
-  open_gate_id: Nullable(Type.String({ description: 'The gate to answer with POST /v1/workflows/{id}/resume while status is awaiting_review' })),
+  open_gate_id: Nullable(
+    Type.String({ description: 'The gate to answer with POST /v1/workflows/{id}/resume while status is awaiting_review' }),
+  ),
   steps: Type.Array(StepSchema),
   gates: Type.Array(GateSchema),
   model_summary: Nullable(SummarySchema),
-  metrics: Nullable(Obj('Full model metrics: holdout AUC, log loss, deciles and lift, precision/recall at the cut, feature weights and importances in catalog names')),
+  metrics: Nullable(
+    Obj(
+      'Full model metrics: holdout AUC, log loss, deciles and lift, precision/recall at the cut, feature weights and importances in catalog names',
+    ),
+  ),
   record_count: Nullable(Type.Integer()),
   attempts: Type.Integer({ description: 'Times a worker took the run up (a crashed attempt is retried from the last completed step)' }),
   error_code: Nullable(Type.String()),

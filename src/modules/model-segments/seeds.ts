@@ -36,7 +36,11 @@ export type LabelledSet = MemberSet & {
 const SERVICE_SELECTED: ReadonlySet<string> = new Set(['filter', 'similarity', 'propensity']);
 
 export function createSeeds(deps: {
-  db: Kysely<DB>; segments: SegmentsApi; warehouse: ModelWarehouse; floor: number; protect: ProtectNumbers;
+  db: Kysely<DB>;
+  segments: SegmentsApi;
+  warehouse: ModelWarehouse;
+  floor: number;
+  protect: ProtectNumbers;
   /** The privacy layer's measure (decision 052): the seed's member set as discovery shows it, and the question answered. */
   measure?: (query: MembershipQuery) => Promise<{ set: MeasuredSet; answered: MembershipQuery }>;
 }) {
@@ -49,7 +53,11 @@ export function createSeeds(deps: {
   }
 
   const ofSegment = (row: SegmentRow, catalog: FilterCatalog) =>
-    ofQuery({ kind: 'composition', composition: { include: [segments.membershipOf(row)], exclude: [], setLogic: 'union' } }, catalog, !SERVICE_SELECTED.has(row.subtype));
+    ofQuery(
+      { kind: 'composition', composition: { include: [segments.membershipOf(row)], exclude: [], setLogic: 'union' } },
+      catalog,
+      !SERVICE_SELECTED.has(row.subtype),
+    );
   const ofFilters = (groups: FilterGroup[], catalog: FilterCatalog) => ofQuery({ kind: 'filters', groups }, catalog, false);
 
   /** A seed or positive-class segment the caller can see, with members to learn from. */
@@ -68,7 +76,15 @@ export function createSeeds(deps: {
     const n = await countMembers(warehouse, set);
     // By member set when the layer measures (so the refusal is discovery's for the same people).
     const measured = deps.measure ? (await deps.measure(set.query)).set : null;
-    const ctx = { orgId: '', subject: 'seed' as const, floor, labelled: set.query, members: null, model: '', ...(measured ? { labelledSet: measured } : {}) };
+    const ctx = {
+      orgId: '',
+      subject: 'seed' as const,
+      floor,
+      labelled: set.query,
+      members: null,
+      model: '',
+      ...(measured ? { labelledSet: measured } : {}),
+    };
     const shown = deps.protect({ persons: measured?.n ?? n }, ctx).persons;
     if (shown === null || shown < floor) throw ModelSegmentErrors.belowFloor(what, floor);
     return n;
@@ -94,11 +110,12 @@ export function createSeeds(deps: {
    * The labelled set measured by member set (decision 052), recorded on the run so its size shows as
    * discovery shows the set, with the question answered (the set without its low-effect items).
    */
-  const measured = async (set: LabelledSet): Promise<{ set: MeasuredSet; answered: MembershipQuery } | null> => (deps.measure ? deps.measure(set.query) : null);
+  const measured = async (set: LabelledSet): Promise<{ set: MeasuredSet; answered: MembershipQuery } | null> =>
+    deps.measure ? deps.measure(set.query) : null;
 
   /** The persons a model learns from: the answered question when the seed step recorded one (same list flag). */
   const answeredOf = (set: LabelledSet, answered: MembershipQuery | null | undefined, catalog: FilterCatalog): LabelledSet =>
-    (answered ? ofQuery(answered, catalog, set.customerList) : set);
+    answered ? ofQuery(answered, catalog, set.customerList) : set;
 
   return { ofSegment, ofFilters, classSegment, checkFloor, labelledOf, measured, answeredOf };
 }

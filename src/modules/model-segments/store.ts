@@ -93,17 +93,55 @@ const parse = (v: unknown) => (typeof v === 'string' ? JSON.parse(v) : v);
 
 function toRow(r: Selectable<WorkflowRunsTable>): RunRow {
   return {
-    ...r, input: parse(r.input), steps: parse(r.steps), gates: parse(r.gates), metrics: parse(r.metrics) ?? null, model: parse(r.model) ?? null,
+    ...r,
+    input: parse(r.input),
+    steps: parse(r.steps),
+    gates: parse(r.gates),
+    metrics: parse(r.metrics) ?? null,
+    model: parse(r.model) ?? null,
   } as RunRow;
 }
 
 export const runStore = {
-  async insert(db: Kysely<DB>, r: { id: string; orgId: string; segmentId: string; kind: WorkflowKind; hitl: boolean; version: number; input: RunInput; steps: StepState[]; now: Date }) {
-    await db.insertInto('workflow_runs').values({
-      id: r.id, org_id: r.orgId, segment_id: r.segmentId, kind: r.kind, status: 'queued', hitl: r.hitl, segment_version: r.version,
-      input: JSON.stringify(r.input), steps: JSON.stringify(r.steps), gates: JSON.stringify([]), metrics: null, model: null, members_path: null,
-      record_count: null, attempts: 0, error_code: null, error_message: null, created_at: r.now, updated_at: r.now, completed_at: null,
-    }).execute();
+  async insert(
+    db: Kysely<DB>,
+    r: {
+      id: string;
+      orgId: string;
+      segmentId: string;
+      kind: WorkflowKind;
+      hitl: boolean;
+      version: number;
+      input: RunInput;
+      steps: StepState[];
+      now: Date;
+    },
+  ) {
+    await db
+      .insertInto('workflow_runs')
+      .values({
+        id: r.id,
+        org_id: r.orgId,
+        segment_id: r.segmentId,
+        kind: r.kind,
+        status: 'queued',
+        hitl: r.hitl,
+        segment_version: r.version,
+        input: JSON.stringify(r.input),
+        steps: JSON.stringify(r.steps),
+        gates: JSON.stringify([]),
+        metrics: null,
+        model: null,
+        members_path: null,
+        record_count: null,
+        attempts: 0,
+        error_code: null,
+        error_message: null,
+        created_at: r.now,
+        updated_at: r.now,
+        completed_at: null,
+      })
+      .execute();
   },
 
   async find(db: Kysely<DB>, orgId: string, id: string, opts: { forUpdate?: boolean } = {}): Promise<RunRow | undefined> {

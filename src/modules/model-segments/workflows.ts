@@ -58,9 +58,13 @@ export function createWorkflowService(deps: WorkflowDeps) {
       const action = typeof input.response === 'string' ? input.response : input.response.action;
       let editedGroups = null;
       if (action === 'edit') {
-        if (input.gate_id !== 'seed_interpretation') throw ModelSegmentErrors.badResponse('Only the seed_interpretation gate accepts an edit; answer this gate with "approve" or "reject".');
+        if (input.gate_id !== 'seed_interpretation')
+          throw ModelSegmentErrors.badResponse(
+            'Only the seed_interpretation gate accepts an edit; answer this gate with "approve" or "reject".',
+          );
         const edit = input.response as { filters?: unknown; filter_groups?: unknown };
-        if ((edit.filters === undefined) === (edit.filter_groups === undefined)) throw ModelSegmentErrors.badResponse('An edit carries exactly one of filters and filter_groups.');
+        if ((edit.filters === undefined) === (edit.filter_groups === undefined))
+          throw ModelSegmentErrors.badResponse('An edit carries exactly one of filters and filter_groups.');
         const catalog = await segments.catalog();
         editedGroups = segments.parseFilters(edit, catalog);
         await deps.seeds.checkFloor(deps.seeds.ofFilters(editedGroups, catalog), 'The edited seed');
@@ -80,10 +84,12 @@ export function createWorkflowService(deps: WorkflowDeps) {
         }
         const patch = editedGroups
           ? {
-            input: { ...run.input, seed_filter_groups: editedGroups },
-            // The seed step runs again on the edited filters (its count is the new seed's).
-            steps: run.steps.map((s) => (s.name === 'seed' ? { ...s, status: 'pending' as const, completed_at: null, metrics: null } : s)),
-          }
+              input: { ...run.input, seed_filter_groups: editedGroups },
+              // The seed step runs again on the edited filters (its count is the new seed's).
+              steps: run.steps.map((s) =>
+                s.name === 'seed' ? { ...s, status: 'pending' as const, completed_at: null, metrics: null } : s,
+              ),
+            }
           : {};
         await runStore.update(trx, run.org_id, run.id, { ...patch, gates, status: 'queued', updated_at: now });
         await deps.queue.send(WORKFLOW_JOB, { orgId: run.org_id, runId: run.id } satisfies WorkflowJobData, {}, trx);

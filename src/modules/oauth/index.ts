@@ -50,13 +50,26 @@ export async function createOAuthModule(deps: OAuthModuleDeps) {
   const keys = await loadProviderKeys(secrets);
   const store = createRecordStore(db);
   const provider = createProvider({
-    settings, clock, organizations, store, secrets, keys,
+    settings,
+    clock,
+    organizations,
+    store,
+    secrets,
+    keys,
     fetch: metadataFetch(deps.metadataTransport ?? defaultMetadataTransport),
   });
   const verifyAccessToken = createTokenVerifier({ store, organizations, clock });
   const grants = createGrantService({ store, organizations, clock });
   const mailer = createMailer({ db, clock, smtpUrl: settings.smtpUrl, from: settings.mailFrom, log: deps.log });
-  const people = createPeopleService({ db, organizations, grants, mailer, clock, issuer: settings.issuer, invitationTtlHours: settings.invitationTtlHours });
+  const people = createPeopleService({
+    db,
+    organizations,
+    grants,
+    mailer,
+    clock,
+    issuer: settings.issuer,
+    invitationTtlHours: settings.invitationTtlHours,
+  });
   const interactions = createInteractionService({ provider, organizations, grants, settings });
 
   const sweep: JobDefinition = {

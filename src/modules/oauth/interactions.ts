@@ -9,7 +9,13 @@ import { DYNAMIC_CLIENT_PREFIX, PARTNER_CLIENT_PREFIX } from './clients/ids.ts';
 import type { GrantService } from './grants/service.ts';
 import type { ClientView, ScopeChoice } from './pages/views.ts';
 import {
-  IDENTITY_SCOPES, PRESELECTED_SCOPES, RESOURCE_TITLES, SCOPE_DESCRIPTIONS, resourceKindOf, resourceScopes, type ResourceKind,
+  IDENTITY_SCOPES,
+  PRESELECTED_SCOPES,
+  RESOURCE_TITLES,
+  SCOPE_DESCRIPTIONS,
+  resourceKindOf,
+  resourceScopes,
+  type ResourceKind,
 } from './resources.ts';
 
 export interface ConsentModel {
@@ -26,9 +32,19 @@ export function provenanceOf(clientId: string): string {
   return 'registered client';
 }
 
-const requestedScopes = (params: Record<string, unknown>) => new Set(String(params.scope ?? '').split(' ').filter(Boolean));
+const requestedScopes = (params: Record<string, unknown>) =>
+  new Set(
+    String(params.scope ?? '')
+      .split(' ')
+      .filter(Boolean),
+  );
 
-export function createInteractionService(deps: { provider: Provider; organizations: OrganizationService; grants: GrantService; settings: OAuthSettings }) {
+export function createInteractionService(deps: {
+  provider: Provider;
+  organizations: OrganizationService;
+  grants: GrantService;
+  settings: OAuthSettings;
+}) {
   const { provider, organizations, grants, settings } = deps;
 
   async function clientView(clientId: string): Promise<ClientView> {
@@ -53,7 +69,9 @@ export function createInteractionService(deps: { provider: Provider; organizatio
     /** Active, verified accounts the email and password sign in as, with their organization names. */
     async signIn(email: string, password: string) {
       const users = await organizations.signInCandidates(email, password);
-      return Promise.all(users.map(async (u) => ({ userId: u.id, organization: (await organizations.findOrganization(u.org_id))?.name ?? u.org_id })));
+      return Promise.all(
+        users.map(async (u) => ({ userId: u.id, organization: (await organizations.findOrganization(u.org_id))?.name ?? u.org_id })),
+      );
     },
 
     async consentModel(params: Record<string, unknown>, accountId: string): Promise<ConsentModel | null> {
@@ -69,7 +87,10 @@ export function createInteractionService(deps: { provider: Provider; organizatio
         resource: { url, kind, title: RESOURCE_TITLES[kind] },
         person: { userId: person.id, email: person.email, orgId: person.org_id, organization: org?.name ?? person.org_id },
         scopes: offered.map((name) => ({
-          name, description: SCOPE_DESCRIPTIONS[name] ?? name, checked: PRESELECTED_SCOPES.has(name), unavailable: unavailable(name, person),
+          name,
+          description: SCOPE_DESCRIPTIONS[name] ?? name,
+          checked: PRESELECTED_SCOPES.has(name),
+          unavailable: unavailable(name, person),
         })),
       };
     },
@@ -78,7 +99,12 @@ export function createInteractionService(deps: { provider: Provider; organizatio
      * Records an approval: the chosen scopes (of those offered) are granted, the others rejected, so the
      * library does not ask again for them. Returns the grant id, or null when nothing was granted.
      */
-    async approve(input: { model: ConsentModel; clientId: string; existingGrantId?: string; chosen: readonly string[] }): Promise<string | null> {
+    async approve(input: {
+      model: ConsentModel;
+      clientId: string;
+      existingGrantId?: string;
+      chosen: readonly string[];
+    }): Promise<string | null> {
       const { model } = input;
       const offered = model.scopes.filter((s) => !s.unavailable).map((s) => s.name);
       const chosen = new Set(input.chosen.filter((s) => offered.includes(s)));

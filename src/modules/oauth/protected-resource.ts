@@ -29,7 +29,10 @@ const quoted = (value: string) => `"${value.replace(/["\\]/g, '')}"`;
  * The challenge of a refused request: `invalid_token` when a token was sent and refused (401),
  * `insufficient_scope` with the scope needed (403), and always where the resource's metadata lives.
  */
-export function bearerChallenge(resource: string, refusal?: { error: 'invalid_token' | 'insufficient_scope'; description?: string; scope?: string }): string {
+export function bearerChallenge(
+  resource: string,
+  refusal?: { error: 'invalid_token' | 'insufficient_scope'; description?: string; scope?: string },
+): string {
   const params = [`resource_metadata=${quoted(resourceMetadataUrl(resource))}`];
   if (refusal) {
     params.unshift(`error=${quoted(refusal.error)}`);

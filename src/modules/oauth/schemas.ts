@@ -32,7 +32,4 @@ export const InviteBody = Type.Object(
   },
   { additionalProperties: false },
 );
-export const UserStatusBody = Type.Object(
-  { status: Literals('active', 'suspended') },
-  { additionalProperties: false },
-);
+export const UserStatusBody = Type.Object({ status: Literals('active', 'suspended') }, { additionalProperties: false });

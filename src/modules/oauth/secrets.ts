@@ -53,7 +53,11 @@ export function createSecretStore(db: Kysely<DB>, codec: SecretCodec = plainCode
       const existing = await read(name);
       if (existing !== null) return existing;
       const sealed = await codec.seal(make(), name);
-      await db.insertInto('oauth_secrets').values({ name, value: sealed }).onConflict((oc) => oc.column('name').doNothing()).execute();
+      await db
+        .insertInto('oauth_secrets')
+        .values({ name, value: sealed })
+        .onConflict((oc) => oc.column('name').doNothing())
+        .execute();
       return (await read(name))!;
     },
   };

@@ -14,7 +14,8 @@ import type { RecordStore } from './oidc-provider/record-store.ts';
 const RECONNECT = 'Connect again: send the person through GET /v1/oauth/authorize (or the device flow) for a new grant.';
 
 /** An unknown token may be an API-key exchange's as well as an OAuth one: name both ways to a new one. */
-const NEW_TOKEN = 'Get a new access token: exchange your API key at POST /v1/auth/token, or connect again through GET /v1/oauth/authorize (or the device flow).';
+const NEW_TOKEN =
+  'Get a new access token: exchange your API key at POST /v1/auth/token, or connect again through GET /v1/oauth/authorize (or the device flow).';
 
 export const oauthTokenInvalid = (message: string, nextStep = RECONNECT) => new DomainError('TOKEN_INVALID', message, { nextStep });
 export const oauthTokenExpired = () =>
@@ -39,7 +40,9 @@ export function createTokenVerifier(deps: { store: RecordStore; organizations: O
     const payload = row.payload as { aud?: string; accountId?: string; clientId?: string; scope?: string };
     if (row.expires_at && clock.now().getTime() >= new Date(row.expires_at).getTime()) throw oauthTokenExpired();
     if (payload.aud !== expectedResource) {
-      throw oauthTokenInvalid(`This access token is bound to another resource (${payload.aud ?? 'none'}); it is not accepted here (${expectedResource}).`);
+      throw oauthTokenInvalid(
+        `This access token is bound to another resource (${payload.aud ?? 'none'}); it is not accepted here (${expectedResource}).`,
+      );
     }
     const user = payload.accountId ? await organizations.findUserById(payload.accountId) : undefined;
     if (!user || user.status !== 'active' || !user.email_verified_at) {
@@ -49,7 +52,9 @@ export function createTokenVerifier(deps: { store: RecordStore; organizations: O
       orgId: user.org_id,
       userId: user.id,
       keyId: null,
-      scopes: String(payload.scope ?? '').split(' ').filter(Boolean),
+      scopes: String(payload.scope ?? '')
+        .split(' ')
+        .filter(Boolean),
       expiresAt: new Date(row.expires_at!),
       via: 'oauth',
       clientId: payload.clientId ?? null,

@@ -11,7 +11,11 @@ import { createOrganizationStore } from './store.ts';
 
 export function createOrganizationsModule(deps: { db: Kysely<DB>; clock: Clock; passwordScryptLogN?: number }) {
   return {
-    organizations: createOrganizationService({ store: createOrganizationStore(deps.db), clock: deps.clock, passwordScryptLogN: deps.passwordScryptLogN }),
+    organizations: createOrganizationService({
+      store: createOrganizationStore(deps.db),
+      clock: deps.clock,
+      passwordScryptLogN: deps.passwordScryptLogN,
+    }),
   };
 }
 

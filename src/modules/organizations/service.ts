@@ -9,7 +9,10 @@ export const ORG_ROLES: readonly OrgRole[] = ['owner', 'admin', 'member'];
 
 /** A short upper-case code per organization: the CLIENTCODE part of person ids (naming note). */
 function clientCodeFrom(name: string): string {
-  const letters = name.toUpperCase().replace(/[^A-Z0-9]/g, '').slice(0, 6);
+  const letters = name
+    .toUpperCase()
+    .replace(/[^A-Z0-9]/g, '')
+    .slice(0, 6);
   return letters.length >= 2 ? letters : `ORG${letters}`;
 }
 
@@ -73,8 +76,13 @@ export function createOrganizationService(deps: { store: OrganizationStore; cloc
       }
       const now = clock.now();
       const row: UserRow = {
-        id: newId('usr'), org_id: input.orgId, email, role: input.role as OrgRole,
-        status: input.invited ? 'invited' : 'active', created_at: now, email_verified_at: input.invited ? null : now,
+        id: newId('usr'),
+        org_id: input.orgId,
+        email,
+        role: input.role as OrgRole,
+        status: input.invited ? 'invited' : 'active',
+        created_at: now,
+        email_verified_at: input.invited ? null : now,
       };
       await store.insertUser(row);
       return row;
@@ -109,7 +117,10 @@ export function createOrganizationService(deps: { store: OrganizationStore; cloc
     async setUserStatus(orgId: string, userId: string, status: UserStatus): Promise<UserRow> {
       if (!USER_STATUSES.includes(status)) throw new DomainError('INVALID_REQUEST', `Status must be one of ${USER_STATUSES.join(', ')}.`);
       const user = await store.findUser(orgId, userId);
-      if (!user) throw new DomainError('USER_NOT_FOUND', `User ${userId} was not found.`, { nextStep: 'List the users with GET /v1/settings/users.' });
+      if (!user)
+        throw new DomainError('USER_NOT_FOUND', `User ${userId} was not found.`, {
+          nextStep: 'List the users with GET /v1/settings/users.',
+        });
       await store.setStatus(orgId, userId, status);
       return { ...user, status };
     },
@@ -119,7 +130,8 @@ export function createOrganizationService(deps: { store: OrganizationStore; cloc
 
     findOrganization: (orgId: string) => store.findOrganization(orgId),
     /** The organization's tier (null: no such organization); `conn`: a transaction of the caller's. */
-    tierOf: async (orgId: string, conn?: Parameters<OrganizationStore['tierOf']>[1]): Promise<Tier | null> => ((await store.tierOf(orgId, conn)) as Tier | null),
+    tierOf: async (orgId: string, conn?: Parameters<OrganizationStore['tierOf']>[1]): Promise<Tier | null> =>
+      (await store.tierOf(orgId, conn)) as Tier | null,
     findUser: (orgId: string, userId: string) => store.findUser(orgId, userId),
     firstOwner: (orgId: string) => store.firstOwner(orgId),
     setTier: (orgId: string, tier: Tier) => store.updateTier(orgId, tier),

@@ -37,14 +37,19 @@ export function createOrganizationStore(db: Kysely<DB>) {
       return !!(await db.selectFrom('organizations').select('id').where('client_code', '=', code).executeTakeFirst());
     },
     async countOrganizations(): Promise<number> {
-      const row = await db.selectFrom('organizations').select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow();
+      const row = await db
+        .selectFrom('organizations')
+        .select((eb) => eb.fn.countAll<string>().as('n'))
+        .executeTakeFirstOrThrow();
       return Number(row.n);
     },
     async insertUser(row: UserRow): Promise<void> {
       await db.insertInto('users').values(row).execute();
     },
     async findUser(orgId: string, userId: string): Promise<UserRow | undefined> {
-      return db.selectFrom('users').selectAll().where('org_id', '=', orgId).where('id', '=', userId).executeTakeFirst() as Promise<UserRow | undefined>;
+      return db.selectFrom('users').selectAll().where('org_id', '=', orgId).where('id', '=', userId).executeTakeFirst() as Promise<
+        UserRow | undefined
+      >;
     },
     async firstOwner(orgId: string): Promise<UserRow | undefined> {
       return db
@@ -63,9 +68,15 @@ export function createOrganizationStore(db: Kysely<DB>) {
         .selectFrom('organizations as o')
         .leftJoin('users as u', 'u.org_id', 'o.id')
         .select((eb) => [
-          'o.id', 'o.name', 'o.tier', 'o.client_code', 'o.created_at',
+          'o.id',
+          'o.name',
+          'o.tier',
+          'o.client_code',
+          'o.created_at',
           eb.fn.count<number>('u.id').as('users'),
-          eb.fn.min<string | null>(eb.case().when('u.role', '=', 'owner').then(eb.ref('u.email')).else(eb.val(null)).end()).as('owner_email'),
+          eb.fn
+            .min<string | null>(eb.case().when('u.role', '=', 'owner').then(eb.ref('u.email')).else(eb.val(null)).end())
+            .as('owner_email'),
         ])
         .groupBy(['o.id', 'o.name', 'o.tier', 'o.client_code', 'o.created_at'])
         .orderBy('o.created_at')
@@ -77,16 +88,25 @@ export function createOrganizationStore(db: Kysely<DB>) {
       return db.selectFrom('users').selectAll().where('id', '=', userId).executeTakeFirst() as Promise<UserRow | undefined>;
     },
     async usersByEmail(email: string): Promise<UserRow[]> {
-      return db.selectFrom('users').selectAll().where('email', '=', email).orderBy('created_at').orderBy('id').execute() as Promise<UserRow[]>;
+      return db.selectFrom('users').selectAll().where('email', '=', email).orderBy('created_at').orderBy('id').execute() as Promise<
+        UserRow[]
+      >;
     },
     async listUsers(orgId: string): Promise<UserRow[]> {
-      return db.selectFrom('users').selectAll().where('org_id', '=', orgId).orderBy('created_at').orderBy('id').execute() as Promise<UserRow[]>;
+      return db.selectFrom('users').selectAll().where('org_id', '=', orgId).orderBy('created_at').orderBy('id').execute() as Promise<
+        UserRow[]
+      >;
     },
     async setStatus(orgId: string, userId: string, status: string): Promise<void> {
       await db.updateTable('users').set({ status }).where('org_id', '=', orgId).where('id', '=', userId).execute();
     },
     async markEmailVerified(userId: string, at: Date): Promise<void> {
-      await db.updateTable('users').set({ email_verified_at: at }).where('id', '=', userId).where('email_verified_at', 'is', null).execute();
+      await db
+        .updateTable('users')
+        .set({ email_verified_at: at })
+        .where('id', '=', userId)
+        .where('email_verified_at', 'is', null)
+        .execute();
     },
     async passwordHash(userId: string): Promise<string | null> {
       const row = await db.selectFrom('user_credentials').select('password_hash').where('user_id', '=', userId).executeTakeFirst();

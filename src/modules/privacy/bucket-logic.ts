@@ -21,9 +21,7 @@ export type Truth = 'true' | 'false' | 'unknown';
 type Scalar = string | number | boolean;
 
 /** One bucket as a fact about its persons: `field` equals `value` (null: is NULL), or lies in [lo, hi]. */
-export type BucketFact =
-  | { field: string; value: Scalar | null }
-  | { field: string; range: { lo: number; hi: number } | null };
+export type BucketFact = { field: string; value: Scalar | null } | { field: string; range: { lo: number; hi: number } | null };
 
 /** The fact of a bucket of a default breakdown or of a group_by on a catalog field; null when none is known. */
 export function bucketFact(dimension: string, value: unknown, groupByField?: string): BucketFact | null {
@@ -53,7 +51,11 @@ function compareScalar(c: FilterCondition, field: CatalogField, v: Scalar): Trut
     }
     if (!['=', '!=', 'IN', 'NOT IN'].includes(c.op)) return 'unknown';
   } else if (field.type === 'INTEGER' || field.type === 'NUMBER') {
-    if (typeof v !== 'number' || !xs.every((x) => typeof x === 'number' && Number.isFinite(x) && (field.type === 'NUMBER' || Number.isInteger(x)))) return 'unknown';
+    if (
+      typeof v !== 'number' ||
+      !xs.every((x) => typeof x === 'number' && Number.isFinite(x) && (field.type === 'NUMBER' || Number.isInteger(x)))
+    )
+      return 'unknown';
   } else if (field.type === 'BOOLEAN') {
     if (typeof v !== 'boolean' || !xs.every((x) => typeof x === 'boolean') || !['=', '!=', 'IN', 'NOT IN'].includes(c.op)) return 'unknown';
   } else {
@@ -62,16 +64,26 @@ function compareScalar(c: FilterCondition, field: CatalogField, v: Scalar): Trut
   const n = value as number;
   const t = (b: boolean): Truth => (b ? 'true' : 'false');
   switch (c.op) {
-    case '=': return t(value === xs[0]);
-    case '!=': return t(value !== xs[0]);
-    case 'IN': return t(xs.includes(value));
-    case 'NOT IN': return t(!xs.includes(value));
-    case '<': return t(n < (xs[0] as number));
-    case '<=': return t(n <= (xs[0] as number));
-    case '>': return t(n > (xs[0] as number));
-    case '>=': return t(n >= (xs[0] as number));
-    case 'BETWEEN': return t(n >= (xs[0] as number) && n <= (xs[1] as number));
-    default: return 'unknown';
+    case '=':
+      return t(value === xs[0]);
+    case '!=':
+      return t(value !== xs[0]);
+    case 'IN':
+      return t(xs.includes(value));
+    case 'NOT IN':
+      return t(!xs.includes(value));
+    case '<':
+      return t(n < (xs[0] as number));
+    case '<=':
+      return t(n <= (xs[0] as number));
+    case '>':
+      return t(n > (xs[0] as number));
+    case '>=':
+      return t(n >= (xs[0] as number));
+    case 'BETWEEN':
+      return t(n >= (xs[0] as number) && n <= (xs[1] as number));
+    default:
+      return 'unknown';
   }
 }
 
@@ -83,16 +95,26 @@ function compareRange(c: FilterCondition, lo: number, hi: number): Truth {
   const within = (x: number) => x >= lo && x <= hi;
   const decide = (all: boolean, none: boolean): Truth => (all ? 'true' : none ? 'false' : 'unknown');
   switch (c.op) {
-    case '=': return decide(lo === hi && lo === a, !within(a!));
-    case '!=': return decide(!within(a!), lo === hi && lo === a);
-    case 'IN': return decide(false, !xs.some((x) => within(x as number)));
-    case 'NOT IN': return decide(!xs.some((x) => within(x as number)), false);
-    case '<': return decide(hi < a!, lo >= a!);
-    case '<=': return decide(hi <= a!, lo > a!);
-    case '>': return decide(lo > a!, hi <= a!);
-    case '>=': return decide(lo >= a!, hi < a!);
-    case 'BETWEEN': return decide(a! <= lo && hi <= b!, a! > b! || b! < lo || a! > hi);
-    default: return 'unknown';
+    case '=':
+      return decide(lo === hi && lo === a, !within(a!));
+    case '!=':
+      return decide(!within(a!), lo === hi && lo === a);
+    case 'IN':
+      return decide(false, !xs.some((x) => within(x as number)));
+    case 'NOT IN':
+      return decide(!xs.some((x) => within(x as number)), false);
+    case '<':
+      return decide(hi < a!, lo >= a!);
+    case '<=':
+      return decide(hi <= a!, lo > a!);
+    case '>':
+      return decide(lo > a!, hi <= a!);
+    case '>=':
+      return decide(lo >= a!, hi < a!);
+    case 'BETWEEN':
+      return decide(a! <= lo && hi <= b!, a! > b! || b! < lo || a! > hi);
+    default:
+      return 'unknown';
   }
 }
 
@@ -124,7 +146,9 @@ export function reducedKey(branches: Branches, truth: (c: FilterCondition) => Tr
     if (rest.length === 0) return 'everyone';
     kept.push(rest);
   }
-  const absorbed = kept.filter((a, i) => !kept.some((b, j) => j !== i && b.length <= a.length && b.every((k) => a.includes(k)) && (b.length < a.length || j < i)));
+  const absorbed = kept.filter(
+    (a, i) => !kept.some((b, j) => j !== i && b.length <= a.length && b.every((k) => a.includes(k)) && (b.length < a.length || j < i)),
+  );
   return JSON.stringify(absorbed.map((b) => JSON.stringify(b)).sort());
 }
 

@@ -12,7 +12,11 @@ import { bucketOfRow, hex, NOBODY, xorHex, type BucketStats, type FormStat, type
 /** Most forms counted in one scan; a question with more items is measured in several. */
 export const MAX_FORMS_PER_SCAN = 24;
 
-interface Row { dimension: string | null; value: BucketStats['value']; forms: (FormStat & { e: number })[] }
+interface Row {
+  dimension: string | null;
+  value: BucketStats['value'];
+  forms: (FormStat & { e: number })[];
+}
 
 export interface FormsScan {
   run: Run;
@@ -23,7 +27,13 @@ export interface FormsScan {
 
 async function formStats(s: FormsScan, forms: readonly SetForm[]): Promise<Map<string, Row>> {
   const matched = s.o.matched === true;
-  const sql = setStatsSql(forms, { catalog: s.o.catalog, personsTable: s.o.personsTable, matched, dim: s.o.dim?.expr, breakdown: s.o.breakdown });
+  const sql = setStatsSql(forms, {
+    catalog: s.o.catalog,
+    personsTable: s.o.personsTable,
+    matched,
+    dim: s.o.dim?.expr,
+    breakdown: s.o.breakdown,
+  });
   s.count();
   const rows = await s.run(sql.sql, sql.params);
   const empty = () => ({ ...NOBODY, e: 0, m: matched ? { ...NOBODY } : null });
@@ -32,14 +42,20 @@ async function formStats(s: FormsScan, forms: readonly SetForm[]): Promise<Map<s
     const { key, dimension, value } = bucketOfRow(row, s.o);
     if (!out.has(key)) out.set(key, { dimension, value, forms: forms.map(empty) });
     out.get(key)!.forms[Number(row.__form)] = {
-      n: Number(row.n ?? 0), h: hex(row.h), e: Number(row.e ?? 0), m: matched ? { n: Number(row.m ?? 0), h: hex(row.mh) } : null,
+      n: Number(row.n ?? 0),
+      h: hex(row.h),
+      e: Number(row.e ?? 0),
+      m: matched ? { n: Number(row.m ?? 0), h: hex(row.mh) } : null,
     };
   }
   return out;
 }
 
 /** Form 0 and every item's form, in scans of at most MAX_FORMS_PER_SCAN forms (form 0 in each). */
-export async function statsByForms(s: FormsScan, forms: readonly SetForm[]): Promise<{ buckets: Map<string, BucketStats>; formOf: (k: string, i: number) => FormStat }> {
+export async function statsByForms(
+  s: FormsScan,
+  forms: readonly SetForm[],
+): Promise<{ buckets: Map<string, BucketStats>; formOf: (k: string, i: number) => FormStat }> {
   const rows = new Map<string, Row>();
   const items = forms.length - 1;
   for (let at = 0; at === 0 || at < items; at += MAX_FORMS_PER_SCAN) {
@@ -49,13 +65,17 @@ export async function statsByForms(s: FormsScan, forms: readonly SetForm[]): Pro
       if (!rows.has(k)) rows.set(k, { ...r, forms: [r.forms[0]!, ...Array.from({ length: at }, () => ({ ...NOBODY, e: 0, m: null }))] });
       rows.get(k)!.forms.push(...r.forms.slice(1));
     }
-    for (const [k, r] of rows) if (!part.has(k)) r.forms.push(...Array.from({ length: Math.min(MAX_FORMS_PER_SCAN, items - at) }, () => ({ ...NOBODY, e: 0, m: null })));
+    for (const [k, r] of rows)
+      if (!part.has(k))
+        r.forms.push(...Array.from({ length: Math.min(MAX_FORMS_PER_SCAN, items - at) }, () => ({ ...NOBODY, e: 0, m: null })));
   }
   const buckets = new Map<string, BucketStats>();
   for (const [k, r] of rows) {
     const [q, ...fs] = r.forms;
     buckets.set(k, {
-      dimension: r.dimension, value: r.value, q: q!,
+      dimension: r.dimension,
+      value: r.value,
+      q: q!,
       effects: fs.map((f, i) => ({ n: forms[1 + i]!.symmetric ? f.e : Math.abs(f.n - q!.n), h: xorHex(q!.h, f.h) })),
     });
   }
@@ -63,11 +83,24 @@ export async function statsByForms(s: FormsScan, forms: readonly SetForm[]): Pro
 }
 
 /** The sets of the question without several items at once, one UNION ALL term per distinct pattern. */
-export async function patternSets(s: FormsScan, query: MembershipQuery, items: readonly Item[], patterns: readonly string[]): Promise<(k: string, pattern: string) => FormStat | undefined> {
+export async function patternSets(
+  s: FormsScan,
+  query: MembershipQuery,
+  items: readonly Item[],
+  patterns: readonly string[],
+): Promise<(k: string, pattern: string) => FormStat | undefined> {
   const found = new Map<string, { rows: Map<string, Row>; at: number }>();
   for (let at = 0; at < patterns.length; at += MAX_FORMS_PER_SCAN) {
     const chunk = patterns.slice(at, at + MAX_FORMS_PER_SCAN);
-    const rows = await formStats(s, chunk.map((key) => ({ query: withoutItems(query, key.split(',').map((i) => items[Number(i)]!)) })));
+    const rows = await formStats(
+      s,
+      chunk.map((key) => ({
+        query: withoutItems(
+          query,
+          key.split(',').map((i) => items[Number(i)]!),
+        ),
+      })),
+    );
     chunk.forEach((key, i) => found.set(key, { rows, at: i }));
   }
   return (k, pattern) => {

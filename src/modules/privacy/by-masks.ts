@@ -23,7 +23,19 @@ import type { MembershipQuery, SegmentMembership } from '../../graph/membership/
 import { bucketFact, reducedKey, truthIn } from './bucket-logic.ts';
 import { branchesOf, withoutItems, type Item } from './forms.ts';
 import { LOW_EFFECT } from './noise.ts';
-import { bucketOfRow, hex, MAX_MIN_BUCKET, minBucket, NOBODY, xorHex, type BucketStats, type Effect, type FormStat, type MeasureOptions, type SetCount } from './set-stats.ts';
+import {
+  bucketOfRow,
+  hex,
+  MAX_MIN_BUCKET,
+  minBucket,
+  NOBODY,
+  xorHex,
+  type BucketStats,
+  type Effect,
+  type FormStat,
+  type MeasureOptions,
+  type SetCount,
+} from './set-stats.ts';
 import type { FormsScan } from './by-forms.ts';
 import { conditionKey } from './canonical.ts';
 
@@ -34,7 +46,12 @@ export const SAMPLE_ROWS = 100_000;
 type Shape = bigint[];
 const satisfies = (mask: bigint, shape: Shape) => shape.some((b) => (mask & b) === b);
 
-interface MaskBucket { dimension: string | null; value: BucketStats['value']; q: SetCount | null; masks: Map<bigint, SetCount> }
+interface MaskBucket {
+  dimension: string | null;
+  value: BucketStats['value'];
+  q: SetCount | null;
+  masks: Map<bigint, SetCount>;
+}
 
 /** Whether a question of raw filters can be measured by masks. */
 export function maskable(query: MembershipQuery): query is { kind: 'filters'; groups: FilterGroup[] } {
@@ -46,7 +63,11 @@ export function maskable(query: MembershipQuery): query is { kind: 'filters'; gr
 function sumOver(masks: ReadonlyMap<bigint, SetCount>, keep: (m: bigint) => boolean): SetCount {
   let n = 0;
   let h = 0n;
-  for (const [m, s] of masks) if (keep(m)) { n += s.n; h ^= BigInt(`0x${s.h}`); }
+  for (const [m, s] of masks)
+    if (keep(m)) {
+      n += s.n;
+      h ^= BigInt(`0x${s.h}`);
+    }
   return { n, h: h.toString(16) };
 }
 
@@ -56,7 +77,11 @@ export interface MaskMeasure {
   known: (k: string, removed: readonly number[]) => SetCount | undefined;
 }
 
-export async function statsByMasks(s: FormsScan, query: { kind: 'filters'; groups: FilterGroup[] }, items: readonly Item[]): Promise<MaskMeasure> {
+export async function statsByMasks(
+  s: FormsScan,
+  query: { kind: 'filters'; groups: FilterGroup[] },
+  items: readonly Item[],
+): Promise<MaskMeasure> {
   const o = s.o;
   const branches = branchesOf(query.groups);
   const keys = [...new Set(branches.flat().map(conditionKey))];
@@ -64,8 +89,16 @@ export async function statsByMasks(s: FormsScan, query: { kind: 'filters'; group
   const bit = (c: FilterCondition) => 1n << BigInt(keys.indexOf(conditionKey(c)));
   const shapeOf = (removed: readonly number[]): Shape => {
     const gone = removed.map((i) => items[i]!);
-    return branches.flatMap((b, bi) => (gone.some((it) => it.kind === 'branch' && it.branch === bi) ? []
-      : [b.reduce((acc, c, ci) => (gone.some((it) => it.kind === 'condition' && it.branch === bi && it.condition === ci) ? acc : acc | bit(c)), 0n)]));
+    return branches.flatMap((b, bi) =>
+      gone.some((it) => it.kind === 'branch' && it.branch === bi)
+        ? []
+        : [
+            b.reduce(
+              (acc, c, ci) => (gone.some((it) => it.kind === 'condition' && it.branch === bi && it.condition === ci) ? acc : acc | bit(c)),
+              0n,
+            ),
+          ],
+    );
   };
   const persons = o.persons ?? 0;
   const sampleRows = o.sampleRows ?? SAMPLE_ROWS;
@@ -74,8 +107,13 @@ export async function statsByMasks(s: FormsScan, query: { kind: 'filters'; group
   // below the smallest bucket shown (minBucket) only when no branch can lose two conditions.
   const exact = persons <= sampleRows || (grouped && (branches.some((b) => b.length > 2) || minBucket(query) > MAX_MIN_BUCKET));
   const sql = maskStatsSql({
-    catalog: o.catalog, personsTable: o.personsTable, question: exact ? null : query, conditions,
-    samplePercent: exact ? 100 : (100 * sampleRows) / persons, dim: o.dim?.expr, breakdown: o.breakdown,
+    catalog: o.catalog,
+    personsTable: o.personsTable,
+    question: exact ? null : query,
+    conditions,
+    samplePercent: exact ? 100 : (100 * sampleRows) / persons,
+    dim: o.dim?.expr,
+    breakdown: o.breakdown,
   });
   s.count();
   const raw = new Map<string, MaskBucket>([['', { dimension: null, value: null, q: exact ? null : { ...NOBODY }, masks: new Map() }]]);
@@ -103,7 +141,16 @@ export async function statsByMasks(s: FormsScan, query: { kind: 'filters'; group
     const truth = truthOf(b);
     const reduced = (g: MembershipQuery) => (g.kind === 'filters' ? reducedKey(branchesOf(g.groups), truth) : reducedKey([], truth));
     const qKey = reduced(query);
-    sameInBucket.set(k, (removed) => reduced(withoutItems(query, removed.map((i) => items[i]!))) === qKey);
+    sameInBucket.set(
+      k,
+      (removed) =>
+        reduced(
+          withoutItems(
+            query,
+            removed.map((i) => items[i]!),
+          ),
+        ) === qKey,
+    );
     noOp.set(k, (i) => {
       const it = items[i]!;
       if (it.kind === 'condition') return truth(branches[it.branch]![it.condition]!) === 'true';
@@ -119,7 +166,8 @@ export async function statsByMasks(s: FormsScan, query: { kind: 'filters'; group
       return diff;
     });
     // As by forms: a bucket is one where the question or a form without one item has someone.
-    if (k === '' || qSet.n > 0 || effects.some((e) => e === 'large' || e.n > 0)) buckets.set(k, { dimension: b.dimension, value: b.value, q: { ...qSet, m: null }, effects });
+    if (k === '' || qSet.n > 0 || effects.some((e) => e === 'large' || e.n > 0))
+      buckets.set(k, { dimension: b.dimension, value: b.value, q: { ...qSet, m: null }, effects });
   }
   if (unsettled.size > 0) await countEffects(s, query, items, [...unsettled.keys()], buckets, unsettled);
   return {
@@ -128,8 +176,15 @@ export async function statsByMasks(s: FormsScan, query: { kind: 'filters'; group
       const b = buckets.get(k)!;
       if (exact) return all.length === 0 ? b.q : sumOver(raw.get(k)!.masks, (m) => satisfies(m, shapeOf(all)));
       // A condition of a removed branch goes with its branch.
-      const dropped = new Set(all.map((i) => items[i]!).filter((it) => it.kind === 'branch').map((it) => (it as { branch: number }).branch));
-      const removed = all.filter((i) => !noOp.get(k)!(i) && !(items[i]!.kind === 'condition' && dropped.has((items[i] as { branch: number }).branch)));
+      const dropped = new Set(
+        all
+          .map((i) => items[i]!)
+          .filter((it) => it.kind === 'branch')
+          .map((it) => (it as { branch: number }).branch),
+      );
+      const removed = all.filter(
+        (i) => !noOp.get(k)!(i) && !(items[i]!.kind === 'condition' && dropped.has((items[i] as { branch: number }).branch)),
+      );
       if (removed.length === 0) return b.q;
       if (removed.length === 1) {
         const e = b.effects[removed[0]!]!;
@@ -142,25 +197,42 @@ export async function statsByMasks(s: FormsScan, query: { kind: 'filters'; group
   };
 }
 
-const segment = (groups: FilterGroup[], id: string): SegmentMembership => ({ kind: 'filter', segmentId: id, groups, recordLimit: null, subsetSeed: id });
+const segment = (groups: FilterGroup[], id: string): SegmentMembership => ({
+  kind: 'filter',
+  segmentId: id,
+  groups,
+  recordLimit: null,
+  subsetSeed: id,
+});
 
 /** The persons each unsettled item adds (a condition) or removes (a branch), counted exactly in every bucket. */
 async function countEffects(
-  s: FormsScan, query: { kind: 'filters'; groups: FilterGroup[] }, items: readonly Item[], which: number[],
-  buckets: Map<string, BucketStats>, unsettled: ReadonlyMap<number, string[]>,
+  s: FormsScan,
+  query: { kind: 'filters'; groups: FilterGroup[] },
+  items: readonly Item[],
+  which: number[],
+  buckets: Map<string, BucketStats>,
+  unsettled: ReadonlyMap<number, string[]>,
 ): Promise<void> {
   // A condition's removal adds the persons of its branch without it that the question leaves out; a
   // branch's removal takes away the persons of that branch that no other branch keeps. Each term leads
   // with one branch's conjunction, which DuckDB pushes into the scan.
   const branches = branchesOf(query.groups);
-  const groupsOf = (bs: FilterCondition[][]): FilterGroup[] => bs.map((filters, i) => ({ id: `b${i}`, combinator: i === 0 ? 'AND' : 'OR', filters }));
+  const groupsOf = (bs: FilterCondition[][]): FilterGroup[] =>
+    bs.map((filters, i) => ({ id: `b${i}`, combinator: i === 0 ? 'AND' : 'OR', filters }));
   const diffs = which.map((i) => {
     const it = items[i]!;
     if (it.kind === 'member') throw new Error('raw filters have no segment items');
-    const [more, less] = it.kind === 'condition'
-      ? [groupsOf([branches[it.branch]!.filter((_, ci) => ci !== it.condition)]), query.groups]
-      : [groupsOf([branches[it.branch]!]), groupsOf(branches.filter((_, bi) => bi !== it.branch))];
-    return { query: { kind: 'composition' as const, composition: { include: [segment(more, 'more')], exclude: [segment(less, 'less')], setLogic: 'union' as const } } };
+    const [more, less] =
+      it.kind === 'condition'
+        ? [groupsOf([branches[it.branch]!.filter((_, ci) => ci !== it.condition)]), query.groups]
+        : [groupsOf([branches[it.branch]!]), groupsOf(branches.filter((_, bi) => bi !== it.branch))];
+    return {
+      query: {
+        kind: 'composition' as const,
+        composition: { include: [segment(more, 'more')], exclude: [segment(less, 'less')], setLogic: 'union' as const },
+      },
+    };
   });
   const sql = setStatsSql(diffs, { catalog: s.o.catalog, personsTable: s.o.personsTable, dim: s.o.dim?.expr, breakdown: s.o.breakdown });
   s.count();
@@ -169,7 +241,10 @@ async function countEffects(
     found.set(`${Number(row.__form)}|${bucketOfRow(row, s.o).key}`, { n: Number(row.n ?? 0), h: hex(row.h) });
   }
   which.forEach((item, f) => {
-    for (const k of unsettled.get(item)!) { const b = buckets.get(k); if (b) b.effects[item] = found.get(`${f}|${k}`) ?? { ...NOBODY }; }
+    for (const k of unsettled.get(item)!) {
+      const b = buckets.get(k);
+      if (b) b.effects[item] = found.get(`${f}|${k}`) ?? { ...NOBODY };
+    }
   });
 }
 

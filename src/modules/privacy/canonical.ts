@@ -26,10 +26,14 @@ const TEXT_OPS = new Set(['=', '!=', 'IN', 'NOT IN', 'LIKE', 'ARRAY_CONTAINS', '
 const DAY = 86_400_000;
 
 type Scalar = string | number | boolean | null;
-interface Bound { v: number; inclusive: boolean }
+interface Bound {
+  v: number;
+  inclusive: boolean;
+}
 
 const isAscii = (s: string) => /^[\x00-\x7f]*$/.test(s);
-const sortedUnique = (values: readonly unknown[]) => [...new Set(values.map((v) => JSON.stringify(v)))].sort().map((v) => JSON.parse(v) as Scalar);
+const sortedUnique = (values: readonly unknown[]) =>
+  [...new Set(values.map((v) => JSON.stringify(v)))].sort().map((v) => JSON.parse(v) as Scalar);
 
 /** The canonical key of one condition as given (no merging with others). */
 function key(field: string, op: string, value: unknown, textComparison: string, trim: boolean): string {
@@ -50,7 +54,11 @@ function normalized(c: FilterCondition): FilterCondition {
   if (field?.stored_upper && tc === 'case_insensitive' && TEXT_OPS.has(op)) {
     const texts = (Array.isArray(value) ? value : [value]).filter((v): v is string => typeof v === 'string');
     if (texts.every(isAscii)) {
-      value = Array.isArray(value) ? value.map((v) => (typeof v === 'string' ? v.toUpperCase() : v)) : typeof value === 'string' ? value.toUpperCase() : value;
+      value = Array.isArray(value)
+        ? value.map((v) => (typeof v === 'string' ? v.toUpperCase() : v))
+        : typeof value === 'string'
+          ? value.toUpperCase()
+          : value;
       tc = 'exact';
     }
   }
@@ -82,17 +90,25 @@ const discrete = (field: CatalogField) => field.type === 'INTEGER' || field.type
 function boundsOf(field: CatalogField, c: FilterCondition): { lo?: Bound; hi?: Bound } | null {
   if (c.op === 'BETWEEN') {
     const [a, b] = Array.isArray(c.value) ? c.value.map((v) => ordinal(field, v)) : [null, null];
-    return a === null || b === null || a === undefined || b === undefined ? null : { lo: { v: a, inclusive: true }, hi: { v: b, inclusive: true } };
+    return a === null || b === null || a === undefined || b === undefined
+      ? null
+      : { lo: { v: a, inclusive: true }, hi: { v: b, inclusive: true } };
   }
   const v = ordinal(field, c.value);
   if (v === null) return null;
   switch (c.op) {
-    case '=': return discrete(field) && !Number.isInteger(v) ? null : { lo: { v, inclusive: true }, hi: { v, inclusive: true } };
-    case '>': return { lo: { v, inclusive: false } };
-    case '>=': return { lo: { v, inclusive: true } };
-    case '<': return { hi: { v, inclusive: false } };
-    case '<=': return { hi: { v, inclusive: true } };
-    default: return null;
+    case '=':
+      return discrete(field) && !Number.isInteger(v) ? null : { lo: { v, inclusive: true }, hi: { v, inclusive: true } };
+    case '>':
+      return { lo: { v, inclusive: false } };
+    case '>=':
+      return { lo: { v, inclusive: true } };
+    case '<':
+      return { hi: { v, inclusive: false } };
+    case '<=':
+      return { hi: { v, inclusive: true } };
+    default:
+      return null;
   }
 }
 

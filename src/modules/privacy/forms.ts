@@ -66,7 +66,9 @@ export function itemsOf(query: MembershipQuery): { item: Item; symmetric: boolea
 /** Branches with the given items (all of one filter) removed; null when none is left (nobody). */
 function removeFromBranches(branches: Branches, items: readonly Item[]): Branches {
   const dropBranch = new Set(items.filter((i) => i.kind === 'branch').map((i) => (i as { branch: number }).branch));
-  const dropCond = new Set(items.filter((i) => i.kind === 'condition').map((i) => `${(i as { branch: number }).branch}:${(i as { condition: number }).condition}`));
+  const dropCond = new Set(
+    items.filter((i) => i.kind === 'condition').map((i) => `${(i as { branch: number }).branch}:${(i as { condition: number }).condition}`),
+  );
   return branches
     .map((b, bi) => (dropBranch.has(bi) ? null : b.filter((_, ci) => !dropCond.has(`${bi}:${ci}`))))
     .filter((b): b is FilterCondition[] => b !== null);
@@ -88,7 +90,14 @@ export function withoutItems(query: MembershipQuery, items: readonly Item[]): Me
   }
   const c = query.composition;
   const dropped = new Set(items.filter((i) => i.kind === 'member').map((i) => i.m));
-  const rebuilt = members(c).map((s, m) => (dropped.has(m) ? undefined : memberWithout(s, items.filter((i) => i.kind !== 'member' && i.m === m))));
+  const rebuilt = members(c).map((s, m) =>
+    dropped.has(m)
+      ? undefined
+      : memberWithout(
+          s,
+          items.filter((i) => i.kind !== 'member' && i.m === m),
+        ),
+  );
   const include = rebuilt.slice(0, c.include.length);
   const exclude = rebuilt.slice(c.include.length);
   // A member left with nobody: in a union or an exclusion it adds nothing; in an intersection nobody is left.

@@ -9,7 +9,10 @@ import type { MeasuredSet, Run } from './set-stats.ts';
 import type { Question } from './question.ts';
 import type { PrivacyService } from './service.ts';
 
-export interface QuoteFigures { billing_count: number; already_licensed_count: number | null }
+export interface QuoteFigures {
+  billing_count: number;
+  already_licensed_count: number | null;
+}
 
 export function createGraphFigures(deps: {
   privacy: Pick<PrivacyService, 'measure' | 'shownCount' | 'floor'> & { question(query: MembershipQuery): Question };
@@ -44,8 +47,14 @@ export function createGraphFigures(deps: {
       const set = await measureTotal(input.query);
       const billing_count = privacy.shownCount({ question, trueCount: set.n, set }).record_count ?? privacy.floor;
       const licensedTrue = input.figures.already_licensed_count;
-      const licensed = licensedTrue === null ? null
-        : Math.min(billing_count, privacy.shownCount({ question, trueCount: licensedTrue, set: { ...set, n: licensedTrue }, facet: 'licensed' }).record_count ?? 0);
+      const licensed =
+        licensedTrue === null
+          ? null
+          : Math.min(
+              billing_count,
+              privacy.shownCount({ question, trueCount: licensedTrue, set: { ...set, n: licensedTrue }, facet: 'licensed' }).record_count ??
+                0,
+            );
       return { billing_count, already_licensed_count: licensed };
     },
   };

@@ -52,9 +52,37 @@ export { floorNotMet, type Bucket, type ProtectedBuckets, type ProtectedCount, t
 export { namedQuestion, questionOf, setLayers, lookupParts, joinParts, type Question } from './question.ts';
 export { minBucket } from './set-stats.ts';
 export { createGraphFigures, type GraphFigures } from './graph-figures.ts';
-export { MAX_FORMS_PER_SCAN, hex, xorHex, type Measured, type MeasuredBucket, type MeasuredSet, type MeasureOptions, type Run, type SetCount } from './sets.ts';
+export {
+  MAX_FORMS_PER_SCAN,
+  hex,
+  xorHex,
+  type Measured,
+  type MeasuredBucket,
+  type MeasuredSet,
+  type MeasureOptions,
+  type Run,
+  type SetCount,
+} from './sets.ts';
 export { formsOf, itemsOf, withoutItems } from './forms.ts';
-export { createQuestionLog, privacyMetrics, DEFAULT_QUESTION_LOG, type QuestionLog, type QuestionLogSettings, type QuestionRecorder } from './question-log.ts';
+export {
+  createQuestionLog,
+  privacyMetrics,
+  DEFAULT_QUESTION_LOG,
+  type QuestionLog,
+  type QuestionLogSettings,
+  type QuestionRecorder,
+} from './question-log.ts';
 export { canonicalBranch, conditionKey } from './canonical.ts';
 export { maskedLookupSql, generalizedExpr, generalizationOf, BANDS } from './lookup.ts';
-export { LAYER_SD, THRESHOLD_BAND, STATIC_SD, DYNAMIC_SD, LOW_EFFECT, layerNoise, totalNoise, threshold, noiseBound, lowEffectThreshold } from './noise.ts';
+export {
+  LAYER_SD,
+  THRESHOLD_BAND,
+  STATIC_SD,
+  DYNAMIC_SD,
+  LOW_EFFECT,
+  layerNoise,
+  totalNoise,
+  threshold,
+  noiseBound,
+  lowEffectThreshold,
+} from './noise.ts';

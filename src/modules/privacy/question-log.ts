@@ -36,7 +36,8 @@ export const privacyMetrics = {
   flagged: new Counter({
     name: 'ads_privacy_flagged_questions_total',
     help: 'Discovery questions in a run of many wordings of one member set (possible averaging attack), by action taken',
-    labelNames: ['action'], registers: [],
+    labelNames: ['action'],
+    registers: [],
   }),
   lowEffect: new Counter({
     name: 'ads_privacy_low_effect_questions_total',
@@ -45,7 +46,12 @@ export const privacyMetrics = {
   }),
 };
 
-export function createQuestionLog(deps: { db: Kysely<any>; now: () => Date; settings?: Partial<QuestionLogSettings>; log?: { warn(obj: object, msg: string): void } }) {
+export function createQuestionLog(deps: {
+  db: Kysely<any>;
+  now: () => Date;
+  settings?: Partial<QuestionLogSettings>;
+  log?: { warn(obj: object, msg: string): void };
+}) {
   const s = { ...DEFAULT_QUESTION_LOG, ...deps.settings };
   return {
     settings: s,
@@ -67,13 +73,20 @@ export function createQuestionLog(deps: { db: Kysely<any>; now: () => Date; sett
       if (measured.lowEffect > 0) privacyMetrics.lowEffect.inc();
       if (!flagged) return false;
       privacyMetrics.flagged.labels(s.action).inc();
-      deps.log?.warn({ org_id: viewer.orgId, set_hash: measured.total.h, wordings: variants, action: s.action }, 'privacy: a run of many wordings of one member set');
+      deps.log?.warn(
+        { org_id: viewer.orgId, set_hash: measured.total.h, wordings: variants, action: s.action },
+        'privacy: a run of many wordings of one member set',
+      );
       if (s.action === 'delay') await new Promise((r) => setTimeout(r, s.delayMs));
       if (s.action === 'refuse') {
-        throw new DomainError('rate_limit_exceeded', `Too many differently worded questions over the same people (${variants} within ${s.windowSeconds} s).`, {
-          retryAfterSeconds: s.windowSeconds,
-          nextStep: 'Ask varied questions; rewording one question does not change its answer.',
-        });
+        throw new DomainError(
+          'rate_limit_exceeded',
+          `Too many differently worded questions over the same people (${variants} within ${s.windowSeconds} s).`,
+          {
+            retryAfterSeconds: s.windowSeconds,
+            nextStep: 'Ask varied questions; rewording one question does not change its answer.',
+          },
+        );
       }
       return true;
     },

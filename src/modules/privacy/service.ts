@@ -127,7 +127,9 @@ export function createPrivacyService(o: PrivacyOptions) {
     /** For stored counts (segments, audiences): `record_count`, null with `below_privacy_floor` when suppressed. */
     shownCount(input: { question: Question; trueCount: number; facet?: string; set?: MeasuredSet }): ShownCount {
       const p = protectCount(input);
-      return p.count === null ? { record_count: null, record_count_reason: 'below_privacy_floor' } : { record_count: p.count, record_count_reason: null };
+      return p.count === null
+        ? { record_count: null, record_count_reason: 'below_privacy_floor' }
+        : { record_count: p.count, record_count_reason: null };
     },
 
     protectSet,
@@ -155,7 +157,10 @@ export function createPrivacyService(o: PrivacyOptions) {
         else groups.push({ group_value: s.bucket.group_value, count: s.p.count });
       }
       if (top !== undefined && ranked.length > top) {
-        const other = bucketOf(question, base, dimension, { group_value: 'other', count: ranked.slice(top).reduce((n, s) => n + s.bucket.count, 0) });
+        const other = bucketOf(question, base, dimension, {
+          group_value: 'other',
+          count: ranked.slice(top).reduce((n, s) => n + s.bucket.count, 0),
+        });
         if (other.count === null) suppressed += 1;
         else groups.push({ group_value: 'other', count: other.count });
       }

@@ -9,10 +9,20 @@ import { LOW_EFFECT, lowEffectThreshold } from './noise.ts';
 
 export type GroupValue = string | number | boolean | null;
 /** A set of persons: its size and its hash (hex of `bit_xor(hash(person_key))`, `0` for nobody). */
-export interface SetCount { n: number; h: string }
+export interface SetCount {
+  n: number;
+  h: string;
+}
 /** A set as shown: the static layers of the question that selected it (after low-effect removal). */
-export interface MeasuredSet extends SetCount { layers: string[]; matched: SetCount | null }
-export interface MeasuredBucket { dimension: string; group_value: GroupValue; set: MeasuredSet }
+export interface MeasuredSet extends SetCount {
+  layers: string[];
+  matched: SetCount | null;
+}
+export interface MeasuredBucket {
+  dimension: string;
+  group_value: GroupValue;
+  set: MeasuredSet;
+}
 export interface Measured {
   total: MeasuredSet;
   /** The question answered (without its low-effect items). */
@@ -42,11 +52,18 @@ export interface MeasureOptions {
 }
 
 /** A set with the members that are also in an included matched segment (compositions only). */
-export interface FormStat extends SetCount { m: SetCount | null }
+export interface FormStat extends SetCount {
+  m: SetCount | null;
+}
 /** What removing one item changes in a bucket: exactly (`n` persons of hash `h`), or at least a few persons. */
 export type Effect = SetCount | 'large';
 /** One bucket (dimension null: the total) with the question's own set and each item's effect. */
-export interface BucketStats { dimension: string | null; value: GroupValue; q: FormStat; effects: Effect[] }
+export interface BucketStats {
+  dimension: string | null;
+  value: GroupValue;
+  q: FormStat;
+  effects: Effect[];
+}
 
 export const hex = (v: unknown): string => (v === null || v === undefined ? '0' : BigInt(v as bigint | number | string).toString(16));
 export const xorHex = (a: string, b: string): string => (BigInt(`0x${a}`) ^ BigInt(`0x${b}`)).toString(16);
@@ -75,7 +92,10 @@ export function plain(v: unknown): GroupValue {
 }
 
 /** The bucket of a stats row: `''` and null dimension for the total. */
-export function bucketOfRow(row: Record<string, unknown>, o: Pick<MeasureOptions, 'breakdown' | 'dim'>): { key: string; dimension: string | null; value: GroupValue } {
+export function bucketOfRow(
+  row: Record<string, unknown>,
+  o: Pick<MeasureOptions, 'breakdown' | 'dim'>,
+): { key: string; dimension: string | null; value: GroupValue } {
   let dimension: string | null = null;
   let value: GroupValue = null;
   if (o.breakdown) {
@@ -102,7 +122,12 @@ export function removable(items: readonly Item[], low: readonly number[], includ
 }
 
 /** The items to remove in each bucket: those of low effect (threshold seeded by the persons they change) that may go. */
-export function removedItems(secret: string, buckets: ReadonlyMap<string, BucketStats>, items: readonly Item[], includes: number): Map<string, number[]> {
+export function removedItems(
+  secret: string,
+  buckets: ReadonlyMap<string, BucketStats>,
+  items: readonly Item[],
+  includes: number,
+): Map<string, number[]> {
   const out = new Map<string, number[]>();
   for (const [k, b] of buckets) {
     const low: number[] = [];

@@ -16,14 +16,39 @@ import { patternSets, statsByForms, type FormsScan } from './by-forms.ts';
 import { maskable, statsByMasks } from './by-masks.ts';
 import { formsOf, withoutItems, type Item } from './forms.ts';
 import { setLayers } from './question.ts';
-import { minBucket, NOBODY, removedItems, type BucketStats, type FormStat, type Measured, type MeasuredBucket, type MeasuredSet, type MeasureOptions, type Run, type SetCount } from './set-stats.ts';
+import {
+  minBucket,
+  NOBODY,
+  removedItems,
+  type BucketStats,
+  type FormStat,
+  type Measured,
+  type MeasuredBucket,
+  type MeasuredSet,
+  type MeasureOptions,
+  type Run,
+  type SetCount,
+} from './set-stats.ts';
 
 export { MAX_FORMS_PER_SCAN } from './by-forms.ts';
-export { hex, xorHex, type Measured, type MeasuredBucket, type MeasuredSet, type MeasureOptions, type Run, type SetCount, type GroupValue } from './set-stats.ts';
+export {
+  hex,
+  xorHex,
+  type Measured,
+  type MeasuredBucket,
+  type MeasuredSet,
+  type MeasureOptions,
+  type Run,
+  type SetCount,
+  type GroupValue,
+} from './set-stats.ts';
 
 /** Each bucket's set without its removed items; patterns of several items not known yet are counted in one more statement. */
 async function setsWithout(
-  s: FormsScan, query: MembershipQuery, items: readonly Item[], removedOf: ReadonlyMap<string, number[]>,
+  s: FormsScan,
+  query: MembershipQuery,
+  items: readonly Item[],
+  removedOf: ReadonlyMap<string, number[]>,
   known: (k: string, removed: number[]) => FormStat | undefined,
 ): Promise<(k: string) => FormStat> {
   const missing = new Set<string>();
@@ -41,14 +66,23 @@ export function createSetMeasure(secret: string) {
     const { query, forms, items } = formsOf(asked);
     const includes = query.kind === 'composition' ? query.composition.include.length : 0;
     let statements = 0;
-    const s: FormsScan = { run, o, count: () => { statements += 1; } };
+    const s: FormsScan = {
+      run,
+      o,
+      count: () => {
+        statements += 1;
+      },
+    };
 
     let buckets: Map<string, BucketStats>;
     let known: (k: string, removed: number[]) => FormStat | undefined;
     if (o.strategy !== 'forms' && maskable(query) && items.length > 0) {
       const m = await statsByMasks(s, query, items);
       buckets = m.buckets;
-      known = (k, removed) => { const set = m.known(k, removed); return set ? { ...set, m: null } : undefined; };
+      known = (k, removed) => {
+        const set = m.known(k, removed);
+        return set ? { ...set, m: null } : undefined;
+      };
     } else {
       const f = await statsByForms(s, forms);
       buckets = f.buckets;
@@ -60,7 +94,16 @@ export function createSetMeasure(secret: string) {
     const layersCache = new Map<string, string[]>();
     const layersOf = (removed: number[]) => {
       const key = removed.join(',');
-      if (!layersCache.has(key)) layersCache.set(key, setLayers(withoutItems(query, removed.map((i) => items[i]!))));
+      if (!layersCache.has(key))
+        layersCache.set(
+          key,
+          setLayers(
+            withoutItems(
+              query,
+              removed.map((i) => items[i]!),
+            ),
+          ),
+        );
       return layersCache.get(key)!;
     };
     const shown = (k: string, b: BucketStats): MeasuredSet => {
@@ -78,7 +121,14 @@ export function createSetMeasure(secret: string) {
     }
     const removedTotal = removedOf.get('')!;
     return {
-      total: shown('', buckets.get('')!), query: withoutItems(query, removedTotal.map((i) => items[i]!)), lowEffect: removedTotal.length, buckets: out, statements,
+      total: shown('', buckets.get('')!),
+      query: withoutItems(
+        query,
+        removedTotal.map((i) => items[i]!),
+      ),
+      lowEffect: removedTotal.length,
+      buckets: out,
+      statements,
     };
   };
 }

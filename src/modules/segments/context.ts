@@ -58,7 +58,11 @@ export function createSegmentsContext(input: SegmentsDeps) {
     return row;
   }
 
-  async function findVisibleAudience(viewer: Viewer, id: string, opts: { db?: Kysely<DB>; forUpdate?: boolean } = {}): Promise<AudienceRow> {
+  async function findVisibleAudience(
+    viewer: Viewer,
+    id: string,
+    opts: { db?: Kysely<DB>; forUpdate?: boolean } = {},
+  ): Promise<AudienceRow> {
     const row = await audienceStore.find(opts.db ?? db, viewer.orgId, id, { forUpdate: opts.forUpdate });
     if (!row || !visibleTo(row, viewer)) throw AudienceErrors.notFound();
     return row;
@@ -69,14 +73,31 @@ export function createSegmentsContext(input: SegmentsDeps) {
   }
 
   const countSegment = (row: SegmentRow, timeout = timeoutMs): Promise<CountOutcome> =>
-    countWithin(deps.graph, { kind: 'composition', composition: { include: [membershipOf(row)], exclude: [], setLogic: 'union' } }, timeout, privacy);
+    countWithin(
+      deps.graph,
+      { kind: 'composition', composition: { include: [membershipOf(row)], exclude: [], setLogic: 'union' } },
+      timeout,
+      privacy,
+    );
 
   const present = (row: SegmentRow, usage?: SegmentUsage): SegmentDoc =>
     presentSegment(row, registry.has(row.subtype) ? registry.get(row.subtype).presentFields(row) : {}, usage);
 
   return {
-    deps, db, registry, recount, timeoutMs, floor, privacy, faults,
-    membershipOf, findVisibleSegment, findVisibleAudience, checkCampaign, countSegment, present,
+    deps,
+    db,
+    registry,
+    recount,
+    timeoutMs,
+    floor,
+    privacy,
+    faults,
+    membershipOf,
+    findVisibleSegment,
+    findVisibleAudience,
+    checkCampaign,
+    countSegment,
+    present,
     presentAudiences: (orgId: string, rows: readonly AudienceRow[]) =>
       presentAudiences(db, orgId, rows, (subtype) => registry.has(subtype) && registry.get(subtype).customerList),
   };

@@ -61,14 +61,21 @@ export function createSegmentsModule(deps: SegmentsDeps) {
     membershipOf: ctx.membershipOf,
     /** A graph-derived member set's size as shown (a model-built segment): the privacy layer's answer to the question of those members. */
     shownMembersCount: (membership: SegmentMembership, trueCount: number): ShownCount =>
-      ctx.privacy.shownCount({ question: ctx.privacy.question(compositionQuery({ include: [membership], exclude: [], setLogic: 'union' })), trueCount }),
+      ctx.privacy.shownCount({
+        question: ctx.privacy.question(compositionQuery({ include: [membership], exclude: [], setLogic: 'union' })),
+        trueCount,
+      }),
     resolveSegmentInput: inputs.resolveSegmentInput,
     ...segmentTransitions,
     /** The included segment of an audience with a registered subtype `subtype`, for audience-level routes of that subtype. */
     async includedSegmentOf(viewer: Viewer, audienceId: string, subtype: string) {
       await ctx.findVisibleAudience(viewer, audienceId);
       const refs = (await audienceStore.refs(deps.db, viewer.orgId, [audienceId])).get(audienceId) ?? [];
-      const rows = await segmentStore.findMany(deps.db, viewer.orgId, refs.filter((r) => r.role === 'include').map((r) => r.segment_id));
+      const rows = await segmentStore.findMany(
+        deps.db,
+        viewer.orgId,
+        refs.filter((r) => r.role === 'include').map((r) => r.segment_id),
+      );
       return rows.find((s) => s.subtype === subtype) ?? null;
     },
   };
@@ -80,7 +87,13 @@ export function createSegmentsModule(deps: SegmentsDeps) {
   ];
 
   return {
-    segments, segmentChanges, audiences, audienceChanges, campaigns, api, operations,
+    segments,
+    segmentChanges,
+    audiences,
+    audienceChanges,
+    campaigns,
+    api,
+    operations,
     /** Tests only: graph faults to inject (set a port, then delete it). */
     faults: ctx.faults,
     jobDefinitions: () => lifecycleJobDefinitions(ctx),
@@ -103,8 +116,14 @@ export { referencedReleases, type SegmentRow } from './segment/store.ts';
 export type { NewSegment } from './segment/rows.ts';
 export { matchRate } from './segment/present.ts';
 export {
-  CreatedSegmentSchema, RefreshedSegmentSchema, SegmentSchema,
-  type CreateSegmentInput, type CreatedSegmentDoc, type RefreshSegmentInput, type RefreshedSegmentDoc, type SegmentDoc,
+  CreatedSegmentSchema,
+  RefreshedSegmentSchema,
+  SegmentSchema,
+  type CreateSegmentInput,
+  type CreatedSegmentDoc,
+  type RefreshSegmentInput,
+  type RefreshedSegmentDoc,
+  type SegmentDoc,
 } from './segment/schemas.ts';
 export type { SegmentSubtype, Subtype, SubtypeFields } from './subtypes/registry.ts';
 export { affectedNextStep } from './subtypes/filter.ts';

@@ -50,7 +50,13 @@ export function createDispatcher(deps: DispatcherDeps) {
   async function endUnsent(orgId: string, deliveryId: string, attempt: number, reason: FailureReason, message: string): Promise<void> {
     const now = clock.now();
     await webhookStore.advance(db, orgId, deliveryId, attempt - 1, {
-      attempt_count: attempt - 1, status: 'failed', failure_reason: reason, last_error: message, next_attempt_at: null, completed_at: now, updated_at: now,
+      attempt_count: attempt - 1,
+      status: 'failed',
+      failure_reason: reason,
+      last_error: message,
+      next_attempt_at: null,
+      completed_at: now,
+      updated_at: now,
     });
   }
 
@@ -65,8 +71,10 @@ export function createDispatcher(deps: DispatcherDeps) {
     let sealed: string | null;
     let aad: string;
     if (row.destination === 'subscription') {
-      if (row.subscription_deleted_at) return endUnsent(orgId, deliveryId, attempt, 'subscription_deleted', 'The subscription was deleted.');
-      if (row.subscription_status !== 'active') return endUnsent(orgId, deliveryId, attempt, 'endpoint_gone', 'The subscription is disabled.');
+      if (row.subscription_deleted_at)
+        return endUnsent(orgId, deliveryId, attempt, 'subscription_deleted', 'The subscription was deleted.');
+      if (row.subscription_status !== 'active')
+        return endUnsent(orgId, deliveryId, attempt, 'endpoint_gone', 'The subscription is disabled.');
       sealed = row.subscription_secret;
       aad = subscriptionSecretAad(row.subscription_id!);
     } else {
@@ -83,9 +91,22 @@ export function createDispatcher(deps: DispatcherDeps) {
 
     const startedAt = clock.now();
     const headers = signedHeaders({
-      secret, body: row.body, nowMs: startedAt.getTime(), eventId: row.event_id, eventType: row.event_type, deliveryId, attempt, userAgent: deps.userAgent,
+      secret,
+      body: row.body,
+      nowMs: startedAt.getTime(),
+      eventId: row.event_id,
+      eventType: row.event_type,
+      deliveryId,
+      attempt,
+      userAgent: deps.userAgent,
     });
-    const result = await postWebhook({ url: row.target_url, headers, body: row.body, timeoutMs: settings.attemptTimeoutMs, policy: deps.policy() });
+    const result = await postWebhook({
+      url: row.target_url,
+      headers,
+      body: row.body,
+      timeoutMs: settings.attemptTimeoutMs,
+      policy: deps.policy(),
+    });
     const verdict = classify(result, attempt);
     const statusCode = result.kind === 'response' ? result.statusCode : null;
     const error = result.kind === 'response' ? (verdict.outcome === 'succeeded' ? null : `HTTP ${result.statusCode}`) : result.error;
@@ -105,22 +126,46 @@ export function createDispatcher(deps: DispatcherDeps) {
       });
       if (!advanced) return; // another run recorded this attempt first
       await webhookStore.insertAttempt(trx, {
-        delivery_id: deliveryId, attempt, org_id: orgId, started_at: startedAt, duration_ms: result.durationMs, status_code: statusCode, error,
+        delivery_id: deliveryId,
+        attempt,
+        org_id: orgId,
+        started_at: startedAt,
+        duration_ms: result.durationMs,
+        status_code: statusCode,
+        error,
         outcome: verdict.outcome === 'failed' ? verdict.reason : verdict.outcome,
       });
       if (verdict.outcome === 'retry') await enqueueAttempt(queue, trx, { orgId, deliveryId, attempt: attempt + 1 }, nextAt!);
       if (verdict.outcome === 'failed' && verdict.reason === 'endpoint_gone') {
         // 410 Gone ends delivery to that endpoint: the subscription, or the organization URL, is disabled.
         if (row.destination === 'subscription') {
-          await webhookStore.setSubscriptionStatus(trx, orgId, row.subscription_id!, { status: 'disabled', disabled_reason: 'endpoint_gone' }, now);
+          await webhookStore.setSubscriptionStatus(
+            trx,
+            orgId,
+            row.subscription_id!,
+            { status: 'disabled', disabled_reason: 'endpoint_gone' },
+            now,
+          );
         } else if (row.destination === 'organization') {
           await webhookStore.disableOrgUrl(trx, orgId, row.target_url, 'endpoint_gone', now);
         }
       }
     });
-    const fields = { org_id: orgId, delivery_id: deliveryId, event_id: row.event_id, event_type: row.event_type, attempt, status_code: statusCode, ms: result.durationMs };
+    const fields = {
+      org_id: orgId,
+      delivery_id: deliveryId,
+      event_id: row.event_id,
+      event_type: row.event_type,
+      attempt,
+      status_code: statusCode,
+      ms: result.durationMs,
+    };
     if (verdict.outcome === 'succeeded') deps.log?.info(fields, 'webhook delivered');
-    else deps.log?.warn({ ...fields, outcome: verdict.outcome === 'failed' ? verdict.reason : 'retry', error }, verdict.outcome === 'retry' ? 'webhook attempt failed; will retry' : 'webhook delivery failed');
+    else
+      deps.log?.warn(
+        { ...fields, outcome: verdict.outcome === 'failed' ? verdict.reason : 'retry', error },
+        verdict.outcome === 'retry' ? 'webhook attempt failed; will retry' : 'webhook delivery failed',
+      );
   }
 
   const BATCH = 8;
@@ -128,7 +173,12 @@ export function createDispatcher(deps: DispatcherDeps) {
     name: DELIVERY_JOB,
     // pg-boss retries only cover a crash of the handler itself (e.g. the database was unreachable);
     // HTTP outcomes are retried by deliver() on the configured schedule.
-    queue: { retryLimit: 5, retryDelay: 5, retryBackoff: true, expireInSeconds: Math.max(60, Math.ceil((settings.attemptTimeoutMs * 3) / 1000)) },
+    queue: {
+      retryLimit: 5,
+      retryDelay: 5,
+      retryBackoff: true,
+      expireInSeconds: Math.max(60, Math.ceil((settings.attemptTimeoutMs * 3) / 1000)),
+    },
     // `concurrency` attempts at once per process, as independent fetch loops of small batches: a slow or
     // hanging receiver holds back at most the few attempts of its own batch, for at most the attempt
     // timeout. Attempts of a batch are sent concurrently (an attempt already recorded is skipped, so a

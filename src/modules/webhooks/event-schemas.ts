@@ -28,7 +28,11 @@ const SegmentReady = Type.Object(
     audience_id: Nullable(Type.String({ description: 'The auto-created wrapper audience, when create_audience was true' })),
     record_count: Nullable(Type.Integer({ description: 'Null below the privacy floor of 50' })),
     match_count: Type.Optional(Nullable(Type.Integer({ description: 'Matched segments only' }))),
-    mapping_warnings: Type.Optional(Type.Array(Type.Object({}, { additionalProperties: true }), { description: 'Matched segments only; as on GET /v1/match/file/{matchId}' })),
+    mapping_warnings: Type.Optional(
+      Type.Array(Type.Object({}, { additionalProperties: true }), {
+        description: 'Matched segments only; as on GET /v1/match/file/{matchId}',
+      }),
+    ),
   },
   { additionalProperties: true },
 );
@@ -101,27 +105,48 @@ function operation(summary: string, schema: TSchema) {
 }
 
 const Count = Type.Integer({ minimum: 0 });
-const IntegrationRunEnded = (status: 'completed' | 'failed') => Type.Object(
-  {
-    status: Type.Literal(status),
-    run_id: Type.String(),
-    provider: Type.String(),
-    connection_id: Type.String(),
-    kind: Type.String(),
-    billing_source: Type.String(),
-    counts: Type.Object({ input: Count, matched: Count, delivered: Count, applied: Count, unchanged: Count, skipped: Count, failed: Count }),
-    failure_code: Nullable(Type.String()),
-    failure_message: Nullable(Type.String()),
-    completed_at: DateTime(),
-  },
-  { additionalProperties: true },
-);
+const IntegrationRunEnded = (status: 'completed' | 'failed') =>
+  Type.Object(
+    {
+      status: Type.Literal(status),
+      run_id: Type.String(),
+      provider: Type.String(),
+      connection_id: Type.String(),
+      kind: Type.String(),
+      billing_source: Type.String(),
+      counts: Type.Object({
+        input: Count,
+        matched: Count,
+        delivered: Count,
+        applied: Count,
+        unchanged: Count,
+        skipped: Count,
+        failed: Count,
+      }),
+      failure_code: Nullable(Type.String()),
+      failure_message: Nullable(Type.String()),
+      completed_at: DateTime(),
+    },
+    { additionalProperties: true },
+  );
 
 export const webhookDocs: Record<string, unknown> = {
   'segment.ready': operation('A segment build or file match completed', Envelope('segment.ready', SegmentReady, 'segment')),
-  'segment.failed': operation('A segment build or file match failed and needs attention', Envelope('segment.failed', SegmentFailed, 'segment')),
-  'delivery.completed': operation('An export or destination delivery completed', Envelope('delivery.completed', DeliveryCompleted, 'delivery')),
+  'segment.failed': operation(
+    'A segment build or file match failed and needs attention',
+    Envelope('segment.failed', SegmentFailed, 'segment'),
+  ),
+  'delivery.completed': operation(
+    'An export or destination delivery completed',
+    Envelope('delivery.completed', DeliveryCompleted, 'delivery'),
+  ),
   'delivery.failed': operation('An export or destination delivery failed', Envelope('delivery.failed', DeliveryFailed, 'delivery')),
-  'integration_run.completed': operation('An integration run completed (decision 038)', Envelope('integration_run.completed', IntegrationRunEnded('completed'), 'integration_run')),
-  'integration_run.failed': operation('An integration run failed (decision 038)', Envelope('integration_run.failed', IntegrationRunEnded('failed'), 'integration_run')),
+  'integration_run.completed': operation(
+    'An integration run completed (decision 038)',
+    Envelope('integration_run.completed', IntegrationRunEnded('completed'), 'integration_run'),
+  ),
+  'integration_run.failed': operation(
+    'An integration run failed (decision 038)',
+    Envelope('integration_run.failed', IntegrationRunEnded('failed'), 'integration_run'),
+  ),
 };

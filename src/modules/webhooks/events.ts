@@ -6,7 +6,14 @@ import { newId } from '../../lib/ids.ts';
 import { orgSecretAad, secretHint, type SecretBox } from './secret-box.ts';
 import { newSigningSecret } from './signing.ts';
 import { webhookStore, type DeliveryRow } from './store.ts';
-import { WEBHOOK_API_VERSION, type DeliveryDestination, type EventDataByType, type EventEnvelope, type EventSubject, type EventType } from './types.ts';
+import {
+  WEBHOOK_API_VERSION,
+  type DeliveryDestination,
+  type EventDataByType,
+  type EventEnvelope,
+  type EventSubject,
+  type EventType,
+} from './types.ts';
 import { checkTargetUrl, type TargetPolicy } from './url-policy.ts';
 
 /** One pg-boss job per delivery attempt; a retry is a new job with a start time (see dispatcher.ts). */
@@ -78,8 +85,14 @@ export function createEventService(deps: { db: Kysely<DB>; queue: JobQueue; cloc
       if (!(await webhookStore.settings(trx, input.orgId))) {
         const secret = newSigningSecret();
         await webhookStore.ensureSettings(trx, {
-          org_id: input.orgId, url: null, secret: await box.seal(secret, orgSecretAad(input.orgId), trx), secret_hint: secretHint(secret),
-          secret_created_at: now, disabled_at: null, disabled_reason: null, updated_at: now,
+          org_id: input.orgId,
+          url: null,
+          secret: await box.seal(secret, orgSecretAad(input.orgId), trx),
+          secret_hint: secretHint(secret),
+          secret_created_at: now,
+          disabled_at: null,
+          disabled_reason: null,
+          updated_at: now,
         });
       }
       targets.push({ destination: 'request', url: input.webhookUrl, subscriptionId: null });
@@ -117,7 +130,13 @@ export function createEventService(deps: { db: Kysely<DB>; queue: JobQueue; cloc
         // Emitters validate webhook_url at request time (validateWebhookUrl); this guards the rest
         // without failing the caller's state change: the delivery is recorded as failed, visibly.
         allowed = false;
-        Object.assign(row, { status: 'failed', failure_reason: 'target_not_allowed', last_error: (error as Error).message, next_attempt_at: null, completed_at: now });
+        Object.assign(row, {
+          status: 'failed',
+          failure_reason: 'target_not_allowed',
+          last_error: (error as Error).message,
+          next_attempt_at: null,
+          completed_at: now,
+        });
       }
       await webhookStore.insertDelivery(trx, row);
       if (allowed) await enqueueAttempt(queue, trx, { orgId: input.orgId, deliveryId: row.id, attempt: 1 });

@@ -12,7 +12,15 @@ import { createWebhookService } from './service.ts';
 import { targetPolicy } from './url-policy.ts';
 
 /** Wires the webhooks area: `events` for emitters (inside their transaction), the operations, the dispatcher for the worker. */
-export function createWebhookModule(deps: { config: Config; database: Database; queue: JobQueue; clock: Clock; keys: Pick<ServerKeys, 'secret'>; resolver?: Resolver; log?: { info(obj: object, msg: string): void; warn(obj: object, msg: string): void } }) {
+export function createWebhookModule(deps: {
+  config: Config;
+  database: Database;
+  queue: JobQueue;
+  clock: Clock;
+  keys: Pick<ServerKeys, 'secret'>;
+  resolver?: Resolver;
+  log?: { info(obj: object, msg: string): void; warn(obj: object, msg: string): void };
+}) {
   const { config, queue, clock } = deps;
   const db = deps.database.db;
   // Read per use, so a test or an operator can see the policy of the config the app was built with.
@@ -24,7 +32,14 @@ export function createWebhookModule(deps: { config: Config; database: Database; 
     webhooks,
     operations: webhookOperations({ webhooks }),
     webhookDispatcher: createDispatcher({
-      db, queue, clock, policy, box, settings: config.webhooks, userAgent: `AudienceDataService-Webhooks/1.0 (+${config.publicUrl})`, log: deps.log,
+      db,
+      queue,
+      clock,
+      policy,
+      box,
+      settings: config.webhooks,
+      userAgent: `AudienceDataService-Webhooks/1.0 (+${config.publicUrl})`,
+      log: deps.log,
     }),
   };
 }

@@ -2,7 +2,10 @@ import { Type } from 'typebox';
 import { DateTime, Nullable, PageQuery } from '../../core/schema.ts';
 import { EVENT_TYPES } from './types.ts';
 
-export const EventTypeSchema = Type.Union(EVENT_TYPES.map((t) => Type.Literal(t)), { description: 'Event type' });
+export const EventTypeSchema = Type.Union(
+  EVENT_TYPES.map((t) => Type.Literal(t)),
+  { description: 'Event type' },
+);
 
 export const PutWebhookBody = Type.Object(
   { url: Nullable(Type.String({ minLength: 1, maxLength: 2048, description: 'HTTPS URL; null clears it' })) },
@@ -11,7 +14,9 @@ export const PutWebhookBody = Type.Object(
 
 const settingsFields = {
   url: Nullable(Type.String()),
-  status: Type.Union([Type.Literal('active'), Type.Literal('disabled'), Type.Literal('unset')], { description: '`disabled` after the URL answered 410 Gone; set it again to re-enable' }),
+  status: Type.Union([Type.Literal('active'), Type.Literal('disabled'), Type.Literal('unset')], {
+    description: '`disabled` after the URL answered 410 Gone; set it again to re-enable',
+  }),
   disabled_reason: Nullable(Type.String()),
   secret_hint: Nullable(Type.String({ description: 'Start and end of the signing secret, to recognise it; never the secret' })),
   secret_created_at: Nullable(DateTime()),
@@ -20,7 +25,9 @@ const settingsFields = {
 export const WebhookSettingsSchema = Type.Object(settingsFields);
 export const WebhookSettingsWithSecretSchema = Type.Object({
   ...settingsFields,
-  secret: Type.Optional(Type.String({ description: 'Signing secret. Returned once, whenever a URL is set (each PUT with a URL issues a new one).' })),
+  secret: Type.Optional(
+    Type.String({ description: 'Signing secret. Returned once, whenever a URL is set (each PUT with a URL issues a new one).' }),
+  ),
 });
 
 export const CreateSubscriptionBody = Type.Object(
@@ -32,14 +39,19 @@ const subscriptionFields = {
   id: Type.String(),
   target_url: Type.String(),
   events: Type.Array(Type.String()),
-  status: Type.Union([Type.Literal('active'), Type.Literal('disabled'), Type.Literal('deleted')], { description: '`disabled` after the endpoint answered 410 Gone' }),
+  status: Type.Union([Type.Literal('active'), Type.Literal('disabled'), Type.Literal('deleted')], {
+    description: '`disabled` after the endpoint answered 410 Gone',
+  }),
   disabled_reason: Nullable(Type.String()),
   secret_hint: Type.String(),
   created_at: DateTime(),
   updated_at: DateTime(),
 };
 export const SubscriptionSchema = Type.Object(subscriptionFields);
-export const CreatedSubscriptionSchema = Type.Object({ ...subscriptionFields, secret: Type.String({ description: 'Signing secret, shown once' }) });
+export const CreatedSubscriptionSchema = Type.Object({
+  ...subscriptionFields,
+  secret: Type.String({ description: 'Signing secret, shown once' }),
+});
 
 export const DeliverySchema = Type.Object({
   id: Type.String(),
@@ -50,7 +62,10 @@ export const DeliverySchema = Type.Object({
   target_url: Type.String(),
   status: Type.Union([Type.Literal('pending'), Type.Literal('succeeded'), Type.Literal('failed')]),
   failure_reason: Nullable(
-    Type.String({ description: 'endpoint_gone (410), rejected (other 4xx or 3xx), attempts_exhausted, target_not_allowed, subscription_deleted, no_secret' }),
+    Type.String({
+      description:
+        'endpoint_gone (410), rejected (other 4xx or 3xx), attempts_exhausted, target_not_allowed, subscription_deleted, no_secret',
+    }),
   ),
   attempt_count: Type.Integer(),
   last_status_code: Nullable(Type.Integer()),

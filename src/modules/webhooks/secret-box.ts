@@ -50,7 +50,9 @@ export function createSecretBox(db: Kysely<DB>, serverKeys: Pick<ServerKeys, 'se
     if (executor !== db) return deriveSecretKey(await serverKeys.secret(SECRET_KEY_NAME, executor));
     const k = serverKeys.secret(SECRET_KEY_NAME).then(deriveSecretKey);
     // A failed read (database unreachable) is not cached: the next call tries again.
-    k.catch(() => { cached = null; });
+    k.catch(() => {
+      cached = null;
+    });
     cached = k;
     return k;
   }

@@ -14,7 +14,13 @@ export type AttemptResult =
  * body), so a receiver that accepts the connection and then hangs cannot hold a worker slot. Redirects
  * are not followed: a redirect could lead to an address the policy refuses.
  */
-export async function postWebhook(input: { url: string; headers: Record<string, string>; body: string; timeoutMs: number; policy: TargetPolicy }): Promise<AttemptResult> {
+export async function postWebhook(input: {
+  url: string;
+  headers: Record<string, string>;
+  body: string;
+  timeoutMs: number;
+  policy: TargetPolicy;
+}): Promise<AttemptResult> {
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
   let url: URL;
@@ -52,7 +58,8 @@ export async function postWebhook(input: { url: string; headers: Record<string, 
     return { kind: 'response', statusCode, durationMs: elapsed() };
   } catch (error) {
     const err = error as NodeJS.ErrnoException;
-    if (controller.signal.aborted) return { kind: 'timeout', durationMs: elapsed(), error: `No complete response within ${input.timeoutMs} ms` };
+    if (controller.signal.aborted)
+      return { kind: 'timeout', durationMs: elapsed(), error: `No complete response within ${input.timeoutMs} ms` };
     if (err.code === 'TARGET_NOT_ALLOWED') return { kind: 'blocked', durationMs: elapsed(), error: err.message };
     return { kind: 'network', durationMs: elapsed(), error: `${err.code ?? 'ERROR'}: ${err.message}`.slice(0, 300) };
   } finally {

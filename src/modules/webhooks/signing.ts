@@ -5,7 +5,16 @@ import { computeSignature } from '../../webhook-receiver/verify.ts';
 export const newSigningSecret = () => `whsec_${randomBase62(40)}`;
 
 /** Headers of one attempt. Signed afresh per attempt so a retry never carries a stale timestamp. */
-export function signedHeaders(input: { secret: string; body: string; nowMs: number; eventId: string; eventType: string; deliveryId: string; attempt: number; userAgent: string }) {
+export function signedHeaders(input: {
+  secret: string;
+  body: string;
+  nowMs: number;
+  eventId: string;
+  eventType: string;
+  deliveryId: string;
+  attempt: number;
+  userAgent: string;
+}) {
   const timestamp = Math.floor(input.nowMs / 1000);
   return {
     'content-type': 'application/json',

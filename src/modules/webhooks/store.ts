@@ -21,20 +21,43 @@ export const webhookStore = {
     await db
       .insertInto('webhook_settings')
       .values(row)
-      .onConflict((oc) => oc.column('org_id').doUpdateSet({ url: row.url, secret: row.secret, secret_hint: row.secret_hint, secret_created_at: row.secret_created_at, disabled_at: null, disabled_reason: null, updated_at: row.updated_at }))
+      .onConflict((oc) =>
+        oc.column('org_id').doUpdateSet({
+          url: row.url,
+          secret: row.secret,
+          secret_hint: row.secret_hint,
+          secret_created_at: row.secret_created_at,
+          disabled_at: null,
+          disabled_reason: null,
+          updated_at: row.updated_at,
+        }),
+      )
       .execute();
   },
   /** Creates the organization's secret if it has none (one-off URLs need one); never replaces one. */
   async ensureSettings(db: Kysely<DB>, row: SettingsRow): Promise<SettingsRow> {
-    await db.insertInto('webhook_settings').values(row).onConflict((oc) => oc.column('org_id').doNothing()).execute();
+    await db
+      .insertInto('webhook_settings')
+      .values(row)
+      .onConflict((oc) => oc.column('org_id').doNothing())
+      .execute();
     return (await webhookStore.settings(db, row.org_id))!;
   },
   async clearUrl(db: Kysely<DB>, orgId: string, at: Date): Promise<void> {
-    await db.updateTable('webhook_settings').set({ url: null, disabled_at: null, disabled_reason: null, updated_at: at }).where('org_id', '=', orgId).execute();
+    await db
+      .updateTable('webhook_settings')
+      .set({ url: null, disabled_at: null, disabled_reason: null, updated_at: at })
+      .where('org_id', '=', orgId)
+      .execute();
   },
   async disableOrgUrl(db: Kysely<DB>, orgId: string, url: string, reason: string, at: Date): Promise<void> {
     // Only if the URL is still the one that answered 410: a newer URL set since stays enabled.
-    await db.updateTable('webhook_settings').set({ disabled_at: at, disabled_reason: reason, updated_at: at }).where('org_id', '=', orgId).where('url', '=', url).execute();
+    await db
+      .updateTable('webhook_settings')
+      .set({ disabled_at: at, disabled_reason: reason, updated_at: at })
+      .where('org_id', '=', orgId)
+      .where('url', '=', url)
+      .execute();
   },
 
   async insertSubscription(db: Kysely<DB>, row: SubscriptionRow): Promise<void> {
@@ -62,11 +85,25 @@ export const webhookStore = {
       .orderBy('created_at')
       .execute();
   },
-  async setSubscriptionStatus(db: Kysely<DB>, orgId: string, id: string, patch: { status: string; disabled_reason: string | null; deleted_at?: Date | null }, at: Date): Promise<void> {
-    await db.updateTable('webhook_subscriptions').set({ ...patch, updated_at: at }).where('org_id', '=', orgId).where('id', '=', id).execute();
+  async setSubscriptionStatus(
+    db: Kysely<DB>,
+    orgId: string,
+    id: string,
+    patch: { status: string; disabled_reason: string | null; deleted_at?: Date | null },
+    at: Date,
+  ): Promise<void> {
+    await db
+      .updateTable('webhook_subscriptions')
+      .set({ ...patch, updated_at: at })
+      .where('org_id', '=', orgId)
+      .where('id', '=', id)
+      .execute();
   },
 
-  async insertEvent(db: Kysely<DB>, row: { id: string; org_id: string; type: string; subject_kind: string; subject_id: string; body: string; created_at: Date }): Promise<void> {
+  async insertEvent(
+    db: Kysely<DB>,
+    row: { id: string; org_id: string; type: string; subject_kind: string; subject_id: string; body: string; created_at: Date },
+  ): Promise<void> {
     await db.insertInto('events').values(row).execute();
   },
   async event(db: Kysely<DB>, orgId: string, id: string) {
@@ -87,7 +124,11 @@ export const webhookStore = {
       .executeTakeFirst();
   },
   /** Newest first, keyset-paged on (created_at, id). */
-  async deliveries(db: Kysely<DB>, orgId: string, filter: { eventId?: string; subscriptionId?: string; after: CursorKey | null; limit: number }): Promise<DeliveryWithType[]> {
+  async deliveries(
+    db: Kysely<DB>,
+    orgId: string,
+    filter: { eventId?: string; subscriptionId?: string; after: CursorKey | null; limit: number },
+  ): Promise<DeliveryWithType[]> {
     let q = db
       .selectFrom('webhook_deliveries as d')
       .innerJoin('events as e', 'e.id', 'd.event_id')
@@ -101,7 +142,13 @@ export const webhookStore = {
   },
   async attempts(db: Kysely<DB>, orgId: string, deliveryIds: string[]): Promise<AttemptRow[]> {
     if (deliveryIds.length === 0) return [];
-    return db.selectFrom('webhook_attempts').selectAll().where('org_id', '=', orgId).where('delivery_id', 'in', deliveryIds).orderBy('attempt').execute();
+    return db
+      .selectFrom('webhook_attempts')
+      .selectAll()
+      .where('org_id', '=', orgId)
+      .where('delivery_id', 'in', deliveryIds)
+      .orderBy('attempt')
+      .execute();
   },
 
   /** Everything one attempt needs, in one read (the worker's hot path). */
@@ -112,10 +159,22 @@ export const webhookStore = {
       .leftJoin('webhook_subscriptions as s', 's.id', 'd.subscription_id')
       .leftJoin('webhook_settings as w', 'w.org_id', 'd.org_id')
       .select([
-        'd.id', 'd.org_id', 'd.event_id', 'd.destination', 'd.subscription_id', 'd.target_url', 'd.status', 'd.attempt_count',
-        'e.type as event_type', 'e.body',
-        's.secret as subscription_secret', 's.status as subscription_status', 's.deleted_at as subscription_deleted_at',
-        'w.secret as org_secret', 'w.url as org_url', 'w.disabled_at as org_disabled_at',
+        'd.id',
+        'd.org_id',
+        'd.event_id',
+        'd.destination',
+        'd.subscription_id',
+        'd.target_url',
+        'd.status',
+        'd.attempt_count',
+        'e.type as event_type',
+        'e.body',
+        's.secret as subscription_secret',
+        's.status as subscription_status',
+        's.deleted_at as subscription_deleted_at',
+        'w.secret as org_secret',
+        'w.url as org_url',
+        'w.disabled_at as org_disabled_at',
       ])
       .where('d.org_id', '=', orgId)
       .where('d.id', '=', deliveryId)
@@ -125,7 +184,15 @@ export const webhookStore = {
     await db.insertInto('webhook_attempts').values(row).execute();
   },
   /** Records an attempt's outcome only if no other run recorded this attempt first; false if one did. */
-  async advance(db: Kysely<DB>, orgId: string, id: string, fromAttempt: number, patch: Partial<Pick<DeliveryRow, 'status' | 'failure_reason' | 'last_status_code' | 'last_error' | 'next_attempt_at' | 'completed_at'>> & { attempt_count: number; updated_at: Date }): Promise<boolean> {
+  async advance(
+    db: Kysely<DB>,
+    orgId: string,
+    id: string,
+    fromAttempt: number,
+    patch: Partial<
+      Pick<DeliveryRow, 'status' | 'failure_reason' | 'last_status_code' | 'last_error' | 'next_attempt_at' | 'completed_at'>
+    > & { attempt_count: number; updated_at: Date },
+  ): Promise<boolean> {
     const result = await db
       .updateTable('webhook_deliveries')
       .set(patch)

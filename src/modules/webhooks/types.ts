@@ -1,5 +1,12 @@
 /** Event types of spec section 6 and the `data` each carries (documented in event-schemas.ts). */
-export const EVENT_TYPES = ['segment.ready', 'segment.failed', 'delivery.completed', 'delivery.failed', 'integration_run.completed', 'integration_run.failed'] as const;
+export const EVENT_TYPES = [
+  'segment.ready',
+  'segment.failed',
+  'delivery.completed',
+  'delivery.failed',
+  'integration_run.completed',
+  'integration_run.failed',
+] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
 /** Date-versioned payload format; bump when an envelope or data field changes incompatibly. */
@@ -101,4 +108,5 @@ export interface EventEnvelope {
 export type DeliveryDestination = 'request' | 'organization' | 'subscription';
 export type DeliveryStatus = 'pending' | 'succeeded' | 'failed';
 /** Why a delivery ended without success. */
-export type FailureReason = 'endpoint_gone' | 'rejected' | 'attempts_exhausted' | 'target_not_allowed' | 'subscription_deleted' | 'no_secret';
+export type FailureReason =
+  'endpoint_gone' | 'rejected' | 'attempts_exhausted' | 'target_not_allowed' | 'subscription_deleted' | 'no_secret';

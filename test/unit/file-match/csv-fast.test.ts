@@ -13,7 +13,10 @@ const OPTIONS = { bom: true, relax_column_count: true, skip_empty_lines: true, t
 function reference(text: string): { header: string[] | null; records: Record<string, unknown>[] } | { error: string } {
   let header: string[] | null = null;
   try {
-    const records = parse(text, { ...OPTIONS, columns: (h: string[]) => (header = h.map((c) => String(c).trim())) }) as Record<string, unknown>[];
+    const records = parse(text, { ...OPTIONS, columns: (h: string[]) => (header = h.map((c) => String(c).trim())) }) as Record<
+      string,
+      unknown
+    >[];
     return { header, records };
   } catch (e) {
     return { error: (e as { code?: string }).code ?? 'ERROR' };
@@ -21,7 +24,14 @@ function reference(text: string): { header: string[] | null; records: Record<str
 }
 
 async function* csvParseSkipping(text: string, skip: number, onHeader: (h: string[]) => void) {
-  const records = parse(text, { ...OPTIONS, columns: (h: string[]) => { const c = h.map((x) => String(x).trim()); onHeader(c); return c; } }) as Record<string, unknown>[];
+  const records = parse(text, {
+    ...OPTIONS,
+    columns: (h: string[]) => {
+      const c = h.map((x) => String(x).trim());
+      onHeader(c);
+      return c;
+    },
+  }) as Record<string, unknown>[];
   yield* records.slice(skip);
 }
 
@@ -31,13 +41,22 @@ async function fast(text: string, size: number) {
   let header: string[] | null = null;
   let fallbacks = 0;
   const source = async function* () {
-    if (size === 0) { yield bytes; return; }
+    if (size === 0) {
+      yield bytes;
+      return;
+    }
     for (let at = 0; at < bytes.length; at += size) yield bytes.subarray(at, at + size);
   };
   try {
     const records: Record<string, unknown>[] = [];
-    const onHeader = (h: string[]) => { header = h; };
-    for await (const r of fastCsvRows(source, onHeader, (skip) => { fallbacks++; return csvParseSkipping(text, skip, onHeader); })) records.push(r);
+    const onHeader = (h: string[]) => {
+      header = h;
+    };
+    for await (const r of fastCsvRows(source, onHeader, (skip) => {
+      fallbacks++;
+      return csvParseSkipping(text, skip, onHeader);
+    }))
+      records.push(r);
     return { result: { header, records }, fallbacks };
   } catch (e) {
     return { result: { error: (e as { code?: string }).code ?? 'ERROR' }, fallbacks };
@@ -46,10 +65,10 @@ async function fast(text: string, size: number) {
 
 function lcg(seed: number) {
   let s = seed;
-  return () => ((s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32);
+  return () => (s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32;
 }
 
-const WORDS = ['JOHN', 'Smith', 'a b', '', ' padded ', '\tTAB\t', '\u00a0nbsp\u00a0', 'Zoë', 'Nguyễn', '😀', '123', 'x\u2003y', 'O\'NEIL'];
+const WORDS = ['JOHN', 'Smith', 'a b', '', ' padded ', '\tTAB\t', '\u00a0nbsp\u00a0', 'Zoë', 'Nguyễn', '😀', '123', 'x\u2003y', "O'NEIL"];
 
 /** A shard: mostly well-formed, sometimes with the damage csv-parse must judge. */
 function shard(rnd: () => number, damaged: boolean): string {
@@ -85,7 +104,7 @@ function shard(rnd: () => number, damaged: boolean): string {
 }
 
 describe('CSV fast path', () => {
-  it('gives csv-parse\'s header and records for well-formed shards, in any chunking, without falling back', async () => {
+  it("gives csv-parse's header and records for well-formed shards, in any chunking, without falling back", async () => {
     const rnd = lcg(3);
     for (let i = 0; i < 400; i++) {
       const text = shard(rnd, false);
@@ -98,7 +117,7 @@ describe('CSV fast path', () => {
     }
   });
 
-  it('gives csv-parse\'s answer, records or error, for damaged shards', async () => {
+  it("gives csv-parse's answer, records or error, for damaged shards", async () => {
     const rnd = lcg(5);
     let errors = 0;
     for (let i = 0; i < 600; i++) {

@@ -10,8 +10,17 @@ export const INTEREST_VOCAB = ['Dogs', 'Cats', 'Golf', 'Yoga', 'Straße', 'Écol
 
 function field(name: string, type: FieldType, operators: FilterOperator[], extra: Partial<CatalogField> = {}): CatalogField {
   return {
-    name, type, operators, description: `${name} (fixture)`, category: 'test', filterable: operators.length > 0,
-    aliases: [], pii: false, tags: ['audience'], enrichment_price_cents: 0, storage: { kind: 'column', column: `${name}_col` },
+    name,
+    type,
+    operators,
+    description: `${name} (fixture)`,
+    category: 'test',
+    filterable: operators.length > 0,
+    aliases: [],
+    pii: false,
+    tags: ['audience'],
+    enrichment_price_cents: 0,
+    storage: { kind: 'column', column: `${name}_col` },
     ...extra,
   };
 }

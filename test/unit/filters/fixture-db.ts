@@ -7,18 +7,76 @@ import { DuckDBInstance, listValue, type DuckDBConnection } from '@duckdb/node-a
 import { INTEREST_VOCAB } from './fixture-catalog.ts';
 import type { Row } from './oracle.ts';
 
-const NAMES = ['Alice', 'alice', ' Alice ', 'ALICE', 'Bob', 'bob\t', 'École', 'école', 'ÉCOLE', 'Straße', 'STRASSE',
-  'strasse', '', '  ', null, 'Zoë', "O'Brien", '%wild_', 'a_c', 'abc', 'Ñandú', 'ñandú ', '日本', 'zoë'];
-const CITIES = ['SAN DIEGO', 'SAN JOSE', 'SANTA FE', 'ÉVRY', 'MÜNCHEN', null, 'LOS ANGELES', 'SAN_TOS', '100% TOWN', ' SAN DIEGO ', 'STRASSBURG'];
+const NAMES = [
+  'Alice',
+  'alice',
+  ' Alice ',
+  'ALICE',
+  'Bob',
+  'bob\t',
+  'École',
+  'école',
+  'ÉCOLE',
+  'Straße',
+  'STRASSE',
+  'strasse',
+  '',
+  '  ',
+  null,
+  'Zoë',
+  "O'Brien",
+  '%wild_',
+  'a_c',
+  'abc',
+  'Ñandú',
+  'ñandú ',
+  '日本',
+  'zoë',
+];
+const CITIES = [
+  'SAN DIEGO',
+  'SAN JOSE',
+  'SANTA FE',
+  'ÉVRY',
+  'MÜNCHEN',
+  null,
+  'LOS ANGELES',
+  'SAN_TOS',
+  '100% TOWN',
+  ' SAN DIEGO ',
+  'STRASSBURG',
+];
 const STATES = ['CA', 'NV', 'NY', 'TX', null, 'CA', 'WA'];
 const ZIPS = ['92101', '92102', '95110', '87501', null, '90001', '10001', '73301', ' 92101', '98101', '89501', '921'];
 const AGES = [18, 25, 40, null, 65, 0, -1, 99, 40, 33, 120, null, 25];
 const INCOMES = [0, 1500.5, null, 99999.99, -20.25, 50000, 1e6, 3];
 const DATES = ['1990-01-01', '2000-02-29', '1969-12-31', null, '1985-06-15', '2023-11-05', '1990-01-01', '1950-03-10', '2010-08-20'];
 const OWNERS = [true, false, null, true, false];
-const INTERESTS: (string[] | null)[] = [['Dogs'], ['Cats', 'Golf'], [], null, ['Straße'], ['École', 'Yoga'],
-  [...INTEREST_VOCAB], ['Yoga'], ['Golf'], null, ['Cats'], ['Dogs', 'École'], []];
-const TAGS: (string[] | null)[] = [['alpha', ' Beta '], ['BETA'], [], null, ['gamma', 'alpha'], ['Ωmega', 'ÉTÉ'], ['été', 'x y'], ['beta\t']];
+const INTERESTS: (string[] | null)[] = [
+  ['Dogs'],
+  ['Cats', 'Golf'],
+  [],
+  null,
+  ['Straße'],
+  ['École', 'Yoga'],
+  [...INTEREST_VOCAB],
+  ['Yoga'],
+  ['Golf'],
+  null,
+  ['Cats'],
+  ['Dogs', 'École'],
+  [],
+];
+const TAGS: (string[] | null)[] = [
+  ['alpha', ' Beta '],
+  ['BETA'],
+  [],
+  null,
+  ['gamma', 'alpha'],
+  ['Ωmega', 'ÉTÉ'],
+  ['été', 'x y'],
+  ['beta\t'],
+];
 
 export const ROW_COUNT = 40;
 
@@ -51,13 +109,25 @@ export async function createFixtureDb(rows: readonly Row[]): Promise<DuckDBConne
     income_col DOUBLE, birth_date_col DATE, is_homeowner_col BOOLEAN, interests_mask BIGINT, tags_col VARCHAR[])`);
   for (const r of rows) {
     const tags = r.tags as string[] | null;
-    await conn.run(`INSERT INTO persons VALUES ($1, $2, $3, $4, $5, $6, $7, CAST($8 AS DATE), $9, CAST($10 AS BIGINT),
-      CASE WHEN $12 THEN CAST([] AS VARCHAR[]) ELSE $11 END)`, [
-      r.id as number, r.first_name as string | null, r.city as string | null, r.state as string | null, r.zip5 as string | null,
-      r.age as number | null, r.income as number | null, r.birth_date as string | null, r.is_homeowner as boolean | null,
-      // The client cannot infer a type for an empty list, so empty lists go through the CASE.
-      maskOf(r.interests as string[] | null), tags === null || tags.length === 0 ? null : listValue(tags), tags !== null && tags.length === 0,
-    ]);
+    await conn.run(
+      `INSERT INTO persons VALUES ($1, $2, $3, $4, $5, $6, $7, CAST($8 AS DATE), $9, CAST($10 AS BIGINT),
+      CASE WHEN $12 THEN CAST([] AS VARCHAR[]) ELSE $11 END)`,
+      [
+        r.id as number,
+        r.first_name as string | null,
+        r.city as string | null,
+        r.state as string | null,
+        r.zip5 as string | null,
+        r.age as number | null,
+        r.income as number | null,
+        r.birth_date as string | null,
+        r.is_homeowner as boolean | null,
+        // The client cannot infer a type for an empty list, so empty lists go through the CASE.
+        maskOf(r.interests as string[] | null),
+        tags === null || tags.length === 0 ? null : listValue(tags),
+        tags !== null && tags.length === 0,
+      ],
+    );
   }
   return conn;
 }

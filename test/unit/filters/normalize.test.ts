@@ -18,11 +18,19 @@ describe('normalizeFilterInput', () => {
   });
 
   it('resolves aliases to canonical names in both forms without mutating the input', () => {
-    const input = { filters: [{ field: 'zip', op: '=', value: '92101' }, { field: 'postal_code', op: '=', value: '1' }] };
+    const input = {
+      filters: [
+        { field: 'zip', op: '=', value: '92101' },
+        { field: 'postal_code', op: '=', value: '1' },
+      ],
+    };
     const n = normalizeFilterInput(input, CATALOG);
     expect(n.ok && (n.groups as { filters: { field: string }[] }[])[0]!.filters.map((f) => f.field)).toEqual(['zip5', 'zip5']);
     expect(input.filters[0]!.field).toBe('zip');
-    const g = normalizeFilterInput({ filter_groups: [{ id: 'x', combinator: 'AND', filters: [{ field: 'zip_code', op: 'IS NULL' }] }] }, CATALOG);
+    const g = normalizeFilterInput(
+      { filter_groups: [{ id: 'x', combinator: 'AND', filters: [{ field: 'zip_code', op: 'IS NULL' }] }] },
+      CATALOG,
+    );
     expect(g.ok && g.form).toBe('filter_groups');
     expect(g.ok && (g.groups as { filters: { field: string }[] }[])[0]!.filters[0]!.field).toBe('zip5');
   });

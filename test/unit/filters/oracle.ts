@@ -30,8 +30,18 @@ function cmpText(a: string, b: string): number {
 type Kind = 'text' | 'date' | 'num' | 'bool' | 'list';
 /** The oracle's own notion of each fixture column's type (deliberately not read from the catalog). */
 const KIND: Record<string, Kind> = {
-  first_name: 'text', city: 'text', state: 'text', zip5: 'text', zip3: 'text', gender: 'text',
-  age: 'num', income: 'num', birth_date: 'date', is_homeowner: 'bool', interests: 'list', tags: 'list',
+  first_name: 'text',
+  city: 'text',
+  state: 'text',
+  zip5: 'text',
+  zip3: 'text',
+  gender: 'text',
+  age: 'num',
+  income: 'num',
+  birth_date: 'date',
+  is_homeowner: 'bool',
+  interests: 'list',
+  tags: 'list',
 };
 
 export function evalCondition(row: Row, c: FilterCondition): boolean {
@@ -40,7 +50,10 @@ export function evalCondition(row: Row, c: FilterCondition): boolean {
   const cell = row[c.field];
   const ci = c.text_comparison === 'case_insensitive';
   const trim = c.trim_whitespace === true;
-  const norm = (s: string) => { const t = trim ? s.replace(WS, '') : s; return ci ? t.toLowerCase() : t; };
+  const norm = (s: string) => {
+    const t = trim ? s.replace(WS, '') : s;
+    return ci ? t.toLowerCase() : t;
+  };
 
   if (kind === 'list') {
     const list = cell as string[] | null;
@@ -69,15 +82,25 @@ export function evalCondition(row: Row, c: FilterCondition): boolean {
     cmp = (v) => (cell as number) - (v as number);
   }
   switch (c.op) {
-    case '=': return cmp(values[0]!) === 0;
-    case '!=': return cmp(values[0]!) !== 0;
-    case '<': return cmp(values[0]!) < 0;
-    case '<=': return cmp(values[0]!) <= 0;
-    case '>': return cmp(values[0]!) > 0;
-    case '>=': return cmp(values[0]!) >= 0;
-    case 'IN': return values.some((v) => cmp(v) === 0);
-    case 'NOT IN': return values.every((v) => cmp(v) !== 0);
-    case 'BETWEEN': return cmp(values[0]!) >= 0 && cmp(values[1]!) <= 0;
-    default: throw new Error(`oracle: unhandled ${c.op}`);
+    case '=':
+      return cmp(values[0]!) === 0;
+    case '!=':
+      return cmp(values[0]!) !== 0;
+    case '<':
+      return cmp(values[0]!) < 0;
+    case '<=':
+      return cmp(values[0]!) <= 0;
+    case '>':
+      return cmp(values[0]!) > 0;
+    case '>=':
+      return cmp(values[0]!) >= 0;
+    case 'IN':
+      return values.some((v) => cmp(v) === 0);
+    case 'NOT IN':
+      return values.every((v) => cmp(v) !== 0);
+    case 'BETWEEN':
+      return cmp(values[0]!) >= 0 && cmp(values[1]!) <= 0;
+    default:
+      throw new Error(`oracle: unhandled ${c.op}`);
   }
 }

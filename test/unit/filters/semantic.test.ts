@@ -4,16 +4,18 @@
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { beforeAll, describe, expect, it } from 'vitest';
-import {
-  compileFilterGroups, validateFilterGroups, type FilterCondition, type FilterGroup,
-} from '../../../src/graph/filters/index.ts';
+import { compileFilterGroups, validateFilterGroups, type FilterCondition, type FilterGroup } from '../../../src/graph/filters/index.ts';
 import { CATALOG } from './fixture-catalog.ts';
 import { createFixtureDb, fixtureRows, ROW_COUNT, selectIds } from './fixture-db.ts';
 import { evalCondition, type Row } from './oracle.ts';
 
 type Opts = Pick<FilterCondition, 'text_comparison' | 'trim_whitespace'>;
-const TEXT_OPTS: Opts[] = [{}, { text_comparison: 'case_insensitive' }, { trim_whitespace: true },
-  { text_comparison: 'case_insensitive', trim_whitespace: true }];
+const TEXT_OPTS: Opts[] = [
+  {},
+  { text_comparison: 'case_insensitive' },
+  { trim_whitespace: true },
+  { text_comparison: 'case_insensitive', trim_whitespace: true },
+];
 
 /** Every text option combination for a condition. */
 const allText = (c: FilterCondition): FilterCondition[] => TEXT_OPTS.map((o) => ({ ...c, ...o }));
@@ -73,7 +75,9 @@ const CASES: FilterCondition[] = [
   ...trimOnly({ field: 'zip5', op: 'BETWEEN', value: ['90000', '93000'] }),
   ...trimOnly({ field: 'zip5', op: '<', value: '9' }),
   // INTEGER
-  ...(['=', '!=', '<', '<=', '>', '>='] as const).flatMap((op) => [25, 0, -1].map((value): FilterCondition => ({ field: 'age', op, value }))),
+  ...(['=', '!=', '<', '<=', '>', '>='] as const).flatMap((op) =>
+    [25, 0, -1].map((value): FilterCondition => ({ field: 'age', op, value })),
+  ),
   { field: 'age', op: 'IN', value: [18, 40, 120] },
   { field: 'age', op: 'NOT IN', value: [18, 40] },
   { field: 'age', op: 'BETWEEN', value: [18, 40] },
@@ -148,8 +152,13 @@ async function compareWithOracle(groups: FilterGroup[], predicate: (r: Row) => b
  * refuses it with the upper-case form as the suggestion instead of compiling it.
  */
 const UPPER_FIELDS = new Set(CATALOG.filter((f) => f.stored_upper).map((f) => f.name));
-const neverMatches = (c: FilterCondition) => UPPER_FIELDS.has(c.field) && c.text_comparison !== 'case_insensitive' && c.op !== 'LIKE'
-  && [c.value].flat().some((v) => typeof v === 'string' && (c.trim_whitespace ? v.trim() : v) !== (c.trim_whitespace ? v.trim() : v).toUpperCase());
+const neverMatches = (c: FilterCondition) =>
+  UPPER_FIELDS.has(c.field) &&
+  c.text_comparison !== 'case_insensitive' &&
+  c.op !== 'LIKE' &&
+  [c.value]
+    .flat()
+    .some((v) => typeof v === 'string' && (c.trim_whitespace ? v.trim() : v) !== (c.trim_whitespace ? v.trim() : v).toUpperCase());
 const COMPILED = CASES.filter((c) => !neverMatches(c));
 const REFUSED = CASES.filter(neverMatches);
 
@@ -166,12 +175,19 @@ describe('compiled SQL selects exactly the rows the reference predicate selects'
     expect(v.issues[0]).toMatchObject({ code: 'INVALID_FILTER_VALUE' });
     expect(v.issues[0]!.suggestions[0]).toBe(v.issues[0]!.suggestions[0]!.toUpperCase());
     // What the refused value would do: = / IN select nothing, != / NOT IN exclude nothing (the oracle agrees).
-    const upper = (v: unknown) => (typeof v === 'string' ? (c.trim_whitespace ? v.trim() : v).toUpperCase() === (c.trim_whitespace ? v.trim() : v) : true);
+    const upper = (v: unknown) =>
+      typeof v === 'string' ? (c.trim_whitespace ? v.trim() : v).toUpperCase() === (c.trim_whitespace ? v.trim() : v) : true;
     const kept = { ...c, value: Array.isArray(c.value) ? c.value.filter(upper) : c.value } as FilterCondition;
     const selected = fixtureRows().filter((r) => evalCondition(r, c)).length;
-    if (c.op === '=' ) expect(selected).toBe(0);
-    else if (c.op === 'IN') expect(selected).toBe(fixtureRows().filter((r) => (kept.value as unknown[]).length > 0 && evalCondition(r, kept)).length);
-    else expect(selected).toBe(fixtureRows().filter((r) => (Array.isArray(kept.value) && kept.value.length === 0) || c.op === '!=' ? r.city !== null : evalCondition(r, kept)).length);
+    if (c.op === '=') expect(selected).toBe(0);
+    else if (c.op === 'IN')
+      expect(selected).toBe(fixtureRows().filter((r) => (kept.value as unknown[]).length > 0 && evalCondition(r, kept)).length);
+    else
+      expect(selected).toBe(
+        fixtureRows().filter((r) =>
+          (Array.isArray(kept.value) && kept.value.length === 0) || c.op === '!=' ? r.city !== null : evalCondition(r, kept),
+        ).length,
+      );
   });
 
   it('the cases are discriminating (most select some but not all rows)', () => {

@@ -13,7 +13,10 @@ const one = (cond: unknown) => issuesOf(groups(cond));
 describe('validateFilterGroups: valid input', () => {
   it('returns canonical groups', () => {
     const r = validateFilterGroups(groups({ field: 'zip', op: 'IN', value: ['92101'], trim_whitespace: true }), CATALOG);
-    expect(r).toEqual({ ok: true, groups: [{ id: 'g1', combinator: 'AND', filters: [{ field: 'zip5', op: 'IN', value: ['92101'], trim_whitespace: true }] }] });
+    expect(r).toEqual({
+      ok: true,
+      groups: [{ id: 'g1', combinator: 'AND', filters: [{ field: 'zip5', op: 'IN', value: ['92101'], trim_whitespace: true }] }],
+    });
   });
   it('accepts value: null on IS NULL and drops it', () => {
     const r = validateFilterGroups(groups({ field: 'age', op: 'IS NULL', value: null }), CATALOG);
@@ -34,13 +37,19 @@ describe('INVALID_FILTER_SHAPE', () => {
     ['condition not an object', groups('age = 3'), '$.filter_groups[0].filters[0]'],
     ['missing field', groups({ op: 'IS NULL' }), '$.filter_groups[0].filters[0].field'],
     ['missing op', groups({ field: 'age' }), '$.filter_groups[0].filters[0].op'],
-    ['trim not boolean', groups({ field: 'first_name', op: '=', value: 'a', trim_whitespace: 'yes' }), '$.filter_groups[0].filters[0].trim_whitespace'],
+    [
+      'trim not boolean',
+      groups({ field: 'first_name', op: '=', value: 'a', trim_whitespace: 'yes' }),
+      '$.filter_groups[0].filters[0].trim_whitespace',
+    ],
   ])('%s', (_n, input, path) => {
     expect(issuesOf(input)).toContainEqual(expect.objectContaining({ code: 'INVALID_FILTER_SHAPE', path }));
   });
   it('rejects duplicate group ids', () => {
     const g = { id: 'same', combinator: 'AND', filters: [{ field: 'age', op: 'IS NULL' }] };
-    expect(issuesOf([g, { ...g, combinator: 'OR' }])).toEqual([expect.objectContaining({ path: '$.filter_groups[1].id', code: 'INVALID_FILTER_SHAPE' })]);
+    expect(issuesOf([g, { ...g, combinator: 'OR' }])).toEqual([
+      expect.objectContaining({ path: '$.filter_groups[1].id', code: 'INVALID_FILTER_SHAPE' }),
+    ]);
   });
 });
 
@@ -54,11 +63,17 @@ describe('field and operator issues', () => {
     expect(one({ field: 'qqqqqqqqqqqq', op: '=', value: 1 })[0]!.suggestions).toEqual([]);
   });
   it('FIELD_NOT_FILTERABLE', () => {
-    expect(one({ field: 'email', op: '=', value: 'a@b.c' })).toEqual([expect.objectContaining({ path: '$.filter_groups[0].filters[0].field', code: 'FIELD_NOT_FILTERABLE' })]);
+    expect(one({ field: 'email', op: '=', value: 'a@b.c' })).toEqual([
+      expect.objectContaining({ path: '$.filter_groups[0].filters[0].field', code: 'FIELD_NOT_FILTERABLE' }),
+    ]);
   });
   it('UNSUPPORTED_FILTER_OPERATOR lists the allowed operators', () => {
     const [i] = one({ field: 'is_homeowner', op: '>', value: true });
-    expect(i).toMatchObject({ path: '$.filter_groups[0].filters[0].op', code: 'UNSUPPORTED_FILTER_OPERATOR', suggestions: ['=', '!=', 'IN', 'NOT IN', 'IS NULL', 'IS NOT NULL'] });
+    expect(i).toMatchObject({
+      path: '$.filter_groups[0].filters[0].op',
+      code: 'UNSUPPORTED_FILTER_OPERATOR',
+      suggestions: ['=', '!=', 'IN', 'NOT IN', 'IS NULL', 'IS NOT NULL'],
+    });
     expect(one({ field: 'age', op: 'EQUALS', value: 1 })[0]!.code).toBe('UNSUPPORTED_FILTER_OPERATOR');
     // listed by the catalog but meaningless for the type
     const [like] = one({ field: 'household_size', op: 'LIKE', value: '3%' });
@@ -74,7 +89,9 @@ describe('UNSUPPORTED_TEXT_COMPARISON', () => {
     ['ordering operator', { field: 'first_name', op: '<', value: 'a', text_comparison: 'case_insensitive' }, 'text_comparison'],
     ['trim on a number', { field: 'age', op: '=', value: 1, trim_whitespace: true }, 'trim_whitespace'],
   ])('%s', (_n, cond, key) => {
-    expect(one(cond)).toEqual([expect.objectContaining({ code: 'UNSUPPORTED_TEXT_COMPARISON', path: `$.filter_groups[0].filters[0].${key}` })]);
+    expect(one(cond)).toEqual([
+      expect.objectContaining({ code: 'UNSUPPORTED_TEXT_COMPARISON', path: `$.filter_groups[0].filters[0].${key}` }),
+    ]);
   });
   it('exact is always accepted', () => {
     expect(validateFilterGroups(groups({ field: 'age', op: '=', value: 1, text_comparison: 'exact' }), CATALOG).ok).toBe(true);
@@ -125,10 +142,18 @@ describe('enum values', () => {
     const [i] = one({ field: 'state', op: 'IN', value: ['CA', 'NX'] });
     expect(i).toMatchObject({ code: 'INVALID_ENUM_VALUE', path: '$.filter_groups[0].filters[0].value[1]' });
     expect(i!.suggestions).toEqual(expect.arrayContaining(['NV', 'NY', 'TX']));
-    expect(one({ field: 'interests', op: 'ARRAY_CONTAINS', value: 'Golfing' })[0]).toMatchObject({ code: 'INVALID_ENUM_VALUE', suggestions: ['Golf'] });
+    expect(one({ field: 'interests', op: 'ARRAY_CONTAINS', value: 'Golfing' })[0]).toMatchObject({
+      code: 'INVALID_ENUM_VALUE',
+      suggestions: ['Golf'],
+    });
   });
   it('case-insensitive and trimmed inputs that map to one value are valid', () => {
-    expect(validateFilterGroups(groups({ field: 'gender', op: '=', value: ' male ', text_comparison: 'case_insensitive', trim_whitespace: true }), CATALOG).ok).toBe(true);
+    expect(
+      validateFilterGroups(
+        groups({ field: 'gender', op: '=', value: ' male ', text_comparison: 'case_insensitive', trim_whitespace: true }),
+        CATALOG,
+      ).ok,
+    ).toBe(true);
     expect(one({ field: 'gender', op: '=', value: ' male ', text_comparison: 'case_insensitive' })[0]!.code).toBe('INVALID_ENUM_VALUE');
   });
   it('AMBIGUOUS_ENUM_VALUE when folding merges several values', () => {
@@ -143,13 +168,32 @@ describe('enum values', () => {
 
 describe('paths and collection', () => {
   it('uses $.filters paths for the flat form', () => {
-    const issues = issuesOf([{ id: 'x', combinator: 'AND', filters: [{ field: 'age', op: '=', value: 'x' }, { field: 'nope', op: '=' }] }], 'filters');
+    const issues = issuesOf(
+      [
+        {
+          id: 'x',
+          combinator: 'AND',
+          filters: [
+            { field: 'age', op: '=', value: 'x' },
+            { field: 'nope', op: '=' },
+          ],
+        },
+      ],
+      'filters',
+    );
     expect(issues.map((i) => i.path)).toEqual(['$.filters[0].value', '$.filters[1].field']);
     expect(issuesOf([], 'filters')[0]!.path).toBe('$.filters');
   });
   it('collects every issue across groups', () => {
     const issues = issuesOf([
-      { id: 'a', combinator: 'AND', filters: [{ field: 'age', op: 'LIKE', value: 1 }, { field: 'state', op: '=', value: 'ZZ' }] },
+      {
+        id: 'a',
+        combinator: 'AND',
+        filters: [
+          { field: 'age', op: 'LIKE', value: 1 },
+          { field: 'state', op: '=', value: 'ZZ' },
+        ],
+      },
       { id: 'b', combinator: 'MAYBE', filters: [{ field: 'birth_date', op: '>', value: 'yesterday' }] },
     ]);
     expect(issues.map((i) => [i.path, i.code])).toEqual([
@@ -175,6 +219,7 @@ describe('values stored in upper case (the catalog says so): a hint from the cat
       { field: 'city', op: '=', value: 'CHICAGO' },
       { field: 'city', op: '=', value: 'chicago', text_comparison: 'case_insensitive' },
       { field: 'city', op: 'LIKE', value: 'chi%' },
-    ]) expect(validateFilterGroups(groups(c), CATALOG).ok, JSON.stringify(c)).toBe(true);
+    ])
+      expect(validateFilterGroups(groups(c), CATALOG).ok, JSON.stringify(c)).toBe(true);
   });
 });

@@ -162,7 +162,11 @@ describe('addressKey', () => {
 describe('addressesFromInput', () => {
   it('takes the top-level address then each entry, with zip alias order', () => {
     const { addresses, warnings } = addressesFromInput({
-      address_1: '1 Main St', city: 'Boston', state: 'MA', zip: '02108', zip5: '99999',
+      address_1: '1 Main St',
+      city: 'Boston',
+      state: 'MA',
+      zip: '02108',
+      zip5: '99999',
       addresses: [
         { address_1: '2 Elm St', zip5: '', postal_code: '02139', zip_code: '99999', country: 'US' },
         { address_1: '3 Oak St', zip: 2134 },

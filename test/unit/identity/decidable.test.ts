@@ -13,16 +13,20 @@ import { ADDR, DOB, EMAIL, FIRST, ID, LAST, MATCH_LEVELS, type Features, type Ma
 /** Every valid combination of feature levels (4 x 3 x 7 x 6 x 8 x 7 x 2 = 112,896). */
 function everyFeatures(): Features[] {
   const out: Features[] = [];
-  for (const email of Object.values(EMAIL)) for (const phone of Object.values(ID)) for (const first of Object.values(FIRST)) {
-    for (const last of Object.values(LAST)) for (const dob of Object.values(DOB)) for (const address of Object.values(ADDR)) {
-      for (const swapped of [false, true]) out.push({ email, phone, first, last, dob, address, swapped });
-    }
-  }
+  for (const email of Object.values(EMAIL))
+    for (const phone of Object.values(ID))
+      for (const first of Object.values(FIRST)) {
+        for (const last of Object.values(LAST))
+          for (const dob of Object.values(DOB))
+            for (const address of Object.values(ADDR)) {
+              for (const swapped of [false, true]) out.push({ email, phone, first, last, dob, address, swapped });
+            }
+      }
   return out;
 }
 
 let seed = 11;
-const rnd = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32);
+const rnd = () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32;
 const pick = <T>(xs: readonly T[]) => xs[Math.floor(rnd() * xs.length)]!;
 
 describe('canQualify', () => {
@@ -33,7 +37,15 @@ describe('canQualify', () => {
   it('splits the feature space: an agreeing email or a current residence can, strangers who share only a dob or a ZIP cannot', () => {
     expect(can.length).toBeGreaterThan(1000);
     expect(cannot.length).toBeGreaterThan(10_000);
-    const none: Features = { email: ID.missing, phone: ID.missing, first: FIRST.missing, last: LAST.missing, dob: DOB.missing, address: ADDR.missing, swapped: false };
+    const none: Features = {
+      email: ID.missing,
+      phone: ID.missing,
+      first: FIRST.missing,
+      last: LAST.missing,
+      dob: DOB.missing,
+      address: ADDR.missing,
+      swapped: false,
+    };
     expect(canQualify({ ...none, email: ID.agree, first: FIRST.disagree, last: LAST.disagree })).toBe(true);
     expect(canQualify({ ...none, address: ADDR.street })).toBe(true);
     expect(canQualify({ ...none, first: FIRST.exact, last: LAST.exact, dob: DOB.exact })).toBe(true);
@@ -55,15 +67,24 @@ describe('canQualify', () => {
         const weight = Math.round((rnd() * 40 - 15) * 4) / 4;
         const probability = 1 / (1 + Math.exp(-(weight - 8) / 2));
         const household = rnd() < 0.8 ? BigInt(1 + Math.floor(rnd() * 3)) : null;
-        return { personKey: BigInt(10 + Math.floor(rnd() * 6)), householdKey: household, hhRef: household === null ? null : household * 100n, features, weight, probability };
+        return {
+          personKey: BigInt(10 + Math.floor(rnd() * 6)),
+          householdKey: household,
+          hhRef: household === null ? null : household * 100n,
+          features,
+          weight,
+          probability,
+        };
       }).sort((a, b) => b.weight - a.weight || (a.personKey < b.personKey ? -1 : a.personKey > b.personKey ? 1 : 0));
       const kept = cands.filter((c) => canQualify(c.features));
       if (kept.length !== cands.length) changedInputs++;
       const allowed = new Set(pick(levelSets));
       const anchor = pick(anchors);
       for (const mode of ['residential', 'work', 'auto'] as const) {
-        expect(decideRow(kept, allowed, mode, anchor, 0.93), JSON.stringify(cands, (_, v) => (typeof v === 'bigint' ? String(v) : v)))
-          .toEqual(decideRow(cands, allowed, mode, anchor, 0.93));
+        expect(
+          decideRow(kept, allowed, mode, anchor, 0.93),
+          JSON.stringify(cands, (_, v) => (typeof v === 'bigint' ? String(v) : v)),
+        ).toEqual(decideRow(cands, allowed, mode, anchor, 0.93));
       }
     }
     expect(changedInputs).toBeGreaterThan(2500);
@@ -73,9 +94,11 @@ describe('canQualify', () => {
     const db = await DuckDBInstance.create(':memory:');
     try {
       const c = await db.connect();
-      const rows = (await c.runAndReadAll(`SELECT f_email + 8 * f_phone + 4096 * f_dob + 32768 * f_address AS v
+      const rows = (
+        await c.runAndReadAll(`SELECT f_email + 8 * f_phone + 4096 * f_dob + 32768 * f_address AS v
         FROM (SELECT unnest(range(8)) AS f_email) CROSS JOIN (SELECT unnest(range(8)) AS f_phone) CROSS JOIN (SELECT unnest(range(8)) AS f_dob)
-        CROSS JOIN (SELECT unnest(range(8)) AS f_address) WHERE ${supportableSql()}`)).getRowObjectsJS();
+        CROSS JOIN (SELECT unnest(range(8)) AS f_address) WHERE ${supportableSql()}`)
+      ).getRowObjectsJS();
       const kept = new Set(rows.map((r) => Number(r.v)));
       for (const f of can) expect(kept.has(nonNamePack(f)), JSON.stringify(f)).toBe(true);
       const nameZipOnly = { email: ID.missing, phone: ID.missing, dob: DOB.missing, address: ADDR.zip };

@@ -67,9 +67,7 @@ describe('emailMatchKey', () => {
 
 describe('hashes', () => {
   it('emailSha256 is lowercase hex of the normalized value', () => {
-    expect(emailSha256('test@example.com')).toBe(
-      '973dfe463ec85785f5f95af5ba3906eedb2d931c24e69824a89ea65dba4e813b',
-    );
+    expect(emailSha256('test@example.com')).toBe('973dfe463ec85785f5f95af5ba3906eedb2d931c24e69824a89ea65dba4e813b');
     expect(sha256Hex('')).toBe('e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855');
   });
 

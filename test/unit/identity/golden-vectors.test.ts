@@ -29,13 +29,18 @@ describe('golden vectors', () => {
   it('continuity ids (tiers 02 and 03) of a normalized row', () => {
     const today = new Date('2026-11-23T00:00:00Z');
     const email = normalizeMatchInput({ email: ' Ann.Lee@Example.com ' }, { position: 1, today });
-    expect(deriveContinuityId({ orgId: ORG, orgClientCode: 'GOLD', secret: SECRET, record: email })).toBe('GOLD_02_H5HZ6N6A4KITEEW74YZ54MM4YMZAFHL5');
+    expect(deriveContinuityId({ orgId: ORG, orgClientCode: 'GOLD', secret: SECRET, record: email })).toBe(
+      'GOLD_02_H5HZ6N6A4KITEEW74YZ54MM4YMZAFHL5',
+    );
     const phone = normalizeMatchInput({ phone: '+1 (312) 555-0142' }, { position: 1, today });
-    expect(deriveContinuityId({ orgId: ORG, orgClientCode: 'GOLD', secret: SECRET, record: phone })).toBe('GOLD_03_HO7BTR42KFZHLNQ2DS5M6BVBOILKKXTT');
+    expect(deriveContinuityId({ orgId: ORG, orgClientCode: 'GOLD', secret: SECRET, record: phone })).toBe(
+      'GOLD_03_HO7BTR42KFZHLNQ2DS5M6BVBOILKKXTT',
+    );
   });
 
   it('webhook signature (spec 6)', () => {
-    expect(computeSignature('whsec_golden', 1700000000, '{"id":"evt_golden","type":"segment.ready"}'))
-      .toBe('v1=4902169f57df9507eaca12dcae9258d4dc9f771573fc1b5efacbaed4744055c0');
+    expect(computeSignature('whsec_golden', 1700000000, '{"id":"evt_golden","type":"segment.ready"}')).toBe(
+      'v1=4902169f57df9507eaca12dcae9258d4dc9f771573fc1b5efacbaed4744055c0',
+    );
   });
 });

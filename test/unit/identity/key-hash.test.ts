@@ -9,13 +9,15 @@ import { assertKeyHash, K64_PROBE, K64_SQL, k64 } from '../../../src/identity/ma
 
 let db: DuckDBInstance;
 const sql = async (q: string) => (await (await db.connect()).runAndReadAll(q)).getRowObjectsJS();
-beforeAll(async () => { db = await DuckDBInstance.create(':memory:'); });
+beforeAll(async () => {
+  db = await DuckDBInstance.create(':memory:');
+});
 afterAll(() => db.closeSync());
 
 /** Strings of every length 0..80 over ASCII, Latin-1, CJK and astral (surrogate pair) characters, seeded. */
 function samples(n: number): string[] {
   let seed = 7;
-  const rnd = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32);
+  const rnd = () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32;
   const alphabets = ['abcXYZ019:|-_ .@', 'ÀÉÑÜßøçÆ', '日本語テキスト', '😀👍🏽🎉'];
   return Array.from({ length: n }, (_, i) => {
     const chars = [...alphabets[i % 4 === 0 ? 0 : Math.floor(rnd() * 4)]!];
@@ -35,10 +37,11 @@ describe('k64', () => {
     expect(k64('')).toBe(0x7e42f8ec980980e9n);
   });
 
-  it('equals the running DuckDB\'s K64_SQL on 3,000 generated strings', async () => {
+  it("equals the running DuckDB's K64_SQL on 3,000 generated strings", async () => {
     const strings = samples(3000);
-    const rows = await sql(`SELECT i, ${K64_SQL('s')}::VARCHAR AS k FROM (SELECT unnest(range(${strings.length})) AS i, unnest(${
-      `[${strings.map((s) => `'${s.replace(/'/g, "''")}'`).join(', ')}]`}) AS s) ORDER BY i`);
+    const rows = await sql(
+      `SELECT i, ${K64_SQL('s')}::VARCHAR AS k FROM (SELECT unnest(range(${strings.length})) AS i, unnest(${`[${strings.map((s) => `'${s.replace(/'/g, "''")}'`).join(', ')}]`}) AS s) ORDER BY i`,
+    );
     expect(rows).toHaveLength(strings.length);
     const wrong = rows.filter((r) => BigInt(r.k as string) !== k64(strings[Number(r.i)]!));
     expect(wrong).toEqual([]);
@@ -52,7 +55,9 @@ describe('k64', () => {
   it('assertKeyHash accepts the probe hash DuckDB makes and rejects another or none', async () => {
     const [row] = await sql(`SELECT ${K64_SQL(`'${K64_PROBE}'`)}::VARCHAR AS k`);
     expect(() => assertKeyHash(BigInt(row!.k as string), 'DuckDB')).not.toThrow();
-    expect(() => assertKeyHash(BigInt(row!.k as string) ^ 1n, 'the match index x')).toThrow(/the match index x reduces blocking keys otherwise/);
+    expect(() => assertKeyHash(BigInt(row!.k as string) ^ 1n, 'the match index x')).toThrow(
+      /the match index x reduces blocking keys otherwise/,
+    );
     expect(() => assertKeyHash(null, 'the match index x')).toThrow(/the probe gives nothing/);
   });
 });

@@ -4,7 +4,16 @@
  * weights, and the term-frequency adjustment.
  */
 import { describe, expect, it } from 'vitest';
-import { countLevels, emEstimate, FIELDS, tfAdjustment, tfTable, uFromCounts, weightsFrom, type LevelTable } from '../../../src/identity/matcher/estimate.ts';
+import {
+  countLevels,
+  emEstimate,
+  FIELDS,
+  tfAdjustment,
+  tfTable,
+  uFromCounts,
+  weightsFrom,
+  type LevelTable,
+} from '../../../src/identity/matcher/estimate.ts';
 import { WEIGHTS } from '../../../src/identity/matcher/model.ts';
 import { conflictGuard } from '../../../src/identity/matcher/refit.ts';
 import type { Features } from '../../../src/identity/matcher/types.ts';
@@ -55,8 +64,13 @@ describe('EM for m', () => {
 
   it('converges on separable data to the fixed point', () => {
     // 30 pairs agreeing on email and dob (matches), 70 disagreeing on both (non-matches)
-    const data = [...Array.from({ length: 30 }, () => vec({ email: 1, dob: 1 })), ...Array.from({ length: 70 }, () => vec({ email: 2, dob: 3 }))];
-    const uu = table((f, n) => (f === 'email' ? [1, 0.01, 0.99] : f === 'dob' ? [1, 0.01, 0.01, 0.98] : [1, ...new Array<number>(n - 1).fill(1 / (n - 1))]));
+    const data = [
+      ...Array.from({ length: 30 }, () => vec({ email: 1, dob: 1 })),
+      ...Array.from({ length: 70 }, () => vec({ email: 2, dob: 3 })),
+    ];
+    const uu = table((f, n) =>
+      f === 'email' ? [1, 0.01, 0.99] : f === 'dob' ? [1, 0.01, 0.01, 0.98] : [1, ...new Array<number>(n - 1).fill(1 / (n - 1))],
+    );
     const r = emEstimate(data, uu, m0, 0.5, { alpha: 0.5 });
     expect(r.converged).toBe(true);
     expect(r.iterations).toBe(7);
@@ -87,7 +101,15 @@ describe('weights', () => {
 });
 
 describe('term-frequency adjustment', () => {
-  const tf = tfTable([{ value: 'ZED', count: 1 }, { value: 'SMITH', count: 100 }, { value: 'JONES', count: 50 }], 1000, 2);
+  const tf = tfTable(
+    [
+      { value: 'ZED', count: 1 },
+      { value: 'SMITH', count: 100 },
+      { value: 'JONES', count: 50 },
+    ],
+    1000,
+    2,
+  );
 
   it('keeps the most common values and bounds the unlisted ones by the least common kept', () => {
     expect(tf.shares).toEqual({ SMITH: 0.1, JONES: 0.05 });

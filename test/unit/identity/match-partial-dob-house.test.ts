@@ -18,10 +18,26 @@ const today = new Date('2026-06-15T00:00:00Z');
 describe('partial dobs', () => {
   it('parsePartialDob reads year + month or a year alone, in the forms CRM exports use', () => {
     const cases: [string, string | null][] = [
-      ['1985-03', '1985-03'], ['1985/3', '1985-03'], ['03/1985', '1985-03'], ['3-1985', '1985-03'], ['3.1985', '1985-03'],
-      ['Mar 1985', '1985-03'], ['March, 1985', '1985-03'], ['sept 1985', '1985-09'], ['1985', '1985'], [' 1985 ', '1985'],
-      ['13/1985', null], ['00/1985', null], ['2027', null], ['2026-07', null], ['2026-06', '2026-06'], ['1899', null],
-      ['Foo 1985', null], ['85', null], ['03/85', null], ['1985-03-04', null],
+      ['1985-03', '1985-03'],
+      ['1985/3', '1985-03'],
+      ['03/1985', '1985-03'],
+      ['3-1985', '1985-03'],
+      ['3.1985', '1985-03'],
+      ['Mar 1985', '1985-03'],
+      ['March, 1985', '1985-03'],
+      ['sept 1985', '1985-09'],
+      ['1985', '1985'],
+      [' 1985 ', '1985'],
+      ['13/1985', null],
+      ['00/1985', null],
+      ['2027', null],
+      ['2026-07', null],
+      ['2026-06', '2026-06'],
+      ['1899', null],
+      ['Foo 1985', null],
+      ['85', null],
+      ['03/85', null],
+      ['1985-03-04', null],
     ];
     for (const [raw, want] of cases) expect(parsePartialDob(raw, today), raw).toBe(want);
   });
@@ -29,8 +45,12 @@ describe('partial dobs', () => {
   it('a record keeps a partial dob beside no whole dob, with a warning; a whole or unreadable dob is as before', () => {
     const r = normalizeMatchInput({ first_name: 'Ann', dob: '03/1985' }, { today });
     expect([r.dob, r.dobPartial]).toEqual([null, '1985-03']);
-    expect(r.warnings).toEqual([{ field: 'dob', code: 'dob_partial', message: 'dob "03/1985" has no day; it is compared by year and month only' }]);
-    expect(normalizeMatchInput({ dob: '1985' }, { today }).warnings[0]!.message).toBe('dob "1985" has no month or day; it is compared by year only');
+    expect(r.warnings).toEqual([
+      { field: 'dob', code: 'dob_partial', message: 'dob "03/1985" has no day; it is compared by year and month only' },
+    ]);
+    expect(normalizeMatchInput({ dob: '1985' }, { today }).warnings[0]!.message).toBe(
+      'dob "1985" has no month or day; it is compared by year only',
+    );
     const whole = normalizeMatchInput({ dob: '03/04/1985' }, { today });
     expect([whole.dob?.iso, whole.dobPartial, whole.warnings]).toEqual(['1985-03-04', null, []]);
     const bad = normalizeMatchInput({ dob: 'soon' }, { today });
@@ -40,22 +60,38 @@ describe('partial dobs', () => {
 
   const graph = '1985-03-04';
   const cases: [string, number][] = [
-    ['1985-03', DOB.month], ['1985-04', DOB.disagree], ['1984-03', DOB.disagree], ['1985', DOB.year], ['1986', DOB.disagree],
+    ['1985-03', DOB.month],
+    ['1985-04', DOB.disagree],
+    ['1984-03', DOB.disagree],
+    ['1985', DOB.year],
+    ['1986', DOB.disagree],
   ];
   it('compareDob and its SQL twin: month and year agree by what the row gives, anything else disagrees', async () => {
     for (const [input, level] of cases) expect(compareDob(input, graph), input).toBe(level);
     expect(compareDob('1985-03', null)).toBe(DOB.missing);
     const inst = await DuckDBInstance.create(':memory:');
     const conn = await inst.connect();
-    const values = [...cases, ['1985-03', null] as const].map(([i, ], n) => `(${n}, '${i}', ${n === cases.length ? 'NULL' : `DATE '${graph}'`})`).join(', ');
-    const rows = (await conn.runAndReadAll(`SELECT ${dobPartSql('i', 'g')} AS l FROM (VALUES ${values}) t(n, i, g) ORDER BY n`)).getRowObjectsJS();
+    const values = [...cases, ['1985-03', null] as const]
+      .map(([i], n) => `(${n}, '${i}', ${n === cases.length ? 'NULL' : `DATE '${graph}'`})`)
+      .join(', ');
+    const rows = (
+      await conn.runAndReadAll(`SELECT ${dobPartSql('i', 'g')} AS l FROM (VALUES ${values}) t(n, i, g) ORDER BY n`)
+    ).getRowObjectsJS();
     expect(rows.map((r) => Number(r.l))).toEqual([...cases.map(([, l]) => l), DOB.missing]);
     conn.closeSync();
     inst.closeSync();
   });
 
   it('a month-precision dob is near for the exact name + ZIP rule; a year alone never is; older params take the new priors', () => {
-    const f = (dob: number): Features => ({ email: 0, phone: 0, first: FIRST.exact, last: LAST.exact, swapped: false, dob, address: ADDR.zip });
+    const f = (dob: number): Features => ({
+      email: 0,
+      phone: 0,
+      first: FIRST.exact,
+      last: LAST.exact,
+      swapped: false,
+      dob,
+      address: ADDR.zip,
+    });
     expect(individualType({ features: f(DOB.month), probability: 0.995 })).toBe('name_partial_dob_zip');
     expect(individualType({ features: f(DOB.year), probability: 0.995 })).toBeNull();
     expect(WEIGHTS.dob).toEqual([0, 9, 3, 3, 3, -4, 5, 2]);
@@ -77,14 +113,30 @@ describe('house level', () => {
   it('compareRecord: the house number and ZIP of the current address with another street is house; a street agreement wins', () => {
     const row = normalizeMatchInput({ first_name: 'Ann', last_name: 'Lee', address_1: '12 Mian St', zip: '02134' });
     const cand = (addresses: CandidateAttributes['addresses']): CandidateAttributes => ({
-      personKey: 1n, householdKey: 1n, firstName: 'ANN', lastName: 'LEE', dob: null, zip5: '02134', emailHashes: [], phoneHashes: [], addresses,
+      personKey: 1n,
+      householdKey: 1n,
+      firstName: 'ANN',
+      lastName: 'LEE',
+      dob: null,
+      zip5: '02134',
+      emailHashes: [],
+      phoneHashes: [],
+      addresses,
     });
     expect(compareRecord(row, cand([{ key: '12|MAIN|02134', unit: null, isCurrent: true }])).address).toBe(ADDR.house);
     expect(compareRecord(row, cand([{ key: '14|MAIN|02134', unit: null, isCurrent: true }])).address).toBe(ADDR.zip);
     expect(compareRecord(row, cand([{ key: '12|MAIN|02134', unit: null, isCurrent: false }])).address).toBe(ADDR.zip);
     expect(compareRecord(row, cand([{ key: '12|MIAN|02134', unit: null, isCurrent: true }])).address).toBe(ADDR.unit); // same street, same (no) unit
     // the house is the address for I beside the full name only
-    const f = (first: number): Features => ({ email: ID.missing, phone: ID.missing, first, last: LAST.exact, swapped: false, dob: DOB.missing, address: ADDR.house });
+    const f = (first: number): Features => ({
+      email: ID.missing,
+      phone: ID.missing,
+      first,
+      last: LAST.exact,
+      swapped: false,
+      dob: DOB.missing,
+      address: ADDR.house,
+    });
     expect(individualType({ features: f(FIRST.exact), probability: 0.9995 })).toBe('name_address');
     expect(individualType({ features: f(FIRST.initial), probability: 0.9995 })).toBeNull();
   });

@@ -12,7 +12,14 @@ import { tfTable } from '../../../src/identity/matcher/estimate.ts';
 import { individualType } from '../../../src/identity/matcher/levels.ts';
 import { matchWeight, probability, WEIGHTS } from '../../../src/identity/matcher/model.ts';
 import {
-  PRIOR_SCORING, readMatchParams, scoringOf, tfBits, tfLookup, upgradeDobWeights, writeMatchParams, type MatchParams,
+  PRIOR_SCORING,
+  readMatchParams,
+  scoringOf,
+  tfBits,
+  tfLookup,
+  upgradeDobWeights,
+  writeMatchParams,
+  type MatchParams,
 } from '../../../src/identity/matcher/params.ts';
 import { createStageWriter, stageRows } from '../../../src/identity/matcher/stage.ts';
 import { stageLines, variantsCache } from '../../../src/identity/matcher/stage-lines.ts';
@@ -59,14 +66,22 @@ describe('dob levels', () => {
   });
 
   it('the SQL twin gives the same level on the same pairs', async () => {
-    const pairs: [string | null, string][] = [...cases.map(([i]) => [i, graph] as [string | null, string]),
-      ['1980-11-01', '1980-01-11'], ['1989-12-31', '1990-12-31'], ['1999-06-15', '2000-06-15'], ['1995-06-15', '2005-06-15'],
-      ['2000-02-29', '2000-02-28'], ['1901-10-01', '1901-01-10']];
+    const pairs: [string | null, string][] = [
+      ...cases.map(([i]) => [i, graph] as [string | null, string]),
+      ['1980-11-01', '1980-01-11'],
+      ['1989-12-31', '1990-12-31'],
+      ['1999-06-15', '2000-06-15'],
+      ['1995-06-15', '2005-06-15'],
+      ['2000-02-29', '2000-02-28'],
+      ['1901-10-01', '1901-01-10'],
+    ];
     const inst = await DuckDBInstance.create(':memory:');
     const conn = await inst.connect();
     try {
       const values = pairs.map(([i, g], n) => `(${n}, ${i === null ? 'NULL' : `'${i}'`}::DATE, '${g}'::DATE)`).join(', ');
-      const rows = (await conn.runAndReadAll(`SELECT n, ${dobSql('i', 'g')} AS l FROM (VALUES ${values}) t(n, i, g) ORDER BY n`)).getRowObjectsJS();
+      const rows = (
+        await conn.runAndReadAll(`SELECT n, ${dobSql('i', 'g')} AS l FROM (VALUES ${values}) t(n, i, g) ORDER BY n`)
+      ).getRowObjectsJS();
       expect(rows.map((r) => Number(r.l))).toEqual(pairs.map(([i, g]) => compareDob(i, g)));
       expect(rows.slice(-2).map((r) => Number(r.l))).toEqual([DOB.digit, DOB.swap]);
     } finally {
@@ -84,7 +99,9 @@ describe('dob levels', () => {
       expect(matchWeight(features)).toBe(11.5);
       expect(individualType({ features, probability: probability(11.5) })).toBe('name_partial_dob_zip');
     }
-    expect(individualType({ features: f({ first: FIRST.exact, last: LAST.exact, dob: DOB.disagree, address: ADDR.zip }), probability: 1 })).toBeNull();
+    expect(
+      individualType({ features: f({ first: FIRST.exact, last: LAST.exact, dob: DOB.disagree, address: ADDR.zip }), probability: 1 }),
+    ).toBeNull();
   });
 });
 
@@ -97,14 +114,36 @@ describe('params files written before the dob split', () => {
 });
 
 // A TF table over 1,000 persons: SMITH 10%, JONES 5%, ZED 0.1% (the least common listed).
-const lastTf = tfTable([{ value: 'SMITH', count: 100 }, { value: 'JONES', count: 50 }, { value: 'ZED', count: 1 }], 1000, 3);
-const firstTf = tfTable([{ value: 'JOHN', count: 40 }, { value: 'MARY', count: 25 }, { value: 'ZARA', count: 2 }], 1000, 3);
+const lastTf = tfTable(
+  [
+    { value: 'SMITH', count: 100 },
+    { value: 'JONES', count: 50 },
+    { value: 'ZED', count: 1 },
+  ],
+  1000,
+  3,
+);
+const firstTf = tfTable(
+  [
+    { value: 'JOHN', count: 40 },
+    { value: 'MARY', count: 25 },
+    { value: 'ZARA', count: 2 },
+  ],
+  1000,
+  3,
+);
 
 function params(over: Partial<MatchParams> = {}): MatchParams {
   return {
-    format: 1, release: 'r.duckdb', fitted_at: '2026-11-24T00:00:00Z', scorer: 'fitted',
+    format: 1,
+    release: 'r.duckdb',
+    fitted_at: '2026-11-24T00:00:00Z',
+    scorer: 'fitted',
     sample: { seed: 1, persons: 1000, random_pairs: 10, list_rows: 10, blocked_pairs: 10 },
-    u: WEIGHTS, m: WEIGHTS, lambda: 0.5, em: { iterations: 1, converged: true },
+    u: WEIGHTS,
+    m: WEIGHTS,
+    lambda: 0.5,
+    em: { iterations: 1, converged: true },
     weights: { ...WEIGHTS, first: [0, 8, 5, 6, 0.5, -7], last: [0, 9, 6, -7.5] },
     tf: { first: firstTf, last: lastTf, u_exact: { first: 0.01, last: 0.0125 } },
     tf_applied: true,
@@ -177,7 +216,7 @@ describe('term-frequency adjustment in the fitted scorer', () => {
   });
 });
 
-describe('staged names (the file path\'s TF values)', () => {
+describe("staged names (the file path's TF values)", () => {
   const recs = [
     { first_name: 'John', last_name: 'Smith', email: 'a@b.com' },
     { last_name: 'Zed', zip: '02134' },
@@ -185,7 +224,7 @@ describe('staged names (the file path\'s TF values)', () => {
   ];
   const rows = recs.map((r, i) => normalizeMatchInput(r, { position: i + 1 }));
 
-  it('are the rows\' normalized names, through files and inline VALUES alike', () => {
+  it("are the rows' normalized names, through files and inline VALUES alike", () => {
     const writer = createStageWriter(path.join(dir, 'stage'));
     writer.addLines(stageLines(rows.slice(0, 2), 0, null, variantsCache()));
     writer.addLines(stageLines(rows.slice(2), 2, null, variantsCache()));
@@ -193,7 +232,12 @@ describe('staged names (the file path\'s TF values)', () => {
     const inline = stageRows(rows);
     try {
       for (const s of [file, inline]) {
-        expect([0, 1, 2, 3].map((r) => [s.firstName(r), s.lastName(r)])).toEqual([['JOHN', 'SMITH'], [null, 'ZED'], ['MARY', 'SMITH'], [null, null]]);
+        expect([0, 1, 2, 3].map((r) => [s.firstName(r), s.lastName(r)])).toEqual([
+          ['JOHN', 'SMITH'],
+          [null, 'ZED'],
+          ['MARY', 'SMITH'],
+          [null, null],
+        ]);
       }
     } finally {
       file.cleanup();

@@ -19,9 +19,26 @@ const f = (over: Partial<Features>): Features => ({ email: 0, phone: 0, first: 0
 
 // [name, American Soundex]: the classic examples (H/W transparent, vowels separate, first letter's code folded).
 const SOUNDEX: [string, string | null][] = [
-  ['ROBERT', 'R163'], ['RUPERT', 'R163'], ['RUBIN', 'R150'], ['ASHCRAFT', 'A261'], ['TYMCZAK', 'T522'], ['PFISTER', 'P236'],
-  ['HONEYMAN', 'H555'], ['WASHINGTON', 'W252'], ['LEE', 'L000'], ['GUTIERREZ', 'G362'], ['JACKSON', 'J250'], ["O'BRIEN", 'O165'],
-  ['SMITH', 'S530'], ['SCHMIDT', 'S530'], ['HAWKINS', 'H252'], ['VAN DER BERG', 'V536'], ['LLOYD', 'L300'], ['W', 'W000'], ['', null], ["'-", null],
+  ['ROBERT', 'R163'],
+  ['RUPERT', 'R163'],
+  ['RUBIN', 'R150'],
+  ['ASHCRAFT', 'A261'],
+  ['TYMCZAK', 'T522'],
+  ['PFISTER', 'P236'],
+  ['HONEYMAN', 'H555'],
+  ['WASHINGTON', 'W252'],
+  ['LEE', 'L000'],
+  ['GUTIERREZ', 'G362'],
+  ['JACKSON', 'J250'],
+  ["O'BRIEN", 'O165'],
+  ['SMITH', 'S530'],
+  ['SCHMIDT', 'S530'],
+  ['HAWKINS', 'H252'],
+  ['VAN DER BERG', 'V536'],
+  ['LLOYD', 'L300'],
+  ['W', 'W000'],
+  ['', null],
+  ["'-", null],
 ];
 
 describe('Soundex', () => {
@@ -33,7 +50,7 @@ describe('Soundex', () => {
   it('the one-pass coding of ASCII names equals the definition on 20,000 random strings', () => {
     let seed = 5;
     const rnd = (n: number) => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) % n;
-    const alphabet = 'AEIOUYHWBFPVCGJKQSXZDTLMNRaehwbcs -\'.1';
+    const alphabet = "AEIOUYHWBFPVCGJKQSXZDTLMNRaehwbcs -'.1";
     let coded = 0;
     for (let i = 0; i < 20_000; i++) {
       const name = Array.from({ length: rnd(12) }, () => alphabet[rnd(alphabet.length)]).join('');
@@ -49,7 +66,9 @@ describe('Soundex', () => {
     const conn = await inst.connect();
     try {
       const values = SOUNDEX.map(([n], i) => `(${i}, '${n.replace(/'/g, "''")}')`).join(', ');
-      const rows = (await conn.runAndReadAll(`SELECT ${SOUNDEX_SQL('n')} AS sx FROM (VALUES ${values}, (99, NULL)) t(i, n) ORDER BY i`)).getRowObjectsJS();
+      const rows = (
+        await conn.runAndReadAll(`SELECT ${SOUNDEX_SQL('n')} AS sx FROM (VALUES ${values}, (99, NULL)) t(i, n) ORDER BY i`)
+      ).getRowObjectsJS();
       expect(rows.map((r) => r.sx)).toEqual([...SOUNDEX.map(([, c]) => c), null]);
     } finally {
       conn.closeSync();
@@ -73,8 +92,19 @@ describe('surname levels', () => {
   });
 
   it('the SQL twin gives the same levels', async () => {
-    const pairs: [string, string][] = [['SMITH', 'SMITH'], ['JONHSON', 'JOHNSON'], ['SMYTHE', 'SMITH'], ['SCHMIDT', 'SMITH'], ['WILLIAMS', 'SMITH'], ['S', 'SMITH'],
-      ['KOHL', 'KOHN'], ['HART', 'HARE'], ['HART', 'HOLT'], ['GARCIA', 'GARCES'], ['LI', 'LU']];
+    const pairs: [string, string][] = [
+      ['SMITH', 'SMITH'],
+      ['JONHSON', 'JOHNSON'],
+      ['SMYTHE', 'SMITH'],
+      ['SCHMIDT', 'SMITH'],
+      ['WILLIAMS', 'SMITH'],
+      ['S', 'SMITH'],
+      ['KOHL', 'KOHN'],
+      ['HART', 'HARE'],
+      ['HART', 'HOLT'],
+      ['GARCIA', 'GARCES'],
+      ['LI', 'LU'],
+    ];
     const inst = await DuckDBInstance.create(':memory:');
     const conn = await inst.connect();
     try {
@@ -92,8 +122,12 @@ describe('surname levels', () => {
 describe('first-name Jaro-Winkler bands', () => {
   // [input, graph, level]: exact, nickname, >= 0.9, 0.8-0.9, initial, below 0.8
   const cases: [string, string, number][] = [
-    ['MICHAEL', 'MICHAEL', FIRST.exact], ['MIKE', 'MICHAEL', FIRST.nickname], ['MICHEAL', 'MICHAEL', FIRST.fuzzy],
-    ['MICHEAL', 'MIKAEL', FIRST.fuzzyLow], ['GEOFFREY', 'JEFFREY', FIRST.fuzzyLow], ['M', 'MICHAEL', FIRST.initial],
+    ['MICHAEL', 'MICHAEL', FIRST.exact],
+    ['MIKE', 'MICHAEL', FIRST.nickname],
+    ['MICHEAL', 'MICHAEL', FIRST.fuzzy],
+    ['MICHEAL', 'MIKAEL', FIRST.fuzzyLow],
+    ['GEOFFREY', 'JEFFREY', FIRST.fuzzyLow],
+    ['M', 'MICHAEL', FIRST.initial],
     ['MARY', 'MICHAEL', FIRST.disagree],
   ];
 
@@ -103,8 +137,17 @@ describe('first-name Jaro-Winkler bands', () => {
     const inst = await DuckDBInstance.create(':memory:');
     const conn = await inst.connect();
     try {
-      const values = cases.map(([i, g], n) => `(${n}, '${i}', '${g}', [${nameVariants(i).map((v) => `'${v}'`).join(', ')}]::VARCHAR[])`).join(', ');
-      const rows = (await conn.runAndReadAll(`SELECT ${firstSql('i', 'g', 'v', 'NULL')} AS l FROM (VALUES ${values}) t(n, i, g, v) ORDER BY n`)).getRowObjectsJS();
+      const values = cases
+        .map(
+          ([i, g], n) =>
+            `(${n}, '${i}', '${g}', [${nameVariants(i)
+              .map((v) => `'${v}'`)
+              .join(', ')}]::VARCHAR[])`,
+        )
+        .join(', ');
+      const rows = (
+        await conn.runAndReadAll(`SELECT ${firstSql('i', 'g', 'v', 'NULL')} AS l FROM (VALUES ${values}) t(n, i, g, v) ORDER BY n`)
+      ).getRowObjectsJS();
       expect(rows.map((r) => Number(r.l))).toEqual(cases.map(([, , l]) => l));
     } finally {
       conn.closeSync();
@@ -117,7 +160,9 @@ describe('first-name Jaro-Winkler bands', () => {
     expect(individualType({ features: f({ ...base, dob: DOB.exact }), probability: 1 })).toBeNull();
     expect(individualType({ features: f({ ...base, dob: DOB.exact, address: ADDR.unit }), probability: 1 })).toBe('name_address');
     // and no conflict: email + address without a name agreement is still I
-    expect(individualType({ features: f({ first: FIRST.missing, last: LAST.fuzzyLow, email: ID.agree, address: ADDR.unit }), probability: 1 })).toBe('email+address');
+    expect(
+      individualType({ features: f({ first: FIRST.missing, last: LAST.fuzzyLow, email: ID.agree, address: ADDR.unit }), probability: 1 }),
+    ).toBe('email+address');
     expect(individualType({ features: f({ last: LAST.disagree, email: ID.agree, address: ADDR.unit }), probability: 1 })).toBeNull();
   });
 
@@ -126,7 +171,9 @@ describe('first-name Jaro-Winkler bands', () => {
     expect(individualType({ features: f({ ...base, email: ID.agree, address: ADDR.unit }), probability: 1 })).toBe('email+name');
     expect(individualType({ features: f({ ...base, dob: DOB.exact }), probability: 1 })).toBeNull();
     // and no conflict: digital + address + dob without a name is still I when the first name is only near
-    expect(individualType({ features: f({ first: FIRST.fuzzyLow, email: ID.agree, address: ADDR.unit }), probability: 1 })).toBe('email+address');
+    expect(individualType({ features: f({ first: FIRST.fuzzyLow, email: ID.agree, address: ADDR.unit }), probability: 1 })).toBe(
+      'email+address',
+    );
   });
 });
 
@@ -142,9 +189,18 @@ describe('email near level', () => {
   });
 
   const person = (over: Partial<CandidateAttributes> = {}): CandidateAttributes => ({
-    personKey: 1n, householdKey: 10n, firstName: 'ZELDA', lastName: 'QUIST', nickname: null, dob: '1971-05-06', zip5: '02134',
-    emailHashes: [emailSha256('zelda.quist@gmail.com'), emailSha256('zeldaquist@gmail.com')], emailKeys: ['zeldaquist@gmail.com'],
-    phoneHashes: [], addresses: [], ...over,
+    personKey: 1n,
+    householdKey: 10n,
+    firstName: 'ZELDA',
+    lastName: 'QUIST',
+    nickname: null,
+    dob: '1971-05-06',
+    zip5: '02134',
+    emailHashes: [emailSha256('zelda.quist@gmail.com'), emailSha256('zeldaquist@gmail.com')],
+    emailKeys: ['zeldaquist@gmail.com'],
+    phoneHashes: [],
+    addresses: [],
+    ...over,
   });
   const score = (rec: Record<string, unknown>, p = person()) => scoreCandidate(normalizeMatchInput(rec), p);
 
@@ -168,13 +224,17 @@ describe('email near level', () => {
     expect(individualType({ features: f({ email: EMAIL.near, phone: ID.agree, ...name }), probability: 1 })).toBe('phone+name');
     // without the name, with the surname only, or with a disagreeing first name: not I
     expect(individualType({ features: f({ email: EMAIL.near, dob: DOB.exact, address: ADDR.unit }), probability: 1 })).toBeNull();
-    expect(individualType({ features: f({ email: EMAIL.near, last: LAST.exact, first: FIRST.missing, dob: DOB.exact }), probability: 1 })).toBeNull();
+    expect(
+      individualType({ features: f({ email: EMAIL.near, last: LAST.exact, first: FIRST.missing, dob: DOB.exact }), probability: 1 }),
+    ).toBeNull();
     expect(individualType({ features: f({ email: EMAIL.near, last: LAST.exact, first: FIRST.disagree }), probability: 1 })).toBeNull();
     // a second damaged field beside it: a fuzzy or phonetic surname, a fuzzy first name
     expect(individualType({ features: f({ email: EMAIL.near, first: FIRST.exact, last: LAST.fuzzy }), probability: 1 })).toBeNull();
     expect(individualType({ features: f({ email: EMAIL.near, first: FIRST.exact, last: LAST.phonetic }), probability: 1 })).toBeNull();
     expect(individualType({ features: f({ email: EMAIL.near, first: FIRST.fuzzy, last: LAST.exact }), probability: 1 })).toBeNull();
-    expect(individualType({ features: f({ email: EMAIL.near, first: FIRST.nickname, last: LAST.exact }), probability: 1 })).toBe('email+name');
+    expect(individualType({ features: f({ email: EMAIL.near, first: FIRST.nickname, last: LAST.exact }), probability: 1 })).toBe(
+      'email+name',
+    );
   });
 
   it('a phonetic surname agrees for the name group: first + phonetic surname + exact dob is name_dob', () => {

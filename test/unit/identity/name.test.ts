@@ -42,7 +42,10 @@ describe('canonicalName', () => {
 
 describe('parseFullName', () => {
   const n = (first: string | null, middle: string | null, last: string | null, suffix: string | null = null) => ({
-    first, middle, last, suffix,
+    first,
+    middle,
+    last,
+    suffix,
   });
   it.each([
     ['John Smith', n('JOHN', null, 'SMITH')],
@@ -98,9 +101,19 @@ describe('parseFullName', () => {
 
 describe('normalizeNameSuffix', () => {
   it.each([
-    ['Jr.', 'JR'], ['jr', 'JR'], ['Junior', 'JR'], ['SR.', 'SR'], ['iii', 'III'], ['3rd', 'III'],
-    ['2nd', 'II'], ['Esq.', 'ESQ'], ['M.D.', 'MD'], ['Ph.D.', 'PHD'], ['Jr., M.D.', 'JR'],
-    ['xyz', null], ['', null],
+    ['Jr.', 'JR'],
+    ['jr', 'JR'],
+    ['Junior', 'JR'],
+    ['SR.', 'SR'],
+    ['iii', 'III'],
+    ['3rd', 'III'],
+    ['2nd', 'II'],
+    ['Esq.', 'ESQ'],
+    ['M.D.', 'MD'],
+    ['Ph.D.', 'PHD'],
+    ['Jr., M.D.', 'JR'],
+    ['xyz', null],
+    ['', null],
   ])('%j -> %s', (raw, want) => {
     expect(normalizeNameSuffix(raw)).toBe(want);
   });

@@ -1,7 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  areNicknameEquivalent, canonicalGivenNames, nameVariants,
-} from '../../../src/identity/normalize/nickname.ts';
+import { areNicknameEquivalent, canonicalGivenNames, nameVariants } from '../../../src/identity/normalize/nickname.ts';
 
 describe('nicknames', () => {
   it.each([

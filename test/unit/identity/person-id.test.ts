@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import {
-  continuitySignal, decodeGraphPersonId, decodeIssuedPersonId, deriveContinuityId, encodeGraphPersonId, graphPersonIdEncoder, parsePersonId,
+  continuitySignal,
+  decodeGraphPersonId,
+  decodeIssuedPersonId,
+  deriveContinuityId,
+  encodeGraphPersonId,
+  graphPersonIdEncoder,
+  parsePersonId,
 } from '../../../src/identity/person-id.ts';
 import { normalizeMatchInput } from '../../../src/identity/normalize/record.ts';
 
@@ -88,9 +94,17 @@ describe('graph person ids (tier 01)', () => {
   });
 
   it.each([
-    [''], ['ACME'], ['ACME_01_'], ['acme_01_AAAAAAAAAAAAAAAAAAAAAAAAAA'], ['ACME_01_AAAA'],
-    ['ACME_01_AAAAAAAAAAAAAAAAAAAAAAAAA1'], ['ACME_06_AAAAAAAAAAAAAAAAAAAAAAAAAA'], ['ACME-01-AAAAAAAAAAAAAAAAAAAAAAAAAA'],
-    [null], [42], [{}],
+    [''],
+    ['ACME'],
+    ['ACME_01_'],
+    ['acme_01_AAAAAAAAAAAAAAAAAAAAAAAAAA'],
+    ['ACME_01_AAAA'],
+    ['ACME_01_AAAAAAAAAAAAAAAAAAAAAAAAA1'],
+    ['ACME_06_AAAAAAAAAAAAAAAAAAAAAAAAAA'],
+    ['ACME-01-AAAAAAAAAAAAAAAAAAAAAAAAAA'],
+    [null],
+    [42],
+    [{}],
   ])('rejects malformed %j without throwing', (id) => {
     expect(decodeGraphPersonId(id, acme)).toBeNull();
   });

@@ -6,14 +6,20 @@ import { describe, expect, it } from 'vitest';
 import { fastNanp, normalizePhone, parsePhone } from '../../../src/identity/normalize/phone.ts';
 
 const shapes: ((a: string, e: string, n: string) => string)[] = [
-  (a, e, n) => `+1${a}${e}${n}`, (a, e, n) => `${a}${e}${n}`, (a, e, n) => `1${a}${e}${n}`, (a, e, n) => `(${a}) ${e}-${n}`,
-  (a, e, n) => `(${a})${e}-${n}`, (a, e, n) => `${a}-${e}-${n}`, (a, e, n) => `${a}.${e}.${n}`, (a, e, n) => `${a} ${e} ${n}`,
+  (a, e, n) => `+1${a}${e}${n}`,
+  (a, e, n) => `${a}${e}${n}`,
+  (a, e, n) => `1${a}${e}${n}`,
+  (a, e, n) => `(${a}) ${e}-${n}`,
+  (a, e, n) => `(${a})${e}-${n}`,
+  (a, e, n) => `${a}-${e}-${n}`,
+  (a, e, n) => `${a}.${e}.${n}`,
+  (a, e, n) => `${a} ${e} ${n}`,
 ];
 
 describe('fastNanp', () => {
   it('answers what libphonenumber answers for every area code and a spread of exchanges in each common spelling', () => {
     let s = 12345;
-    const rnd = () => ((s = (Math.imul(s, 1103515245) + 12345) >>> 0) % 10000);
+    const rnd = () => (s = (Math.imul(s, 1103515245) + 12345) >>> 0) % 10000;
     let quick = 0;
     for (let area = 0; area < 1000; area++) {
       for (let exchange = 0; exchange < 1000; exchange += 13) {
@@ -35,7 +41,16 @@ describe('fastNanp', () => {
   });
 
   it('leaves other spellings, other countries and impossible numbers to libphonenumber', () => {
-    for (const text of ['+4155552671', '+44 20 7946 0958', '415-555.2671', '415555267', '4155552671 x12', '(415)-555-2671', '1-800-FLOWERS', '+1 415 555 2671']) {
+    for (const text of [
+      '+4155552671',
+      '+44 20 7946 0958',
+      '415-555.2671',
+      '415555267',
+      '4155552671 x12',
+      '(415)-555-2671',
+      '1-800-FLOWERS',
+      '+1 415 555 2671',
+    ]) {
       expect(fastNanp(text), text).toBeNull();
     }
     expect(fastNanp('0155552671')).toBeNull(); // area code starting with 0: the long way gives the warning

@@ -28,9 +28,7 @@ describe('normalizeMatchInput', () => {
       { today },
     );
     expect(r.rowId).toBe('r-1');
-    expect(r.emails.map((e) => e.normalized)).toEqual([
-      'j.doe+news@googlemail.com', 'jdoe@gmail.com', 'other@example.com',
-    ]);
+    expect(r.emails.map((e) => e.normalized)).toEqual(['j.doe+news@googlemail.com', 'jdoe@gmail.com', 'other@example.com']);
     expect(r.emailHashes).toEqual([
       emailSha256('j.doe+news@googlemail.com'),
       emailSha256('jdoe@gmail.com'),
@@ -69,7 +67,10 @@ describe('normalizeMatchInput', () => {
     const r = normalizeMatchInput({ first_name: 'Bob A.', last_name: 'Smith' });
     expect(r.name).toEqual({ first: 'BOB', middle: 'A', last: 'SMITH', suffix: null });
     expect(r.firstNameCanonicals).toEqual(expect.arrayContaining(['BOB', 'ROBERT']));
-    expect(normalizeMatchInput({ first_name: 'Anne-Marie T', middle_name: 'Claire' }).name).toMatchObject({ first: 'ANNE MARIE', middle: 'CLAIRE' });
+    expect(normalizeMatchInput({ first_name: 'Anne-Marie T', middle_name: 'Claire' }).name).toMatchObject({
+      first: 'ANNE MARIE',
+      middle: 'CLAIRE',
+    });
     expect(normalizeMatchInput({ first_name: 'Mary Ann' }).name.first).toBe('MARY ANN');
     expect(normalizeMatchInput({ first_name: 'J R' }).name).toMatchObject({ first: 'J R', middle: null });
   });

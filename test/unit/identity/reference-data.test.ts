@@ -3,7 +3,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
-  loadFirstNames, loadNicknames, loadStreetSuffixes, loadSurnames, loadUnitDesignators, loadZips,
+  loadFirstNames,
+  loadNicknames,
+  loadStreetSuffixes,
+  loadSurnames,
+  loadUnitDesignators,
+  loadZips,
 } from '../../../src/identity/reference-data.ts';
 import { areNicknameEquivalent } from '../../../src/identity/normalize/nickname.ts';
 

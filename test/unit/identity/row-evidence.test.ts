@@ -10,7 +10,15 @@ import { compareRecord } from '../../../src/identity/matcher/compare.ts';
 import { KIND, nameBlockZips, rowKeySources } from '../../../src/identity/matcher/keys.ts';
 import { canQualify } from '../../../src/identity/matcher/levels.ts';
 import { stageLines, variantsCache } from '../../../src/identity/matcher/stage-lines.ts';
-import { fullNameCanHelp, matchKeys, matchKeySources, possibleFeatures, rowCanQualify, rowEvidence, type RowEvidence } from '../../../src/identity/matcher/row-evidence.ts';
+import {
+  fullNameCanHelp,
+  matchKeys,
+  matchKeySources,
+  possibleFeatures,
+  rowCanQualify,
+  rowEvidence,
+  type RowEvidence,
+} from '../../../src/identity/matcher/row-evidence.ts';
 import type { CandidateAttributes } from '../../../src/identity/matcher/types.ts';
 import { emailSha256 } from '../../../src/identity/normalize/email.ts';
 import { phoneSha256 } from '../../../src/identity/normalize/phone.ts';
@@ -18,13 +26,19 @@ import { localityZips, normalizeMatchInput, type NormalizedRecord } from '../../
 import { cityZip5s } from '../../../src/identity/normalize/address/city-zips.ts';
 
 let seed = 7;
-const rnd = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32);
+const rnd = () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32;
 const pick = <T>(xs: readonly T[]) => xs[Math.floor(rnd() * xs.length)]!;
 const maybe = <T>(p: number, v: T) => (rnd() < p ? v : undefined);
 
 function randomInput(): Record<string, unknown> {
-  const street = pick([{ address_1: '12 Main St', zip: '02134' }, { address_1: '12 Main St', address_2: 'Apt 4', zip: '02134' },
-    { address_1: '7 Elm Street', city: 'Boston', state: 'MA' }, { zip: '02135' }, { city: 'Springfield', state: 'MA' }, {}]);
+  const street = pick([
+    { address_1: '12 Main St', zip: '02134' },
+    { address_1: '12 Main St', address_2: 'Apt 4', zip: '02134' },
+    { address_1: '7 Elm Street', city: 'Boston', state: 'MA' },
+    { zip: '02135' },
+    { city: 'Springfield', state: 'MA' },
+    {},
+  ]);
   return {
     first_name: maybe(0.8, pick(['John', 'Jon', 'Robert', 'Bob', 'J', 'Mary Ann'])),
     last_name: maybe(0.85, pick(['Smith', 'Smythe', 'Jones', 'Lee'])),
@@ -37,11 +51,21 @@ function randomInput(): Record<string, unknown> {
 
 function randomPerson(row: NormalizedRecord): CandidateAttributes {
   const key = row.addressKeys.find((k) => k !== null) ?? row.cityAddressKeys[0] ?? null;
-  const addresses = key && rnd() < 0.6 ? [{ key: pick([key.key, key.key.replace(/^\d+/, '14'), key.key.replace(/\|[^|]+\|/, '|OAK|')]), unit: pick([key.unit, null, '9']), isCurrent: rnd() < 0.7 }] : [];
+  const addresses =
+    key && rnd() < 0.6
+      ? [
+          {
+            key: pick([key.key, key.key.replace(/^\d+/, '14'), key.key.replace(/\|[^|]+\|/, '|OAK|')]),
+            unit: pick([key.unit, null, '9']),
+            isCurrent: rnd() < 0.7,
+          },
+        ]
+      : [];
   const email = row.emails[0];
   const phone = row.phones[0];
   return {
-    personKey: 1n, householdKey: 1n,
+    personKey: 1n,
+    householdKey: 1n,
     firstName: maybe(0.9, pick(['JOHN', 'JON', 'ROBERT', 'MARY ANN', 'SMITH', 'JOHAN'])) ?? null,
     lastName: maybe(0.9, pick(['SMITH', 'SMYTH', 'JONES', 'LEE', 'JOHN'])) ?? null,
     nickname: maybe(0.3, 'BOB') ?? null,
@@ -55,7 +79,16 @@ function randomPerson(row: NormalizedRecord): CandidateAttributes {
 }
 
 const evidence = (over: Partial<RowEvidence>): RowEvidence => ({
-  email: false, phone: false, addressKey: false, house: false, zip: false, address: false, dob: null, first: true, last: true, ...over,
+  email: false,
+  phone: false,
+  addressKey: false,
+  house: false,
+  zip: false,
+  address: false,
+  dob: null,
+  first: true,
+  last: true,
+  ...over,
 });
 
 describe('rows no candidate can help', () => {
@@ -77,8 +110,11 @@ describe('rows no candidate can help', () => {
     expect(rowKeySources(nameZip).length).toBeGreaterThan(2);
     expect(matchKeySources(nameZip)).toEqual([]);
     expect(matchKeys(nameZip)).toEqual([]);
-    for (const rec of [{ first_name: 'John', last_name: 'Smith', zip: '02134', dob: '1980-03-12' }, { email: 'john@example.com' },
-      { first_name: 'John', last_name: 'Smith', address_1: '12 Main St', zip: '02134' }]) {
+    for (const rec of [
+      { first_name: 'John', last_name: 'Smith', zip: '02134', dob: '1980-03-12' },
+      { email: 'john@example.com' },
+      { first_name: 'John', last_name: 'Smith', address_1: '12 Main St', zip: '02134' },
+    ]) {
       const row = normalizeMatchInput(rec);
       expect(matchKeySources(row)).toEqual(rowKeySources(row).filter((k) => k.kind !== KIND.fullName || fullNameCanHelp(row)));
       expect(matchKeySources(row).some((k) => k.kind === KIND.street) || !rec.address_1).toBe(true);
@@ -86,22 +122,41 @@ describe('rows no candidate can help', () => {
   });
 
   it('a staged file holds no line for such a row, but its names and spatial ZIP (its r is kept)', () => {
-    const rows = [{ first_name: 'John', last_name: 'Smith', zip: '02134' }, { first_name: 'Ann', last_name: 'Lee', zip: '02135', dob: '1980-03-12' }]
-      .map((rec) => normalizeMatchInput(rec));
+    const rows = [
+      { first_name: 'John', last_name: 'Smith', zip: '02134' },
+      { first_name: 'Ann', last_name: 'Lee', zip: '02135', dob: '1980-03-12' },
+    ].map((rec) => normalizeMatchInput(rec));
     const lines = stageLines(rows, 10, null, variantsCache());
     const rowLines = new TextDecoder().decode(lines.rows).trim().split('\n');
     expect(rowLines.map((l) => l.split('\t').slice(0, 3))).toEqual([['11', 'ANN', 'LEE']]);
-    expect(new TextDecoder().decode(lines.keys).trim().split('\n').every((l) => l.startsWith('11\t'))).toBe(true);
+    expect(
+      new TextDecoder()
+        .decode(lines.keys)
+        .trim()
+        .split('\n')
+        .every((l) => l.startsWith('11\t')),
+    ).toBe(true);
     expect([lines.rowCount, lines.names, [...lines.zips]]).toEqual([2, 'JOHN\tSMITH\tANN\tLEE', [2134, 2135]]);
     // A direct key (a verified iag_person_id) keeps the line: the direct statement reads it.
-    expect(new TextDecoder().decode(stageLines(rows, 10, [7n, null], variantsCache()).rows).trim().split('\n').length).toBe(2);
+    expect(
+      new TextDecoder()
+        .decode(stageLines(rows, 10, [7n, null], variantsCache()).rows)
+        .trim()
+        .split('\n').length,
+    ).toBe(2);
   });
 
   it('compareRecord never gives a row a vector outside possibleFeatures of its evidence (8,000 random pairs)', () => {
     const possible = new Map<string, Set<number>>();
     let undecidableRows = 0;
     let qualifying = 0;
-    const seen = { email: new Set<number>(), address: new Set<number>(), dob: new Set<number>(), first: new Set<number>(), last: new Set<number>() };
+    const seen = {
+      email: new Set<number>(),
+      address: new Set<number>(),
+      dob: new Set<number>(),
+      first: new Set<number>(),
+      last: new Set<number>(),
+    };
     for (let i = 0; i < 4000; i++) {
       const row = normalizeMatchInput(randomInput());
       const e = rowEvidence(row);
@@ -153,7 +208,10 @@ describe('full-name blocks only where they can help', () => {
   const houston = cityZip5s('HOUSTON', 'TX');
 
   it('a big city without its ZIP and a dob keeps them; a ZIP, a small city or no dob does not', () => {
-    const keys = (rec: Record<string, unknown>) => matchKeySources(normalizeMatchInput(rec)).filter((k) => k.kind === KIND.fullName).map((k) => k.s);
+    const keys = (rec: Record<string, unknown>) =>
+      matchKeySources(normalizeMatchInput(rec))
+        .filter((k) => k.kind === KIND.fullName)
+        .map((k) => k.s);
     const name = { first_name: 'Bob', last_name: 'Smith' };
     expect(houston.length).toBeGreaterThan(20);
     const bigCity = keys({ ...name, city: 'Houston', state: 'TX', dob: '1980-03-12' });
@@ -171,20 +229,34 @@ describe('full-name blocks only where they can help', () => {
     let qualifying = 0;
     let leftOut = 0;
     for (let i = 0; i < 5000; i++) {
-      const place = pick([{ city: 'Houston', state: 'TX' }, { city: 'Houston', state: 'TX', zip: '77002' }, { city: 'Cambridge', state: 'MA' }, { zip: '02134' }, {}]);
+      const place = pick([
+        { city: 'Houston', state: 'TX' },
+        { city: 'Houston', state: 'TX', zip: '77002' },
+        { city: 'Cambridge', state: 'MA' },
+        { zip: '02134' },
+        {},
+      ]);
       const row = normalizeMatchInput({
-        first_name: pick(['John', 'Bob', 'Robert', 'J']), last_name: pick(['Smith', 'Lee']),
-        dob: maybe(0.8, pick(['1980-03-12', '1980-03', '1980'])), ...place,
+        first_name: pick(['John', 'Bob', 'Robert', 'J']),
+        last_name: pick(['Smith', 'Lee']),
+        dob: maybe(0.8, pick(['1980-03-12', '1980-03', '1980'])),
+        ...place,
       });
       const rowBlocks = rowKeySources(row).map((k) => k.s);
       const zips = localityZips(row);
       for (let j = 0; j < 2; j++) {
         const person: CandidateAttributes = {
-          personKey: 1n, householdKey: 1n,
-          firstName: pick(['JOHN', 'ROBERT', 'SMITH', 'LEE', 'JON']), lastName: pick(['SMITH', 'LEE', 'JOHN', 'BOB']), nickname: maybe(0.4, 'BOB') ?? null,
+          personKey: 1n,
+          householdKey: 1n,
+          firstName: pick(['JOHN', 'ROBERT', 'SMITH', 'LEE', 'JON']),
+          lastName: pick(['SMITH', 'LEE', 'JOHN', 'BOB']),
+          nickname: maybe(0.4, 'BOB') ?? null,
           dob: pick(['1980-03-12', '1980-03-13', '1980-12-03', '1980-03-30', '1975-01-01']),
           zip5: pick([...zips.slice(0, 3), pick(houston), '90210']) ?? '90210',
-          emailHashes: [], emailKeys: [], phoneHashes: [], addresses: [],
+          emailHashes: [],
+          emailKeys: [],
+          phoneHashes: [],
+          addresses: [],
         };
         const graph = personBlocks(person);
         const hits = rowBlocks.filter((s) => graph.has(s));
@@ -193,7 +265,10 @@ describe('full-name blocks only where they can help', () => {
         if (!fullNameCanHelp(row)) leftOut++;
         if (canQualify(compareRecord(row, person))) {
           qualifying++;
-          expect(fullNameCanHelp(row), JSON.stringify({ row: row.name, zips: nameBlockZips(row).length, person: { ...person, personKey: 1, householdKey: 1 } })).toBe(true);
+          expect(
+            fullNameCanHelp(row),
+            JSON.stringify({ row: row.name, zips: nameBlockZips(row).length, person: { ...person, personKey: 1, householdKey: 1 } }),
+          ).toBe(true);
         }
       }
     }

@@ -18,16 +18,26 @@ const today = new Date('2026-01-15T00:00:00Z');
 const direct = records.map((_, i) => (i === 5 ? 12345n : null));
 /** The lines of a staged TSV part (each ends in a newline). */
 const lines = (bytes: Uint8Array) => new TextDecoder().decode(bytes).split('\n').slice(0, -1);
-const expected = stageLines(records.map((r, i) => normalizeMatchInput(r, { position: i + 1, today })), 0, direct, variantsCache());
+const expected = stageLines(
+  records.map((r, i) => normalizeMatchInput(r, { position: i + 1, today })),
+  0,
+  direct,
+  variantsCache(),
+);
 
 let pool: StagePool | null = null;
-afterEach(async () => { await pool?.close(); pool = null; });
+afterEach(async () => {
+  await pool?.close();
+  pool = null;
+});
 
 describe('staging pool', () => {
   for (const threads of [0, 2]) {
     it(`threads=${threads}: same rows, keys, ZIPs and direct count as stageLines, batches in order`, async () => {
       pool = createStagePool(threads);
-      const parts = await Promise.all([0, 100, 200].map((base) => pool!.stage(records.slice(base, base + 100), base, direct.slice(base, base + 100), today)));
+      const parts = await Promise.all(
+        [0, 100, 200].map((base) => pool!.stage(records.slice(base, base + 100), base, direct.slice(base, base + 100), today)),
+      );
       expect(parts.flatMap((p) => lines(p.rows))).toEqual(lines(expected.rows));
       expect(parts.flatMap((p) => lines(p.keys))).toEqual(lines(expected.keys));
       expect(parts.flatMap((p) => lines(p.streets))).toEqual(lines(expected.streets));

@@ -4,11 +4,27 @@ import { normalizeZip } from '../../../src/identity/normalize/zip.ts';
 
 describe('normalizeState', () => {
   it.each([
-    ['MA', 'MA'], ['ma', 'MA'], [' ny ', 'NY'], ['N.Y.', 'NY'], ['n y', 'NY'],
-    ['Massachusetts', 'MA'], ['NEW YORK', 'NY'], ['new   york', 'NY'], ['North Carolina', 'NC'],
-    ['District of Columbia', 'DC'], ['Washington D.C.', 'DC'], ['D.C.', 'DC'],
-    ['Puerto Rico', 'PR'], ['Guam', 'GU'], ['PR', 'PR'], ['AE', 'AE'], ['State of Texas', 'TX'],
-    ['Calif.', 'CA'], ['Mass', 'MA'], ['Penna', 'PA'], ['W. Va.', 'WV'],
+    ['MA', 'MA'],
+    ['ma', 'MA'],
+    [' ny ', 'NY'],
+    ['N.Y.', 'NY'],
+    ['n y', 'NY'],
+    ['Massachusetts', 'MA'],
+    ['NEW YORK', 'NY'],
+    ['new   york', 'NY'],
+    ['North Carolina', 'NC'],
+    ['District of Columbia', 'DC'],
+    ['Washington D.C.', 'DC'],
+    ['D.C.', 'DC'],
+    ['Puerto Rico', 'PR'],
+    ['Guam', 'GU'],
+    ['PR', 'PR'],
+    ['AE', 'AE'],
+    ['State of Texas', 'TX'],
+    ['Calif.', 'CA'],
+    ['Mass', 'MA'],
+    ['Penna', 'PA'],
+    ['W. Va.', 'WV'],
   ])('%j -> %s', (raw, want) => {
     expect(normalizeState(raw)).toEqual({ value: want });
   });

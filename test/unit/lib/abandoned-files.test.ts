@@ -15,14 +15,30 @@ describe('removeAbandonedFiles', () => {
     const ended = spawnSync(process.execPath, ['-e', '0']).pid!;
     const running = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60000)']);
     try {
-      const names = [`.r.match-v12.duckdb.${ended}.tmp`, `.r.match-v12.duckdb.${ended}.tmp.wal`, `.r.match-v12.duckdb.${running.pid}.tmp`,
-        `.r.match-v12.duckdb.${process.pid}.tmp`, 'r.match-v12.duckdb', `.r.duckdb.${ended}.other`];
+      const names = [
+        `.r.match-v12.duckdb.${ended}.tmp`,
+        `.r.match-v12.duckdb.${ended}.tmp.wal`,
+        `.r.match-v12.duckdb.${running.pid}.tmp`,
+        `.r.match-v12.duckdb.${process.pid}.tmp`,
+        'r.match-v12.duckdb',
+        `.r.duckdb.${ended}.other`,
+      ];
       for (const n of names) fs.writeFileSync(path.join(dir, n), 'x');
       fs.mkdirSync(path.join(dir, `.r.match-v11.duckdb.${ended}.tmp.d`));
       const removed = removeAbandonedFiles(dir, /^\..*\.match-v\d+\.duckdb\.(\d+)\.tmp/);
-      expect(removed.sort()).toEqual([`.r.match-v11.duckdb.${ended}.tmp.d`, `.r.match-v12.duckdb.${ended}.tmp`, `.r.match-v12.duckdb.${ended}.tmp.wal`]);
-      expect(fs.readdirSync(dir).sort()).toEqual([`.r.duckdb.${ended}.other`, `.r.match-v12.duckdb.${process.pid}.tmp`,
-        `.r.match-v12.duckdb.${running.pid}.tmp`, 'r.match-v12.duckdb'].sort());
+      expect(removed.sort()).toEqual([
+        `.r.match-v11.duckdb.${ended}.tmp.d`,
+        `.r.match-v12.duckdb.${ended}.tmp`,
+        `.r.match-v12.duckdb.${ended}.tmp.wal`,
+      ]);
+      expect(fs.readdirSync(dir).sort()).toEqual(
+        [
+          `.r.duckdb.${ended}.other`,
+          `.r.match-v12.duckdb.${process.pid}.tmp`,
+          `.r.match-v12.duckdb.${running.pid}.tmp`,
+          'r.match-v12.duckdb',
+        ].sort(),
+      );
       expect(removeAbandonedFiles(path.join(dir, 'missing'), /(\d+)/)).toEqual([]);
     } finally {
       running.kill();

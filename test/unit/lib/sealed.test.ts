@@ -38,11 +38,15 @@ describe('sealed values', () => {
   it('fetches a derived key once, and again after a failed fetch', async () => {
     let calls = 0;
     let fail = true;
-    const get = cachedDerivedKey(async (name) => {
-      calls += 1;
-      if (fail) throw new Error('not yet');
-      return `${name}-value`;
-    }, 'some_key', 'unit-test/v1');
+    const get = cachedDerivedKey(
+      async (name) => {
+        calls += 1;
+        if (fail) throw new Error('not yet');
+        return `${name}-value`;
+      },
+      'some_key',
+      'unit-test/v1',
+    );
     await expect(get()).rejects.toThrow('not yet');
     fail = false;
     const first = await get();

@@ -20,7 +20,11 @@ describe('parseExcludedColumns', () => {
 
   it('names every unknown column, with suggestions', () => {
     let err: unknown;
-    try { parseExcludedColumns(',agee,income_band,shoe_size', CATALOG_FIELDS); } catch (e) { err = e; }
+    try {
+      parseExcludedColumns(',agee,income_band,shoe_size', CATALOG_FIELDS);
+    } catch (e) {
+      err = e;
+    }
     expect(err).toBeInstanceOf(ModelInputError);
     const e = err as ModelInputError;
     expect(e.code).toBe('INVALID_EXCLUDED_COLUMNS');
@@ -39,10 +43,27 @@ describe('featureSources', () => {
   it('takes the non-PII feature_store fields, each with its encoding', () => {
     const s = featureSources(CATALOG_FIELDS);
     expect(s.map((x) => `${x.field}:${x.kind}`)).toEqual([
-      'state:category', 'zip3:category', 'gender:category', 'age:numeric', 'moved_in:numeric', 'length_of_residence:numeric',
-      'household_size:numeric', 'presence_of_children:boolean', 'dwelling_type:category', 'homeowner:boolean', 'home_value:numeric',
-      'household_income:numeric', 'income_band:category', 'net_worth_band:category', 'education:category', 'marital_status:category',
-      'occupation_group:category', 'has_email:boolean', 'has_phone:boolean', 'interests:bitmask', 'purchase_behaviors:bitmask',
+      'state:category',
+      'zip3:category',
+      'gender:category',
+      'age:numeric',
+      'moved_in:numeric',
+      'length_of_residence:numeric',
+      'household_size:numeric',
+      'presence_of_children:boolean',
+      'dwelling_type:category',
+      'homeowner:boolean',
+      'home_value:numeric',
+      'household_income:numeric',
+      'income_band:category',
+      'net_worth_band:category',
+      'education:category',
+      'marital_status:category',
+      'occupation_group:category',
+      'has_email:boolean',
+      'has_phone:boolean',
+      'interests:bitmask',
+      'purchase_behaviors:bitmask',
     ]);
     expect(s.find((x) => x.field === 'state')).toMatchObject({ vocabulary: null });
     expect(s.find((x) => x.field === 'moved_in')).toMatchObject({ type: 'DATE' });
@@ -64,13 +85,25 @@ function sample(): RawSample {
   const part = Uint8Array.from({ length: n }, (_, i) => (i >= 40 ? 1 : 0));
   const y = Uint8Array.from({ length: n }, (_, i) => i % 2);
   return {
-    n, part, y,
+    n,
+    part,
+    y,
     columns: new Map<string, any>([
       ['age', { kind: 'numeric', values: Float64Array.from({ length: n }, (_, i) => (i % 4 === 0 ? NaN : 20 + i)) }],
       ['homeowner', { kind: 'boolean', values: Int8Array.from({ length: n }, (_, i) => (i % 3 === 0 ? 1 : 0)) }],
-      ['income_band', { kind: 'category', values: Array.from({ length: n }, (_, i) => (i < 20 ? 'lt_25k' : i < 38 ? '250k_plus' : '50k_75k')) }],
+      [
+        'income_band',
+        { kind: 'category', values: Array.from({ length: n }, (_, i) => (i < 20 ? 'lt_25k' : i < 38 ? '250k_plus' : '50k_75k')) },
+      ],
       // Bit 1 set on every third row, bit 33 (high half) on even rows.
-      ['interests', { kind: 'bitmask', lo: Float64Array.from({ length: n }, (_, i) => (i % 3 === 0 ? 2 : 0)), hi: Float64Array.from({ length: n }, (_, i) => (i % 2 === 0 ? 2 : 0)) }],
+      [
+        'interests',
+        {
+          kind: 'bitmask',
+          lo: Float64Array.from({ length: n }, (_, i) => (i % 3 === 0 ? 2 : 0)),
+          hi: Float64Array.from({ length: n }, (_, i) => (i % 2 === 0 ? 2 : 0)),
+        },
+      ],
     ]),
   };
 }
@@ -83,7 +116,13 @@ describe('deriveFeatures and encodeDesign', () => {
   it('names features in catalog terms, numeric first, rare values left out', () => {
     const vocab = (CATALOG_FIELDS.find((f) => f.name === 'interests')!.storage as { values: readonly string[] }).values;
     expect(features.map((f) => f.name)).toEqual([
-      'age', 'age:missing', 'homeowner', 'income_band=lt_25k', 'income_band=250k_plus', `interests=${vocab[1]}`, `interests=${vocab[33]}`,
+      'age',
+      'age:missing',
+      'homeowner',
+      'income_band=lt_25k',
+      'income_band=250k_plus',
+      `interests=${vocab[1]}`,
+      `interests=${vocab[33]}`,
     ]);
     const age = features[0]!;
     expect(age).toMatchObject({ kind: 'numeric', type: 'INTEGER' });

@@ -44,13 +44,19 @@ describe('importances', () => {
   const active: number[] = [];
   const rowPtr = new Uint32Array(n + 1);
   for (let i = 0; i < n; i++) {
-    if ((i < 60) || (i >= 100 && i < 200)) active.push(1);
+    if (i < 60 || (i >= 100 && i < 200)) active.push(1);
     if (i < 3 || (i >= 200 && i < 300)) active.push(2);
     rowPtr[i + 1] = active.length;
   }
   const d: Design = {
-    n, q: 1, p: 3, y, w: new Float64Array(n).fill(1), numeric: [Float64Array.from({ length: n }, (_, i) => (i % 2 ? i : NaN))],
-    rowPtr, active: Uint16Array.from(active),
+    n,
+    q: 1,
+    p: 3,
+    y,
+    w: new Float64Array(n).fill(1),
+    numeric: [Float64Array.from({ length: n }, (_, i) => (i % 2 ? i : NaN))],
+    rowPtr,
+    active: Uint16Array.from(active),
   };
   const features: Feature[] = [
     { kind: 'numeric', name: 'age', field: 'age', column: 'age', type: 'INTEGER', lo: 0, hi: 400, mean: 200, sd: 100 },

@@ -7,7 +7,15 @@ import { keepThresholds, priorOffset } from '../../../src/modelling/data/sample.
 import type { LabelCounts } from '../../../src/modelling/data/labels.ts';
 import type { RawSample } from '../../../src/modelling/features/raw.ts';
 
-const counts = (pos: number, neg: number): LabelCounts => ({ graph: 0, labelled: 0, parts: [{ pos, neg }, { pos: 0, neg: 0 }, { pos: 0, neg: 0 }] });
+const counts = (pos: number, neg: number): LabelCounts => ({
+  graph: 0,
+  labelled: 0,
+  parts: [
+    { pos, neg },
+    { pos: 0, neg: 0 },
+    { pos: 0, neg: 0 },
+  ],
+});
 
 describe('keepThresholds', () => {
   it('keeps a class whole under its cap and thins it to the cap above', () => {

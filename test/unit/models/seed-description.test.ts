@@ -72,18 +72,41 @@ const CASES: Array<[string, SeedFilter[]]> = [
   ['people who like travel international', [f('interests', 'ARRAY_CONTAINS', 'travel_international')]],
   ['online shoppers', [f('purchase_behaviors', 'ARRAY_CONTAINS', 'online_shopper')]],
   ['luxury buyers', [f('purchase_behaviors', 'ARRAY_CONTAINS', 'luxury_buyer')]],
-  ['bargain hunters who buy organic food', [f('purchase_behaviors', 'ARRAY_CONTAINS', 'discount_shopper'), f('purchase_behaviors', 'ARRAY_CONTAINS', 'organic_food')]],
+  [
+    'bargain hunters who buy organic food',
+    [f('purchase_behaviors', 'ARRAY_CONTAINS', 'discount_shopper'), f('purchase_behaviors', 'ARRAY_CONTAINS', 'organic_food')],
+  ],
   ['with email', [f('has_email', '=', true)]],
-  ['high income golfers or anglers in TX, not married', [
-    f('income_band', 'IN', ['150k_250k', '250k_plus']), f('interests', 'ARRAY_CONTAINS_ANY', ['golf', 'fishing']), f('state', '=', 'TX'), f('marital_status', '!=', 'married'),
-  ]],
-  ['Millennial moms who love yoga and organic food in 94110', [
-    f('age', 'BETWEEN', [30, 45]), f('gender', '=', 'F'), f('presence_of_children', '=', true), f('interests', 'ARRAY_CONTAINS', 'yoga'),
-    f('purchase_behaviors', 'ARRAY_CONTAINS', 'organic_food'), f('zip5', '=', '94110'),
-  ]],
-  ['Affluent empty nesters in Florida who golf', [
-    f('income_band', 'IN', ['150k_250k', '250k_plus']), f('presence_of_children', '=', false), f('age', '>=', 45), f('state', '=', 'FL'), f('interests', 'ARRAY_CONTAINS', 'golf'),
-  ]],
+  [
+    'high income golfers or anglers in TX, not married',
+    [
+      f('income_band', 'IN', ['150k_250k', '250k_plus']),
+      f('interests', 'ARRAY_CONTAINS_ANY', ['golf', 'fishing']),
+      f('state', '=', 'TX'),
+      f('marital_status', '!=', 'married'),
+    ],
+  ],
+  [
+    'Millennial moms who love yoga and organic food in 94110',
+    [
+      f('age', 'BETWEEN', [30, 45]),
+      f('gender', '=', 'F'),
+      f('presence_of_children', '=', true),
+      f('interests', 'ARRAY_CONTAINS', 'yoga'),
+      f('purchase_behaviors', 'ARRAY_CONTAINS', 'organic_food'),
+      f('zip5', '=', '94110'),
+    ],
+  ],
+  [
+    'Affluent empty nesters in Florida who golf',
+    [
+      f('income_band', 'IN', ['150k_250k', '250k_plus']),
+      f('presence_of_children', '=', false),
+      f('age', '>=', 45),
+      f('state', '=', 'FL'),
+      f('interests', 'ARRAY_CONTAINS', 'golf'),
+    ],
+  ],
 ];
 
 describe('parseSeedDescription', () => {

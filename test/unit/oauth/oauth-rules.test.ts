@@ -27,11 +27,15 @@ describe('resources and scopes', () => {
   it('builds the path-inserted RFC 9728 URL and the bearer challenges', () => {
     expect(resourceMetadataUrl('https://ads.example/v1')).toBe('https://ads.example/.well-known/oauth-protected-resource/v1');
     expect(resourceMetadataUrl('https://ads.example')).toBe('https://ads.example/.well-known/oauth-protected-resource');
-    expect(bearerChallenge('https://ads.example/mcp')).toBe('Bearer resource_metadata="https://ads.example/.well-known/oauth-protected-resource/mcp"');
+    expect(bearerChallenge('https://ads.example/mcp')).toBe(
+      'Bearer resource_metadata="https://ads.example/.well-known/oauth-protected-resource/mcp"',
+    );
     expect(bearerChallenge('https://ads.example/v1', { error: 'insufficient_scope', scope: 'creator' })).toBe(
       'Bearer error="insufficient_scope", resource_metadata="https://ads.example/.well-known/oauth-protected-resource/v1", scope="creator"',
     );
-    expect(bearerChallenge('https://ads.example/v1', { error: 'invalid_token', description: 'said "no"' })).toContain('error_description="said no"');
+    expect(bearerChallenge('https://ads.example/v1', { error: 'invalid_token', description: 'said "no"' })).toContain(
+      'error_description="said no"',
+    );
   });
 });
 
@@ -43,7 +47,7 @@ describe('storage adapter', () => {
     expect(recordKey('DeviceCode', 'abc')).toBe('abc');
     expect(recordKey('Grant', 'abc')).toBe('abc');
   });
-  it('restates expiry in the library\'s frame: what remains on the service clock, from the library\'s now', () => {
+  it("restates expiry in the library's frame: what remains on the service clock, from the library's now", () => {
     const clock = new ManualClock('2020-01-01T00:00:00Z'); // far from the real time on purpose
     const nowSeconds = Math.floor(Date.now() / 1000);
     expect(libraryExp(new Date('2020-01-01T00:01:00Z'), clock) - nowSeconds).toBeGreaterThanOrEqual(59);
@@ -51,7 +55,11 @@ describe('storage adapter', () => {
     clock.advance(61_000);
     expect(libraryExp(new Date('2020-01-01T00:01:00Z'), clock)).toBeLessThan(nowSeconds);
     const row = {
-      model: 'AccessToken', key: 'hash', payload: { scope: 'discovery' }, expires_at: new Date('2020-01-01T00:30:00Z'), consumed_at: new Date('2020-01-01T00:00:10Z'),
+      model: 'AccessToken',
+      key: 'hash',
+      payload: { scope: 'discovery' },
+      expires_at: new Date('2020-01-01T00:30:00Z'),
+      consumed_at: new Date('2020-01-01T00:00:10Z'),
     } as never;
     const revived = revive(row, 'the-token', clock);
     expect(revived).toMatchObject({ jti: 'the-token', scope: 'discovery', consumed: 1577836810 });
@@ -63,7 +71,9 @@ describe('client metadata documents', () => {
     const doc = { client_id: 'https://a.example/c.json', redirect_uris: ['http://127.0.0.1/callback', 'http://[::1]/cb'] };
     expect(normalizeMetadataDocument(doc)).toEqual({ ...doc, application_type: 'native' });
     expect(normalizeMetadataDocument({ ...doc, application_type: 'web' }).application_type).toBe('web');
-    expect(normalizeMetadataDocument({ ...doc, redirect_uris: ['http://127.0.0.1/cb', 'https://a.example/cb'] }).application_type).toBeUndefined();
+    expect(
+      normalizeMetadataDocument({ ...doc, redirect_uris: ['http://127.0.0.1/cb', 'https://a.example/cb'] }).application_type,
+    ).toBeUndefined();
     expect(isLoopbackRedirect('https://127.0.0.1/cb')).toBe(false);
     expect(isLoopbackRedirect('http://localhost:8080/cb')).toBe(true);
   });

@@ -7,9 +7,14 @@ import { CATALOG_FIELDS } from '../../../src/graph/person-fields.ts';
 import type { FilterCondition } from '../../../src/graph/filters/index.ts';
 import { bucketFact, reducedKey, truthIn } from '../../../src/modules/privacy/bucket-logic.ts';
 
-const c = (field: string, op: FilterCondition['op'], value?: FilterCondition['value'], extra: Partial<FilterCondition> = {}): FilterCondition =>
-  ({ field, op, ...(value === undefined ? {} : { value }), ...extra });
-const truth = (dimension: string, value: unknown, cond: FilterCondition, groupBy?: string) => truthIn(CATALOG_FIELDS, bucketFact(dimension, value, groupBy))(cond);
+const c = (
+  field: string,
+  op: FilterCondition['op'],
+  value?: FilterCondition['value'],
+  extra: Partial<FilterCondition> = {},
+): FilterCondition => ({ field, op, ...(value === undefined ? {} : { value }), ...extra });
+const truth = (dimension: string, value: unknown, cond: FilterCondition, groupBy?: string) =>
+  truthIn(CATALOG_FIELDS, bucketFact(dimension, value, groupBy))(cond);
 
 describe('conditionTruth over a bucket', () => {
   it('decides conditions on the bucket field by its value', () => {
@@ -68,7 +73,10 @@ describe('reducedKey', () => {
   const t = truthIn(CATALOG_FIELDS, bucketFact('state', 'TX'));
   const none = truthIn(CATALOG_FIELDS, null);
   it('drops true conditions and false branches, absorbs branches that contain another', () => {
-    const q = [[c('state', '=', 'TX'), c('age', '>=', 30)], [c('state', '=', 'CA'), c('gender', '=', 'F')]];
+    const q = [
+      [c('state', '=', 'TX'), c('age', '>=', 30)],
+      [c('state', '=', 'CA'), c('gender', '=', 'F')],
+    ];
     expect(reducedKey(q, t)).toBe(reducedKey([[c('age', '>=', 30)]], t));
     expect(reducedKey(q, none)).not.toBe(reducedKey([[c('age', '>=', 30)]], none));
     const p = [c('state', '=', 'CA'), c('age', '>=', 30)];

@@ -11,29 +11,55 @@ import type { ModelRunMetrics } from '../../../src/modelling/index.ts';
 
 const privacy = createPrivacyWithSecret({ secret: 'unit-secret', floor: 50, lookupK: 10 });
 const protect = privacyProtect(privacy);
-const seed: MembershipQuery = { kind: 'filters', groups: [{ id: 'g', combinator: 'AND', filters: [{ field: 'state', op: '=', value: 'CA' }] }] };
+const seed: MembershipQuery = {
+  kind: 'filters',
+  groups: [{ id: 'g', combinator: 'AND', filters: [{ field: 'state', op: '=', value: 'CA' }] }],
+};
 const members: MembershipQuery = {
-  kind: 'composition', composition: { include: [{ kind: 'members', segmentId: 'seg_1', subtype: 'similarity', parquetPath: '/x/members.parquet' }], exclude: [], setLogic: 'union' },
+  kind: 'composition',
+  composition: {
+    include: [{ kind: 'members', segmentId: 'seg_1', subtype: 'similarity', parquetPath: '/x/members.parquet' }],
+    exclude: [],
+    setLogic: 'union',
+  },
 };
 const ctx: ProtectContext = { orgId: 'org_1', subject: 'model_metrics', floor: 50, labelled: seed, members, model: 'm1' };
 
 const metrics = {
-  purpose: 'similarity', model_type: 'LOGISTIC_REG', model_name: null, selected_model_type: 'LOGISTIC_REG',
-  candidates: [{ model_type: 'LOGISTIC_REG', config: 'l2', validation_auc: 0.7312 }], validation_auc: 0.7312,
+  purpose: 'similarity',
+  model_type: 'LOGISTIC_REG',
+  model_name: null,
+  selected_model_type: 'LOGISTIC_REG',
+  candidates: [{ model_type: 'LOGISTIC_REG', config: 'l2', validation_auc: 0.7312 }],
+  validation_auc: 0.7312,
   holdout: {
-    persons: 450, positives: 30, prevalence: 0.0667, roc_auc: 0.8123, log_loss: 0.2345, top_decile_lift: 2.345,
-    deciles: [{ decile: 1, persons: 30, positives: null, lift: 2.345 }], precision_at_cut: 0.4, recall_at_cut: 0.6, withheld: [],
+    persons: 450,
+    positives: 30,
+    prevalence: 0.0667,
+    roc_auc: 0.8123,
+    log_loss: 0.2345,
+    top_decile_lift: 2.345,
+    deciles: [{ decile: 1, persons: 30, positives: null, lift: 2.345 }],
+    precision_at_cut: 0.4,
+    recall_at_cut: 0.6,
+    withheld: [],
   },
   features: [{ feature: 'state=TX', field: 'state', value: 'TX', weight: 0.8123, odds_ratio: 2.253, importance: 0.41234 }],
-  field_importance: [{ field: 'state', importance: 0.41234 }], suppressed_features: 2,
+  field_importance: [{ field: 'state', importance: 0.41234 }],
+  suppressed_features: 2,
   training: { sample_persons: 2000, sample_labelled: 300, features: 12, excluded_columns: [], seed: 1 },
-  privacy_floor: 50, graph_persons: 3000, labelled_persons: 354, target_size: 661, record_count: 661, score_threshold: 0.123456,
+  privacy_floor: 50,
+  graph_persons: 3000,
+  labelled_persons: 354,
+  target_size: 661,
+  record_count: 661,
+  score_threshold: 0.123456,
 } as unknown as ModelRunMetrics;
 
 describe('model figures through the privacy layer', () => {
   const shown = protect(metrics, ctx) as any;
 
-  it('counts are the layer\'s answers to their questions; below the floor they are null', () => {
+  it("counts are the layer's answers to their questions; below the floor they are null", () => {
     expect(shown.labelled_persons).toBe(privacy.protectCount({ question: questionOf(seed), trueCount: 354 }).count);
     expect(shown.record_count).toBe(privacy.shownCount({ question: questionOf(members), trueCount: 661 }).record_count);
     expect(shown.target_size).toBe(shown.record_count);

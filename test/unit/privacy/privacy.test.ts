@@ -8,7 +8,15 @@ import { CATALOG_FIELDS } from '../../../src/graph/person-fields.ts';
 import type { FilterCondition, FilterGroup } from '../../../src/graph/filters/index.ts';
 import type { MembershipQuery } from '../../../src/graph/membership/types.ts';
 import {
-  createPrivacyWithSecret, joinParts, layerNoise, lookupParts, maskedLookupSql, namedQuestion, noiseBound, questionOf, threshold,
+  createPrivacyWithSecret,
+  joinParts,
+  layerNoise,
+  lookupParts,
+  maskedLookupSql,
+  namedQuestion,
+  noiseBound,
+  questionOf,
+  threshold,
 } from '../../../src/modules/privacy/index.ts';
 
 const SECRET = 'unit-secret';
@@ -40,7 +48,11 @@ describe('privacy layer: sticky noise', () => {
     // One uncapped filter segment asks the same question as its filters.
     const seg: MembershipQuery = {
       kind: 'composition',
-      composition: { include: [{ kind: 'filter', segmentId: 'seg_1', groups: [group([eq('state', 'IL')])], recordLimit: null, subsetSeed: 's' }], exclude: [], setLogic: 'union' },
+      composition: {
+        include: [{ kind: 'filter', segmentId: 'seg_1', groups: [group([eq('state', 'IL')])], recordLimit: null, subsetSeed: 's' }],
+        exclude: [],
+        setLogic: 'union',
+      },
     };
     expect(questionOf(seg).key).toBe(questionOf(IL).key);
     // A different question gets different noise.
@@ -83,24 +95,42 @@ describe('privacy layer: floor and threshold', () => {
   });
 
   it('protectTotal is 422 AGGREGATION_FLOOR_NOT_MET when suppressed; shownCount gives the reason', () => {
-    expect(() => privacy.protectTotal({ question: questionOf(IL), trueCount: 3 })).toThrow(expect.objectContaining({ code: 'AGGREGATION_FLOOR_NOT_MET' }));
-    expect(privacy.shownCount({ question: questionOf(IL), trueCount: 3 })).toEqual({ record_count: null, record_count_reason: 'below_privacy_floor' });
+    expect(() => privacy.protectTotal({ question: questionOf(IL), trueCount: 3 })).toThrow(
+      expect.objectContaining({ code: 'AGGREGATION_FLOOR_NOT_MET' }),
+    );
+    expect(privacy.shownCount({ question: questionOf(IL), trueCount: 3 })).toEqual({
+      record_count: null,
+      record_count_reason: 'below_privacy_floor',
+    });
     expect(privacy.shownCount({ question: questionOf(IL), trueCount: 1000 })).toEqual({ record_count: 997, record_count_reason: null });
     // A facet (matched) of the same question gets a layer of its own.
     expect(privacy.protectCount({ question: questionOf(IL), trueCount: 1000, facet: 'matched' }).count).not.toBe(997);
     // A named question (a quote) is protected the same way.
     const quote = privacy.protectCount({ question: namedQuestion('quote|aud_1|billing_count', ['aud_1@v3']), trueCount: 1234 });
-    expect(quote.count).toBe(privacy.protectCount({ question: namedQuestion('quote|aud_1|billing_count', ['aud_1@v3']), trueCount: 1234 }).count);
+    expect(quote.count).toBe(
+      privacy.protectCount({ question: namedQuestion('quote|aud_1|billing_count', ['aud_1@v3']), trueCount: 1234 }).count,
+    );
   });
 });
 
 describe('privacy layer: groups without complement', () => {
   it('noises each group on its own and reports suppressed ones only by number', () => {
     const r = privacy.protectGroups({
-      question: questionOf(IL), dimension: 'gender',
-      buckets: [{ group_value: 'F', count: 600 }, { group_value: 'M', count: 580 }, { group_value: null, count: 7 }],
+      question: questionOf(IL),
+      dimension: 'gender',
+      buckets: [
+        { group_value: 'F', count: 600 },
+        { group_value: 'M', count: 580 },
+        { group_value: null, count: 7 },
+      ],
     });
-    expect(r).toEqual({ groups: [{ group_value: 'F', count: 596 }, { group_value: 'M', count: 582 }], suppressed_groups: 1 });
+    expect(r).toEqual({
+      groups: [
+        { group_value: 'F', count: 596 },
+        { group_value: 'M', count: 582 },
+      ],
+      suppressed_groups: 1,
+    });
   });
 
   it('total minus the shown groups does not give the suppressed group (1000 questions)', () => {
@@ -110,7 +140,11 @@ describe('privacy layer: groups without complement', () => {
     for (let i = 0; i < n; i++) {
       const q = questionOf(filters(group([eq('zip5', `c${i}`)])));
       const small = 1 + (i % 40);
-      const buckets = [{ group_value: 'A', count: 300 + i }, { group_value: 'B', count: 200 }, { group_value: 'C', count: small }];
+      const buckets = [
+        { group_value: 'A', count: 300 + i },
+        { group_value: 'B', count: 200 },
+        { group_value: 'C', count: small },
+      ];
       const total = privacy.protectTotal({ question: q, trueCount: 500 + i + small });
       const g = privacy.protectGroups({ question: q, dimension: 'd', buckets });
       expect(g.suppressed_groups).toBe(1);
@@ -135,10 +169,17 @@ describe('privacy layer: groups without complement', () => {
 
 describe('privacy layer: lookup', () => {
   it('splits raw filters into OR parts and joins eligible parts back', () => {
-    const q = filters(group([eq('zip5', '60601'), eq('age', 97)]), group([eq('state', 'IL')], 'OR', 'g2'), group([eq('gender', 'F')], 'AND', 'g3'));
+    const q = filters(
+      group([eq('zip5', '60601'), eq('age', 97)]),
+      group([eq('state', 'IL')], 'OR', 'g2'),
+      group([eq('gender', 'F')], 'AND', 'g3'),
+    );
     const parts = lookupParts(q);
     expect(parts).toHaveLength(2);
-    expect(joinParts([parts[1]!])).toEqual({ kind: 'filters', groups: [group([eq('state', 'IL')], 'OR', 'g2'), group([eq('gender', 'F')], 'AND', 'g3')] });
+    expect(joinParts([parts[1]!])).toEqual({
+      kind: 'filters',
+      groups: [group([eq('state', 'IL')], 'OR', 'g2'), group([eq('gender', 'F')], 'AND', 'g3')],
+    });
     expect(lookupParts(IL)).toEqual([IL]);
   });
 
@@ -164,12 +205,22 @@ describe('privacy layer: lookup', () => {
         expect(r.c3).toMatch(/^\d00000-\d99999$/);
       }
       // Every returned combination is shared by >= 10 of the eligible persons.
-      const combos = (await conn.runAndReadAll(`SELECT c0, c1, c2, c3, count(*) AS n FROM (${sql.replace(/LIMIT \d+/, 'LIMIT 1000000')}) GROUP BY ALL`)).getRowObjectsJS();
-      const shared = (await conn.runAndReadAll(`SELECT count(*) AS n FROM persons p WHERE age BETWEEN 30 AND 39 AND zip5 LIKE '606%' AND gender = 'F' AND home_value < 300000`)).getRowObjectsJS();
+      const combos = (
+        await conn.runAndReadAll(`SELECT c0, c1, c2, c3, count(*) AS n FROM (${sql.replace(/LIMIT \d+/, 'LIMIT 1000000')}) GROUP BY ALL`)
+      ).getRowObjectsJS();
+      const shared = (
+        await conn.runAndReadAll(
+          `SELECT count(*) AS n FROM persons p WHERE age BETWEEN 30 AND 39 AND zip5 LIKE '606%' AND gender = 'F' AND home_value < 300000`,
+        )
+      ).getRowObjectsJS();
       expect(Number(shared[0]!.n)).toBeGreaterThanOrEqual(10);
       for (const c of combos) expect(Number(c.n)).toBeGreaterThanOrEqual(10);
       // No eligible part: the total only, no row.
-      const none = (await conn.runAndReadAll(maskedLookupSql({ personsTable: 'persons', totalWhere: 'TRUE', eligibleWhere: 'FALSE', fields, limit: 25, k: 10 }))).getRowObjectsJS();
+      const none = (
+        await conn.runAndReadAll(
+          maskedLookupSql({ personsTable: 'persons', totalWhere: 'TRUE', eligibleWhere: 'FALSE', fields, limit: 25, k: 10 }),
+        )
+      ).getRowObjectsJS();
       expect(none).toHaveLength(1);
       expect(none[0]!.__row).toBeNull();
     } finally {

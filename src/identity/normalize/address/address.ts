@@ -48,7 +48,11 @@ export interface AddressResult {
 const CITY_PREFIX: Record<string, string> = { ST: 'SAINT', STE: 'SAINTE', FT: 'FORT', MT: 'MOUNT' };
 
 export function normalizeCity(raw: string): string | null {
-  const v = foldToAsciiUpper(raw).replace(/['.]/g, '').replace(/[^A-Z0-9 ]+/g, ' ').replace(/\s+/g, ' ').trim();
+  const v = foldToAsciiUpper(raw)
+    .replace(/['.]/g, '')
+    .replace(/[^A-Z0-9 ]+/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
   if (v === '' || !/[A-Z]/.test(v)) return null;
   const [head, ...rest] = v.split(' ');
   const expanded = CITY_PREFIX[head!];
@@ -82,7 +86,10 @@ export function normalizeAddress(input: AddressInput, dir?: RefDir): AddressResu
       line2 = u2.text;
     } else if (!u2 && !unit) {
       // Not a unit: keep cleaned text unless it is a care-of / attention line about a person.
-      const cleaned = foldToAsciiUpper(a2).replace(/[^A-Z0-9#/ -]+/g, ' ').replace(/\s+/g, ' ').trim();
+      const cleaned = foldToAsciiUpper(a2)
+        .replace(/[^A-Z0-9#/ -]+/g, ' ')
+        .replace(/\s+/g, ' ')
+        .trim();
       if (cleaned && !/^(C ?\/? ?O|ATTN|ATTENTION)\b/.test(cleaned)) line2 = cleaned;
     }
   }

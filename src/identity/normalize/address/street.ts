@@ -53,8 +53,14 @@ const HOUSE = /^(?:\d+[A-Z]?|\d+-\d+[A-Z]?|\d+[A-Z]?-[A-Z0-9]+|[NSEW]\d+[NSEW]\d
 
 export function parseStreetLine(raw: string, dir?: RefDir): StreetLine {
   const empty: StreetLine = {
-    houseNumber: null, preDirectional: null, streetName: null, streetSuffix: null,
-    postDirectional: null, poBox: null, unit: null, line: '',
+    houseNumber: null,
+    preDirectional: null,
+    streetName: null,
+    streetSuffix: null,
+    postDirectional: null,
+    poBox: null,
+    unit: null,
+    line: '',
   };
   let toks = streetTokens(raw);
   const box = poBoxOfTokens(toks);
@@ -131,9 +137,7 @@ export function parseStreetLine(raw: string, dir?: RefDir): StreetLine {
 
   const nameToks = numberOrdinals(toks);
   const streetName = nameToks.length ? nameToks.join(' ') : null;
-  const line = [houseNumber, preDirectional, streetName, streetSuffix, postDirectional]
-    .filter((p): p is string => p !== null)
-    .join(' ');
+  const line = [houseNumber, preDirectional, streetName, streetSuffix, postDirectional].filter((p): p is string => p !== null).join(' ');
   return { houseNumber, preDirectional, streetName, streetSuffix, postDirectional, poBox: null, unit, line };
 }
 

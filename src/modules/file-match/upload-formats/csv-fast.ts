@@ -21,8 +21,20 @@ const LF = 0x0a;
 const MAX_PENDING = 8 << 20;
 
 /** White space csv-parse trims around a field, line endings excepted (they end the record). */
-const isBlank = (c: number) => c === 0x20 || c === 0x09 || c === 0x0b || c === 0x0c || c === 0xa0 || c === 0x1680
-  || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff;
+const isBlank = (c: number) =>
+  c === 0x20 ||
+  c === 0x09 ||
+  c === 0x0b ||
+  c === 0x0c ||
+  c === 0xa0 ||
+  c === 0x1680 ||
+  (c >= 0x2000 && c <= 0x200a) ||
+  c === 0x2028 ||
+  c === 0x2029 ||
+  c === 0x202f ||
+  c === 0x205f ||
+  c === 0x3000 ||
+  c === 0xfeff;
 
 /** Thrown inside the parser when the shard needs csv-parse. */
 class NotPlain extends Error {}
@@ -33,7 +45,11 @@ type Ending = 'lf' | 'crlf' | null;
  * Parses whole records from `text` starting at 0. Returns the records and where the first incomplete one starts
  * (text.length when all are complete). At `eof` the last record needs no line ending.
  */
-function parseRecords(text: string, eof: boolean, state: { ending: Ending }): { records: { fields: string[]; blank: boolean }[]; rest: number } {
+function parseRecords(
+  text: string,
+  eof: boolean,
+  state: { ending: Ending },
+): { records: { fields: string[]; blank: boolean }[]; rest: number } {
   const records: { fields: string[]; blank: boolean }[] = [];
   const n = text.length;
   let at = 0;
@@ -57,11 +73,19 @@ function parseRecords(text: string, eof: boolean, state: { ending: Ending }): { 
         for (;;) {
           const close = text.indexOf('"', from);
           if (close < 0 || close + 1 >= n) {
-            if (eof && close >= 0) { parts += text.slice(from, close); p = close + 1; break; }
+            if (eof && close >= 0) {
+              parts += text.slice(from, close);
+              p = close + 1;
+              break;
+            }
             if (eof) throw new NotPlain('quote not closed');
             return { records, rest: start };
           }
-          if (text.charCodeAt(close + 1) === QUOTE) { parts += text.slice(from, close + 1); from = close + 2; continue; }
+          if (text.charCodeAt(close + 1) === QUOTE) {
+            parts += text.slice(from, close + 1);
+            from = close + 2;
+            continue;
+          }
           parts += text.slice(from, close);
           p = close + 1;
           break;
@@ -82,7 +106,10 @@ function parseRecords(text: string, eof: boolean, state: { ending: Ending }): { 
         value = text.slice(q, p).trim();
       }
       fields.push(value);
-      if (c === COMMA) { p++; continue; }
+      if (c === COMMA) {
+        p++;
+        continue;
+      }
       if (c === -1) {
         if (!eof) return { records, rest: start };
         at = n;
@@ -111,8 +138,12 @@ function parseRecords(text: string, eof: boolean, state: { ending: Ending }): { 
  * `onHeader` gets the header. `fallback(skip)` reads the shard with csv-parse, skipping its first `skip` records.
  * A record longer than `maxRecord` characters is left to the fallback too, whose csv-parse refuses it.
  */
-export async function* fastCsvRows(source: () => AsyncIterable<Buffer>, onHeader: (header: string[]) => void,
-  fallback: (skip: number) => AsyncGenerator<Record<string, unknown>>, maxRecord = MAX_PENDING): AsyncGenerator<Record<string, unknown>> {
+export async function* fastCsvRows(
+  source: () => AsyncIterable<Buffer>,
+  onHeader: (header: string[]) => void,
+  fallback: (skip: number) => AsyncGenerator<Record<string, unknown>>,
+  maxRecord = MAX_PENDING,
+): AsyncGenerator<Record<string, unknown>> {
   const maxPending = Math.min(MAX_PENDING, maxRecord);
   let columns: string[] | null = null;
   let given = 0;

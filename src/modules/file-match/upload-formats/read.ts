@@ -48,25 +48,46 @@ function wrap(error: unknown, what: string): never {
   if (error instanceof FileDataError) throw error;
   const message = error instanceof Error ? error.message : String(error);
   if (/incorrect header check|unexpected end of file|invalid (block|distance|stored)/i.test(message)) {
-    throw new FileDataError('INVALID_COMPRESSION', `${what}: not valid gzip (${message}); send raw gzip bytes without Content-Encoding, or declare compression none.`);
+    throw new FileDataError(
+      'INVALID_COMPRESSION',
+      `${what}: not valid gzip (${message}); send raw gzip bytes without Content-Encoding, or declare compression none.`,
+    );
   }
   throw new FileDataError('INVALID_FILE', `${what}: ${message}`);
 }
 
 /** The shard's records through csv-parse (the reference; fastCsvRows hands it whatever it does not parse itself). */
-async function* parsedCsvRows(file: string, compression: Compression, limits: UploadSettings, what: string, onHeader: (h: string[]) => void): AsyncGenerator<Record<string, unknown>> {
+async function* parsedCsvRows(
+  file: string,
+  compression: Compression,
+  limits: UploadSettings,
+  what: string,
+  onHeader: (h: string[]) => void,
+): AsyncGenerator<Record<string, unknown>> {
   const source = open(file, compression, limits, what);
-  const parser = source.pipe(parse({
-    bom: true, relax_column_count: true, skip_empty_lines: true, trim: true, max_record_size: limits.maxLineBytes,
-    columns: (h: string[]) => { const header = h.map((c) => String(c).trim()); onHeader(header); return header; },
-  }));
+  const parser = source.pipe(
+    parse({
+      bom: true,
+      relax_column_count: true,
+      skip_empty_lines: true,
+      trim: true,
+      max_record_size: limits.maxLineBytes,
+      columns: (h: string[]) => {
+        const header = h.map((c) => String(c).trim());
+        onHeader(header);
+        return header;
+      },
+    }),
+  );
   source.on('error', (e) => parser.destroy(e)); // pipe() does not forward source errors
   for await (const row of parser) yield row as Record<string, unknown>;
 }
 
 function csvReader(file: string, compression: Compression, limits: UploadSettings, what: string): ShardReader {
   let header: string[] | null = null;
-  const onHeader = (h: string[]) => { header = h; };
+  const onHeader = (h: string[]) => {
+    header = h;
+  };
   return {
     header: () => header,
     async *rows() {
@@ -98,7 +119,10 @@ function jsonLinesReader(file: string, compression: Compression, limits: UploadS
           const text = line.trim();
           if (!text) continue;
           if (n === 1 && text.startsWith('[')) {
-            throw new FileDataError('INVALID_FILE', `${what}: json uploads are newline-delimited objects (one per line), not a top-level array.`);
+            throw new FileDataError(
+              'INVALID_FILE',
+              `${what}: json uploads are newline-delimited objects (one per line), not a top-level array.`,
+            );
           }
           let value: unknown;
           try {
@@ -106,7 +130,8 @@ function jsonLinesReader(file: string, compression: Compression, limits: UploadS
           } catch {
             throw new FileDataError('INVALID_FILE', `${what}: line ${n} is not a JSON object.`);
           }
-          if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new FileDataError('INVALID_FILE', `${what}: line ${n} is not a JSON object.`);
+          if (value === null || typeof value !== 'object' || Array.isArray(value))
+            throw new FileDataError('INVALID_FILE', `${what}: line ${n} is not a JSON object.`);
           for (const k of Object.keys(value)) keys.add(k);
           yield value as Record<string, unknown>;
         }
@@ -139,7 +164,13 @@ function avroReader(file: string, what: string): ShardReader {
  * `limits` bound csv, json and jsonl shards; an avro file is neither gzip (refused at creation) nor made of lines,
  * and its reader allocates by the lengths its blocks declare.
  */
-export function shardReader(file: string, format: FileFormat, compression: Compression, shardIndex: number, limits: UploadSettings = DEFAULT_UPLOAD_SETTINGS): ShardReader {
+export function shardReader(
+  file: string,
+  format: FileFormat,
+  compression: Compression,
+  shardIndex: number,
+  limits: UploadSettings = DEFAULT_UPLOAD_SETTINGS,
+): ShardReader {
   const what = `shard ${shardIndex}`;
   if (format === 'csv') return csvReader(file, compression, limits, what);
   if (format === 'avro') return avroReader(file, what);
@@ -147,7 +178,13 @@ export function shardReader(file: string, format: FileFormat, compression: Compr
 }
 
 /** The first `n` rows of a shard (for analysis), with its header. */
-export async function sampleShard(file: string, format: FileFormat, compression: Compression, n: number, limits: UploadSettings = DEFAULT_UPLOAD_SETTINGS) {
+export async function sampleShard(
+  file: string,
+  format: FileFormat,
+  compression: Compression,
+  n: number,
+  limits: UploadSettings = DEFAULT_UPLOAD_SETTINGS,
+) {
   const reader = shardReader(file, format, compression, 0, limits);
   const rows: Record<string, unknown>[] = [];
   for await (const row of reader.rows()) {

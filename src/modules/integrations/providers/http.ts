@@ -25,17 +25,31 @@ export interface ProviderHttpOptions {
 function once(options: ProviderHttpOptions, method: string, url: URL, headers: Record<string, string>, body: string | null) {
   return new Promise<{ status: number; retryAfter: string | undefined; text: string }>((resolve, reject) => {
     const client = url.protocol === 'https:' ? https : http;
-    const request = client.request(url, {
-      method,
-      headers: { accept: 'application/json', ...headers, ...(body !== null ? { 'content-length': String(Buffer.byteLength(body)) } : {}) },
-      agent: outboundAgent(options.policy, url.protocol === 'https:' ? 'https:' : 'http:', { keepAlive: false }),
-      timeout: options.timeoutMs ?? 30_000,
-    }, (response) => {
-      const chunks: Buffer[] = [];
-      response.on('data', (c: Buffer) => chunks.push(c));
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, retryAfter: response.headers['retry-after'] as string | undefined, text: Buffer.concat(chunks).toString('utf8') }));
-      response.on('error', reject);
-    });
+    const request = client.request(
+      url,
+      {
+        method,
+        headers: {
+          accept: 'application/json',
+          ...headers,
+          ...(body !== null ? { 'content-length': String(Buffer.byteLength(body)) } : {}),
+        },
+        agent: outboundAgent(options.policy, url.protocol === 'https:' ? 'https:' : 'http:', { keepAlive: false }),
+        timeout: options.timeoutMs ?? 30_000,
+      },
+      (response) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (c: Buffer) => chunks.push(c));
+        response.on('end', () =>
+          resolve({
+            status: response.statusCode ?? 0,
+            retryAfter: response.headers['retry-after'] as string | undefined,
+            text: Buffer.concat(chunks).toString('utf8'),
+          }),
+        );
+        response.on('error', reject);
+      },
+    );
     request.on('timeout', () => request.destroy(new Error(`no answer from ${url.host} within ${options.timeoutMs ?? 30_000} ms`)));
     request.on('error', reject);
     request.end(body ?? undefined);
@@ -43,7 +57,11 @@ function once(options: ProviderHttpOptions, method: string, url: URL, headers: R
 }
 
 export function providerHttp(options: ProviderHttpOptions) {
-  return async function call(method: string, url: string, input: { headers?: Record<string, string>; json?: unknown; form?: Record<string, string> } = {}): Promise<ProviderResponse> {
+  return async function call(
+    method: string,
+    url: string,
+    input: { headers?: Record<string, string>; json?: unknown; form?: Record<string, string> } = {},
+  ): Promise<ProviderResponse> {
     const target = new URL(url);
     const headers = { ...input.headers };
     let body: string | null = null;
@@ -63,7 +81,8 @@ export function providerHttp(options: ProviderHttpOptions) {
         throw new ProviderError('failed', 0, `${target.host} could not be reached: ${(error as Error).message}`.slice(0, 300));
       }
       if (answer.status === 429) {
-        if (attempt >= attempts) throw new ProviderError('rate_limited', 429, `${target.host} kept answering 429 (rate limited) after ${attempts} attempts`);
+        if (attempt >= attempts)
+          throw new ProviderError('rate_limited', 429, `${target.host} kept answering 429 (rate limited) after ${attempts} attempts`);
         const seconds = Math.min(Math.max(Number(answer.retryAfter) || 1, 0), options.maxRetryAfterSeconds ?? 10);
         await new Promise((r) => setTimeout(r, seconds * 1000));
         continue;

@@ -13,7 +13,11 @@ import { ProviderError, type ListPushResult, type ProviderLists } from './types.
 const CONTACT_OBJECT_TYPE = '0-1';
 
 function fail(what: string, res: ProviderResponse): never {
-  throw new ProviderError(res.status === 401 ? 'unauthorized' : 'failed', res.status, `HubSpot ${what} answered ${res.status}: ${String(res.body?.message ?? 'no message').slice(0, 200)}`);
+  throw new ProviderError(
+    res.status === 401 ? 'unauthorized' : 'failed',
+    res.status,
+    `HubSpot ${what} answered ${res.status}: ${String(res.body?.message ?? 'no message').slice(0, 200)}`,
+  );
 }
 
 export function hubspotLists(api: string, call: ProviderCall): ProviderLists {
@@ -22,7 +26,10 @@ export function hubspotLists(api: string, call: ProviderCall): ProviderLists {
     pushBatchSize: 100,
 
     async createList(token, name) {
-      const res = await call('POST', `${api}/crm/v3/lists`, { headers: auth(token), json: { name, objectTypeId: CONTACT_OBJECT_TYPE, processingType: 'MANUAL' } });
+      const res = await call('POST', `${api}/crm/v3/lists`, {
+        headers: auth(token),
+        json: { name, objectTypeId: CONTACT_OBJECT_TYPE, processingType: 'MANUAL' },
+      });
       if (res.status !== 200 && res.status !== 201) fail('list creation', res);
       return String(res.body.list.listId);
     },
@@ -46,10 +53,14 @@ export function hubspotLists(api: string, call: ProviderCall): ProviderLists {
         if (member && !refused.has(member.email.toLowerCase())) recordOf.set(member.contact.id, String(r.id));
       }
       for (const m of members) {
-        if (!recordOf.has(m.contact.id)) result.failed.push({ id: m.contact.id, message: refused.get(m.email.toLowerCase()) ?? 'not in the provider\'s upsert results' });
+        if (!recordOf.has(m.contact.id))
+          result.failed.push({ id: m.contact.id, message: refused.get(m.email.toLowerCase()) ?? "not in the provider's upsert results" });
       }
       if (recordOf.size === 0) return result;
-      const add = await call('PUT', `${api}/crm/v3/lists/${encodeURIComponent(listId)}/memberships/add`, { headers: auth(token), json: [...recordOf.values()] });
+      const add = await call('PUT', `${api}/crm/v3/lists/${encodeURIComponent(listId)}/memberships/add`, {
+        headers: auth(token),
+        json: [...recordOf.values()],
+      });
       if (add.status !== 200) fail('list membership add', add);
       const added = new Set(((add.body.recordIdsAdded ?? []) as unknown[]).map(String));
       const missing = new Set(((add.body.recordIdsMissing ?? []) as unknown[]).map(String));

@@ -24,7 +24,14 @@ export interface HubSpotSettings {
 const SCOPES = ['crm.objects.contacts.read', 'crm.objects.contacts.write', 'crm.schemas.contacts.write', 'oauth'];
 /** Contact properties read for matching. */
 const MATCH_PROPERTIES: Record<string, string> = {
-  firstname: 'first_name', lastname: 'last_name', email: 'email', phone: 'phone', address: 'address_1', city: 'city', state: 'state', zip: 'zip',
+  firstname: 'first_name',
+  lastname: 'last_name',
+  email: 'email',
+  phone: 'phone',
+  address: 'address_1',
+  city: 'city',
+  state: 'state',
+  zip: 'zip',
 };
 const PROPERTY_PREFIX = 'ads_';
 const GROUP = 'contactinformation';
@@ -39,10 +46,16 @@ export function hubspotAdapter(settings: HubSpotSettings, call: ProviderCall): P
   const auth = (token: string) => ({ authorization: `Bearer ${token}` });
 
   async function tokenRequest(form: Record<string, string>, what: string): Promise<ProviderTokens> {
-    const res = await call('POST', `${api}/oauth/v1/token`, { form: { ...form, client_id: settings.clientId, client_secret: settings.clientSecret } });
+    const res = await call('POST', `${api}/oauth/v1/token`, {
+      form: { ...form, client_id: settings.clientId, client_secret: settings.clientSecret },
+    });
     if (res.status !== 200) {
       // An invalid or revoked grant is the customer's to fix (reconnect), not a transient failure.
-      throw new ProviderError(res.status === 400 || res.status === 401 ? 'unauthorized' : 'failed', res.status, `HubSpot ${what} answered ${res.status}: ${String(res.body?.message ?? '').slice(0, 200)}`);
+      throw new ProviderError(
+        res.status === 400 || res.status === 401 ? 'unauthorized' : 'failed',
+        res.status,
+        `HubSpot ${what} answered ${res.status}: ${String(res.body?.message ?? '').slice(0, 200)}`,
+      );
     }
     const b = res.body as { access_token: string; refresh_token: string; expires_in: number };
     return { accessToken: b.access_token, refreshToken: b.refresh_token, expiresInSeconds: b.expires_in };
@@ -77,7 +90,10 @@ export function hubspotAdapter(settings: HubSpotSettings, call: ProviderCall): P
       url.searchParams.set('properties', [...Object.keys(MATCH_PROPERTIES), ...input.properties].join(','));
       const res = await call('GET', url.toString(), { headers: auth(token) });
       if (res.status !== 200) fail('contact read', res);
-      const contacts: ProviderContact[] = (res.body.results as { id: string; properties: Record<string, string | null> }[]).map((r) => ({ id: String(r.id), properties: r.properties ?? {} }));
+      const contacts: ProviderContact[] = (res.body.results as { id: string; properties: Record<string, string | null> }[]).map((r) => ({
+        id: String(r.id),
+        properties: r.properties ?? {},
+      }));
       return { contacts, after: res.body.paging?.next?.after ?? null };
     },
 
@@ -85,7 +101,13 @@ export function hubspotAdapter(settings: HubSpotSettings, call: ProviderCall): P
       for (const name of names) {
         const res = await call('POST', `${api}/crm/v3/properties/contacts`, {
           headers: auth(token),
-          json: { name, label: `ADS ${name.slice(PROPERTY_PREFIX.length).replace(/_/g, ' ')}`, type: 'string', fieldType: 'text', groupName: GROUP },
+          json: {
+            name,
+            label: `ADS ${name.slice(PROPERTY_PREFIX.length).replace(/_/g, ' ')}`,
+            type: 'string',
+            fieldType: 'text',
+            groupName: GROUP,
+          },
         });
         if (res.status !== 201 && res.status !== 409) fail(`property ${name} creation`, res);
       }
@@ -101,7 +123,9 @@ export function hubspotAdapter(settings: HubSpotSettings, call: ProviderCall): P
       const applied = new Set(((res.body.results ?? []) as { id: string }[]).map((r) => String(r.id)));
       return {
         applied: updates.map((u) => u.id).filter((id) => applied.has(id) && !failed.has(id)),
-        failed: updates.filter((u) => !applied.has(u.id) || failed.has(u.id)).map((u) => ({ id: u.id, message: failed.get(u.id) ?? 'not in the provider\'s results' })),
+        failed: updates
+          .filter((u) => !applied.has(u.id) || failed.has(u.id))
+          .map((u) => ({ id: u.id, message: failed.get(u.id) ?? "not in the provider's results" })),
       };
     },
 

@@ -11,11 +11,18 @@
 import type { ProviderCall, ProviderResponse } from './http.ts';
 import { ProviderError, type ListPushResult, type ProviderLists } from './types.ts';
 
-interface Grant { t: string; api: string }
+interface Grant {
+  t: string;
+  api: string;
+}
 
 function fail(what: string, res: ProviderResponse): never {
   const b = res.body ?? {};
-  throw new ProviderError(res.status === 401 ? 'unauthorized' : 'failed', res.status, `Mailchimp ${what} answered ${res.status}: ${String(b.title ?? 'no title')}${b.detail ? ` (${String(b.detail).slice(0, 200)})` : ''}`);
+  throw new ProviderError(
+    res.status === 401 ? 'unauthorized' : 'failed',
+    res.status,
+    `Mailchimp ${what} answered ${res.status}: ${String(b.title ?? 'no title')}${b.detail ? ` (${String(b.detail).slice(0, 200)})` : ''}`,
+  );
 }
 
 export function mailchimpLists(call: ProviderCall): ProviderLists {
@@ -33,9 +40,22 @@ export function mailchimpLists(call: ProviderCall): ProviderLists {
         headers: auth(g),
         json: {
           name,
-          contact: { company: c.company ?? root.body.account_name, address1: c.addr1 ?? '', address2: c.addr2 ?? '', city: c.city ?? '', state: c.state ?? '', zip: c.zip ?? '', country: c.country ?? 'US' },
+          contact: {
+            company: c.company ?? root.body.account_name,
+            address1: c.addr1 ?? '',
+            address2: c.addr2 ?? '',
+            city: c.city ?? '',
+            state: c.state ?? '',
+            zip: c.zip ?? '',
+            country: c.country ?? 'US',
+          },
           permission_reminder: 'You are in this audience because of your relationship with us.',
-          campaign_defaults: { from_name: String(root.body.account_name ?? 'Audience'), from_email: String(root.body.email ?? ''), subject: '', language: 'en' },
+          campaign_defaults: {
+            from_name: String(root.body.account_name ?? 'Audience'),
+            from_email: String(root.body.email ?? ''),
+            subject: '',
+            language: 'en',
+          },
           email_type_option: false,
         },
       });
@@ -49,22 +69,31 @@ export function mailchimpLists(call: ProviderCall): ProviderLists {
         headers: auth(g),
         json: {
           members: members.map((m) => ({
-            email_address: m.email, status: 'transactional',
-            merge_fields: { ...(m.contact.properties.FNAME ? { FNAME: m.contact.properties.FNAME } : {}), ...(m.contact.properties.LNAME ? { LNAME: m.contact.properties.LNAME } : {}), ...m.properties },
+            email_address: m.email,
+            status: 'transactional',
+            merge_fields: {
+              ...(m.contact.properties.FNAME ? { FNAME: m.contact.properties.FNAME } : {}),
+              ...(m.contact.properties.LNAME ? { LNAME: m.contact.properties.LNAME } : {}),
+              ...m.properties,
+            },
           })),
           update_existing: true,
         },
       });
       if (res.status !== 200) fail('batch subscribe', res);
       const idOf = new Map(members.map((m) => [m.email.toLowerCase(), m.contact.id]));
-      const ids = (list: unknown) => ((list ?? []) as { email_address: string }[]).map((x) => idOf.get(String(x.email_address).toLowerCase())).filter((x): x is string => !!x);
+      const ids = (list: unknown) =>
+        ((list ?? []) as { email_address: string }[])
+          .map((x) => idOf.get(String(x.email_address).toLowerCase()))
+          .filter((x): x is string => !!x);
       const result: ListPushResult = { applied: ids(res.body.new_members), unchanged: ids(res.body.updated_members), failed: [] };
       for (const e of (res.body.errors ?? []) as { email_address: string; error: string }[]) {
         const id = idOf.get(String(e.email_address).toLowerCase());
         if (id) result.failed.push({ id, message: String(e.error).slice(0, 200) });
       }
       const seen = new Set([...result.applied, ...result.unchanged, ...result.failed.map((f) => f.id)]);
-      for (const m of members) if (!seen.has(m.contact.id)) result.failed.push({ id: m.contact.id, message: 'not in the provider\'s batch answer' });
+      for (const m of members)
+        if (!seen.has(m.contact.id)) result.failed.push({ id: m.contact.id, message: "not in the provider's batch answer" });
       return result;
     },
 

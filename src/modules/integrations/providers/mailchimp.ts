@@ -40,7 +40,10 @@ export const subscriberHash = (email: string) => createHash('md5').update(email.
 
 /** The merge tag of a catalog field: `A`, the field's first 5 letters or digits, and 4 hex characters of its hash. */
 export function mergeTag(field: string): string {
-  const letters = field.toUpperCase().replace(/[^A-Z0-9]/g, '').slice(0, 5);
+  const letters = field
+    .toUpperCase()
+    .replace(/[^A-Z0-9]/g, '')
+    .slice(0, 5);
   return `A${letters}${createHash('sha256').update(field).digest('hex').slice(0, 4).toUpperCase()}`;
 }
 
@@ -50,7 +53,10 @@ function fail(what: string, res: ProviderResponse): never {
   throw new ProviderError(res.status === 401 ? 'unauthorized' : 'failed', res.status, message);
 }
 
-interface Grant { t: string; api: string }
+interface Grant {
+  t: string;
+  api: string;
+}
 
 export function mailchimpAdapter(settings: MailchimpSettings, call: ProviderCall): ProviderAdapter {
   const login = settings.loginUrl.replace(/\/+$/, '');
@@ -86,10 +92,20 @@ export function mailchimpAdapter(settings: MailchimpSettings, call: ProviderCall
 
     async exchangeCode(code) {
       const res = await call('POST', `${login}/oauth2/token`, {
-        form: { grant_type: 'authorization_code', client_id: settings.clientId, client_secret: settings.clientSecret, redirect_uri: settings.redirectUri, code },
+        form: {
+          grant_type: 'authorization_code',
+          client_id: settings.clientId,
+          client_secret: settings.clientSecret,
+          redirect_uri: settings.redirectUri,
+          code,
+        },
       });
       if (res.status !== 200) {
-        throw new ProviderError(res.status === 400 || res.status === 401 ? 'unauthorized' : 'failed', res.status, `Mailchimp code exchange answered ${res.status}: ${String(res.body?.error ?? '')} ${String(res.body?.error_description ?? '')}`.trim());
+        throw new ProviderError(
+          res.status === 400 || res.status === 401 ? 'unauthorized' : 'failed',
+          res.status,
+          `Mailchimp code exchange answered ${res.status}: ${String(res.body?.error ?? '')} ${String(res.body?.error_description ?? '')}`.trim(),
+        );
       }
       const token = String(res.body.access_token);
       const meta = await call('GET', `${login}/oauth2/metadata`, { headers: { authorization: `OAuth ${token}` } });
@@ -102,7 +118,13 @@ export function mailchimpAdapter(settings: MailchimpSettings, call: ProviderCall
       const g: Grant = { t: token, api };
       const root = await call('GET', `${api}/3.0/`, { headers: auth(g) });
       if (root.status !== 200) fail('account read', root);
-      return { accessToken: JSON.stringify(g), refreshToken: '', expiresInSeconds: NON_EXPIRING_SECONDS, accountId: String(root.body.account_id), displayName: root.body.account_name ?? meta.body.accountname ?? null };
+      return {
+        accessToken: JSON.stringify(g),
+        refreshToken: '',
+        expiresInSeconds: NON_EXPIRING_SECONDS,
+        accountId: String(root.body.account_id),
+        displayName: root.body.account_name ?? meta.body.accountname ?? null,
+      };
     },
 
     async refresh() {
@@ -116,14 +138,17 @@ export function mailchimpAdapter(settings: MailchimpSettings, call: ProviderCall
       let [index, offset] = (input.after ?? '0:0').split(':').map(Number) as [number, number];
       if (index >= ids.length) return { contacts: [], after: null };
       const listId = ids[index]!;
-      const res = await call('GET', `${g.api}/3.0/lists/${listId}/members?count=${input.limit}&offset=${offset}&fields=${MEMBER_FIELDS}`, { headers: auth(g) });
+      const res = await call('GET', `${g.api}/3.0/lists/${listId}/members?count=${input.limit}&offset=${offset}&fields=${MEMBER_FIELDS}`, {
+        headers: auth(g),
+      });
       if (res.status !== 200) fail('member read', res);
       const members = res.body.members as { email_address: string; merge_fields: Record<string, unknown> }[];
       const contacts: ProviderContact[] = members.map((m) => {
         const properties: Record<string, string | null> = { email_address: m.email_address };
         for (const [tag, value] of Object.entries(m.merge_fields ?? {})) {
           if (value && typeof value === 'object') {
-            for (const [part, v] of Object.entries(value as Record<string, unknown>)) properties[`${tag}.${part}`] = v === '' || v === null ? null : String(v);
+            for (const [part, v] of Object.entries(value as Record<string, unknown>))
+              properties[`${tag}.${part}`] = v === '' || v === null ? null : String(v);
           } else properties[tag] = value === '' || value === null || value === undefined ? null : String(value);
         }
         return { id: `${listId}:${m.email_address.toLowerCase()}`, properties };
@@ -140,7 +165,8 @@ export function mailchimpAdapter(settings: MailchimpSettings, call: ProviderCall
         const existing = new Set((await mergeFields(g, listId)).map((f) => f.tag));
         for (const tag of tags.filter((x) => !existing.has(x))) {
           const res = await call('POST', `${g.api}/3.0/lists/${listId}/merge-fields`, {
-            headers: auth(g), json: { tag, name: `ADS ${(fieldOfTag.get(tag) ?? tag).replace(/_/g, ' ')}`, type: 'text', required: false, public: false },
+            headers: auth(g),
+            json: { tag, name: `ADS ${(fieldOfTag.get(tag) ?? tag).replace(/_/g, ' ')}`, type: 'text', required: false, public: false },
           });
           if (res.status !== 200) fail(`merge field ${tag} creation`, res);
         }
@@ -156,9 +182,13 @@ export function mailchimpAdapter(settings: MailchimpSettings, call: ProviderCall
         const split = u.id.indexOf(':');
         const listId = u.id.slice(0, split);
         const email = u.id.slice(split + 1);
-        const res = await call('PATCH', `${g.api}/3.0/lists/${listId}/members/${subscriberHash(email)}`, { headers: auth(g), json: { merge_fields: u.properties } });
+        const res = await call('PATCH', `${g.api}/3.0/lists/${listId}/members/${subscriberHash(email)}`, {
+          headers: auth(g),
+          json: { merge_fields: u.properties },
+        });
         if (res.status === 200) applied.push(u.id);
-        else if (res.status === 400 || res.status === 404) failed.push({ id: u.id, message: `${String(res.body?.title ?? res.status)}: ${String(res.body?.detail ?? '').slice(0, 200)}` });
+        else if (res.status === 400 || res.status === 404)
+          failed.push({ id: u.id, message: `${String(res.body?.title ?? res.status)}: ${String(res.body?.detail ?? '').slice(0, 200)}` });
         else fail('member update', res);
       }
       return { applied, failed };
@@ -182,8 +212,14 @@ export function mailchimpAdapter(settings: MailchimpSettings, call: ProviderCall
     matchRecord(contact) {
       const p = contact.properties;
       const pairs: [string, string | null | undefined][] = [
-        ['email', p.email_address], ['first_name', p.FNAME], ['last_name', p.LNAME], ['phone', p.PHONE],
-        ['address_1', p['ADDRESS.addr1']], ['city', p['ADDRESS.city']], ['state', p['ADDRESS.state']], ['zip', p['ADDRESS.zip']],
+        ['email', p.email_address],
+        ['first_name', p.FNAME],
+        ['last_name', p.LNAME],
+        ['phone', p.PHONE],
+        ['address_1', p['ADDRESS.addr1']],
+        ['city', p['ADDRESS.city']],
+        ['state', p['ADDRESS.state']],
+        ['zip', p['ADDRESS.zip']],
       ];
       const record: Record<string, string> = {};
       for (const [field, value] of pairs) if (typeof value === 'string' && value.trim() !== '') record[field] = value.trim();

@@ -28,7 +28,11 @@ export interface WriteBackResult {
 
 /** How a provider call failed: `unauthorized` (token expired or revoked), `rate_limited` (after retries), `failed`. */
 export class ProviderError extends Error {
-  constructor(readonly kind: 'unauthorized' | 'rate_limited' | 'failed', readonly status: number, message: string) {
+  constructor(
+    readonly kind: 'unauthorized' | 'rate_limited' | 'failed',
+    readonly status: number,
+    message: string,
+  ) {
     super(message);
     this.name = 'ProviderError';
   }
@@ -42,7 +46,10 @@ export interface ProviderAdapter {
   exchangeCode(code: string): Promise<ProviderTokens & ProviderAccount>;
   refresh(refreshToken: string): Promise<ProviderTokens>;
   /** One page of contacts with the properties matching needs and the ones enrichment writes. */
-  readContacts(accessToken: string, input: { after: string | null; limit: number; properties: string[] }): Promise<{ contacts: ProviderContact[]; after: string | null }>;
+  readContacts(
+    accessToken: string,
+    input: { after: string | null; limit: number; properties: string[] },
+  ): Promise<{ contacts: ProviderContact[]; after: string | null }>;
   /** Creates the enrichment properties on the provider if they do not exist yet. */
   ensureProperties(accessToken: string, names: string[]): Promise<void>;
   /** Writes property values back to contacts (one batch, at most `writeBatchSize` updates). */

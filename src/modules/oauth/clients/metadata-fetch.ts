@@ -66,7 +66,8 @@ export function metadataFetch(transport: MetadataTransport): MetadataTransport {
     } catch {
       doc = null;
     }
-    const isDocument = !!doc && typeof doc === 'object' && !Array.isArray(doc) && (doc as { client_id?: unknown }).client_id === String(url);
+    const isDocument =
+      !!doc && typeof doc === 'object' && !Array.isArray(doc) && (doc as { client_id?: unknown }).client_id === String(url);
     const body = isDocument ? JSON.stringify(normalizeMetadataDocument(doc as Record<string, unknown>)) : text;
     const headers = new Headers(response.headers);
     headers.delete('content-length');

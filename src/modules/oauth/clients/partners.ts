@@ -39,9 +39,15 @@ export async function registerPartnerClient(provider: Provider, input: PartnerCl
     ...(secret ? { client_secret: secret } : {}),
   };
   await provider.Client.validate(metadata as never);
-  await (provider.Client as unknown as { adapter: { upsert(id: string, payload: object): Promise<void> } }).adapter.upsert(clientId, metadata);
+  await (provider.Client as unknown as { adapter: { upsert(id: string, payload: object): Promise<void> } }).adapter.upsert(
+    clientId,
+    metadata,
+  );
   return {
-    client_id: clientId, client_secret: secret, client_name: input.name, redirect_uris: input.redirectUris,
+    client_id: clientId,
+    client_secret: secret,
+    client_name: input.name,
+    redirect_uris: input.redirectUris,
     token_endpoint_auth_method: metadata.token_endpoint_auth_method,
   };
 }
@@ -56,10 +62,16 @@ export interface ClientStanding {
   confidential: boolean;
 }
 
-export async function clientStanding(store: { find(model: string, key: string): Promise<{ payload: unknown } | undefined> }, clientId: string): Promise<ClientStanding | null> {
+export async function clientStanding(
+  store: { find(model: string, key: string): Promise<{ payload: unknown } | undefined> },
+  clientId: string,
+): Promise<ClientStanding | null> {
   const row = await store.find('Client', clientId);
   if (!row) return null;
-  const payload = (typeof row.payload === 'string' ? JSON.parse(row.payload) : row.payload) as { client_name?: string; token_endpoint_auth_method?: string };
+  const payload = (typeof row.payload === 'string' ? JSON.parse(row.payload) : row.payload) as {
+    client_name?: string;
+    token_endpoint_auth_method?: string;
+  };
   return {
     clientId,
     name: payload.client_name ?? null,

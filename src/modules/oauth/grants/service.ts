@@ -37,8 +37,13 @@ export function createGrantService(deps: { store: RecordStore; organizations: Or
       client_name: row.client_name ?? payload.clientId ?? '',
       user_id: payload.accountId ?? '',
       user_email: emails.get(payload.accountId ?? '') ?? null,
-      resources: Object.entries(payload.resources ?? {}).map(([resource, scope]) => ({ resource, scopes: scope.split(' ').filter(Boolean) })),
-      identity_scopes: String(payload.openid?.scope ?? '').split(' ').filter(Boolean),
+      resources: Object.entries(payload.resources ?? {}).map(([resource, scope]) => ({
+        resource,
+        scopes: scope.split(' ').filter(Boolean),
+      })),
+      identity_scopes: String(payload.openid?.scope ?? '')
+        .split(' ')
+        .filter(Boolean),
       created_at: row.created_at,
       expires_at: row.expires_at,
     };
@@ -54,7 +59,9 @@ export function createGrantService(deps: { store: RecordStore; organizations: Or
     async revoke(orgId: string, grantId: string): Promise<void> {
       const row = await store.find('Grant', grantId);
       if (!row || row.org_id !== orgId) {
-        throw new DomainError('OAUTH_GRANT_NOT_FOUND', `OAuth grant ${grantId} was not found.`, { nextStep: 'List the grants with GET /v1/settings/oauth-grants.' });
+        throw new DomainError('OAUTH_GRANT_NOT_FOUND', `OAuth grant ${grantId} was not found.`, {
+          nextStep: 'List the grants with GET /v1/settings/oauth-grants.',
+        });
       }
       await store.revokeGrant(grantId);
     },

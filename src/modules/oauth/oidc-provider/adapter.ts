@@ -15,8 +15,14 @@ import type { RecordRow, RecordStore } from './record-store.ts';
  *   clock decides when codes, tokens, device codes and grants expire, through the library's own checks.
  */
 const HASHED = new Set([
-  'AccessToken', 'AuthorizationCode', 'RefreshToken', 'RegistrationAccessToken', 'InitialAccessToken',
-  'ClientCredentials', 'PushedAuthorizationRequest', 'BackchannelAuthenticationRequest',
+  'AccessToken',
+  'AuthorizationCode',
+  'RefreshToken',
+  'RegistrationAccessToken',
+  'InitialAccessToken',
+  'ClientCredentials',
+  'PushedAuthorizationRequest',
+  'BackchannelAuthenticationRequest',
 ]);
 
 export const recordKey = (model: string, id: string) => (HASHED.has(model) ? sha256Hex(id) : id);

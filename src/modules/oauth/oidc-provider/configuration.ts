@@ -189,14 +189,23 @@ export function providerConfiguration(deps: ConfigurationDeps): Configuration {
           const route = ctx.oidc.route;
           if (route === 'authorization' || route === 'device_authorization') {
             if (Array.isArray(ctx.oidc.params?.resource)) throw new errors.InvalidTarget('request exactly one resource per authorization');
-            const scopes = new Set(String(ctx.oidc.params?.scope ?? '').split(' ').filter(Boolean));
+            const scopes = new Set(
+              String(ctx.oidc.params?.scope ?? '')
+                .split(' ')
+                .filter(Boolean),
+            );
             const problem = identityScopeProblem(kind, scopes);
             if (problem) throw new errors.InvalidScope(problem, 'openid email');
             if (route === 'device_authorization' && !DEVICE_FLOW_RESOURCES.includes(kind)) {
               throw new errors.InvalidTarget(`the device flow serves ${DEVICE_FLOW_RESOURCES.map((k) => resources[k]).join(' and ')}`);
             }
           }
-          return { scope: resourceScopes(kind).join(' '), audience: indicator, accessTokenTTL: TTL.accessToken, accessTokenFormat: 'opaque' };
+          return {
+            scope: resourceScopes(kind).join(' '),
+            audience: indicator,
+            accessTokenTTL: TTL.accessToken,
+            accessTokenFormat: 'opaque',
+          };
         },
       },
     },

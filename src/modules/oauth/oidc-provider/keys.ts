@@ -21,7 +21,9 @@ export function newSigningKey(): Record<string, unknown> {
   const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
   const jwk = privateKey.export({ format: 'jwk' }) as Record<string, string>;
   // RFC 7638 thumbprint of the public members, as the key id.
-  const kid = createHash('sha256').update(JSON.stringify({ e: jwk.e, kty: jwk.kty, n: jwk.n })).digest('base64url');
+  const kid = createHash('sha256')
+    .update(JSON.stringify({ e: jwk.e, kty: jwk.kty, n: jwk.n }))
+    .digest('base64url');
   return { ...jwk, kid, alg: 'RS256', use: 'sig' };
 }
 

@@ -29,9 +29,17 @@ export interface ProviderDeps {
 
 export function createProvider(deps: ProviderDeps): Provider {
   const adapter = createAdapterFactory({ store: deps.store, secrets: deps.secrets, clock: deps.clock });
-  const provider = new Provider(deps.settings.issuer, providerConfiguration({
-    settings: deps.settings, organizations: deps.organizations, keys: deps.keys, adapter, pages: providerPages, fetch: deps.fetch,
-  }));
+  const provider = new Provider(
+    deps.settings.issuer,
+    providerConfiguration({
+      settings: deps.settings,
+      organizations: deps.organizations,
+      keys: deps.keys,
+      adapter,
+      pages: providerPages,
+      fetch: deps.fetch,
+    }),
+  );
   // The mount rewrites Host and X-Forwarded-Proto from PUBLIC_URL, so every URL the library builds is public.
   provider.proxy = true;
   provider.use(async (ctx, next) => {

@@ -62,12 +62,22 @@ export function createRecordStore(db: Kysely<DB>) {
     },
     /** Grant ids a person holds (removal and suspension end them all). */
     async grantIdsOfAccount(accountId: string): Promise<string[]> {
-      const rows = await db.selectFrom('oauth_records').select('key').where('model', '=', 'Grant').where('account_id', '=', accountId).execute();
+      const rows = await db
+        .selectFrom('oauth_records')
+        .select('key')
+        .where('model', '=', 'Grant')
+        .where('account_id', '=', accountId)
+        .execute();
       return rows.map((r) => r.key);
     },
     /** Records who consented in which organization, and the client name they saw, on the grant row. */
     async annotateGrant(grantId: string, orgId: string, clientName: string): Promise<void> {
-      await db.updateTable('oauth_records').set({ org_id: orgId, client_name: clientName }).where('model', '=', 'Grant').where('key', '=', grantId).execute();
+      await db
+        .updateTable('oauth_records')
+        .set({ org_id: orgId, client_name: clientName })
+        .where('model', '=', 'Grant')
+        .where('key', '=', grantId)
+        .execute();
     },
     /** The organization's grants that have not expired, newest first. */
     listGrants(orgId: string, now: Date): Promise<RecordRow[]> {
@@ -100,7 +110,12 @@ export function createRecordStore(db: Kysely<DB>) {
         const interval = row.poll_interval ?? baseInterval;
         const tooFast = !!row.last_polled_at && now.getTime() - new Date(row.last_polled_at).getTime() < interval * 1000;
         const next = tooFast ? interval + 5 : interval;
-        await trx.updateTable('oauth_records').set({ last_polled_at: now, poll_interval: next }).where('model', '=', 'DeviceCode').where('key', '=', key).execute();
+        await trx
+          .updateTable('oauth_records')
+          .set({ last_polled_at: now, poll_interval: next })
+          .where('model', '=', 'DeviceCode')
+          .where('key', '=', key)
+          .execute();
         return { tooFast, interval: next };
       });
     },

@@ -38,7 +38,8 @@ export function html(strings: TemplateStringsArray, ...values: Part[]): Markup {
 export const PAGE_CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; frame-ancestors 'none'; base-uri 'none'";
 
 export function page(title: string, body: Markup): string {
-  return `<!doctype html>${html`<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+  return `<!doctype html>${
+    html`<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="no-referrer"><title>${title} · Audience Data Service</title>
 <style>
 body{font:16px/1.5 system-ui,sans-serif;margin:0;background:#f4f5f7;color:#1d2330}
@@ -50,5 +51,6 @@ button{margin-top:1.2rem;margin-right:.6rem;padding:.55rem 1.2rem;font-size:1rem
 button.secondary{background:#fff;color:#2b4acb}.error{background:#fde8e8;color:#8a1c1c;padding:.6rem .8rem;border-radius:6px}
 .meta{color:#4a5263;font-size:.92rem}code{background:#eef0f4;padding:.1rem .3rem;border-radius:4px}
 table{border-collapse:collapse;width:100%;font-size:.9rem}td,th{text-align:left;border-bottom:1px solid #dde;padding:.4rem;vertical-align:top}pre{white-space:pre-wrap}
-</style></head><body><main>${body}</main></body></html>`.text}`;
+</style></head><body><main>${body}</main></body></html>`.text
+  }`;
 }

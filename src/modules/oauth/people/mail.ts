@@ -33,11 +33,19 @@ export function createMailer(deps: MailerDeps) {
     if (!transport) return;
     try {
       await transport.sendMail({ from: deps.from, to: row.to_address, subject: row.subject, text: row.text_body });
-      await db.updateTable('mail_outbox').set({ sent_at: clock.now(), attempts: row.attempts + 1, last_error: null }).where('id', '=', row.id).execute();
+      await db
+        .updateTable('mail_outbox')
+        .set({ sent_at: clock.now(), attempts: row.attempts + 1, last_error: null })
+        .where('id', '=', row.id)
+        .execute();
     } catch (error) {
       const message = (error as Error).message.slice(0, 500);
       deps.log?.warn({ mailId: row.id, err: message }, 'mail could not be sent');
-      await db.updateTable('mail_outbox').set({ attempts: row.attempts + 1, last_error: message }).where('id', '=', row.id).execute();
+      await db
+        .updateTable('mail_outbox')
+        .set({ attempts: row.attempts + 1, last_error: message })
+        .where('id', '=', row.id)
+        .execute();
     }
   }
 
@@ -48,8 +56,14 @@ export function createMailer(deps: MailerDeps) {
     /** Queues a message and, with SMTP configured, sends it now. Returns the outbox id. */
     async send(message: MailMessage): Promise<string> {
       const row: OutboxRow = {
-        id: newId('mail'), to_address: message.to, subject: message.subject, text_body: message.text,
-        created_at: clock.now(), sent_at: null, attempts: 0, last_error: null,
+        id: newId('mail'),
+        to_address: message.to,
+        subject: message.subject,
+        text_body: message.text,
+        created_at: clock.now(),
+        sent_at: null,
+        attempts: 0,
+        last_error: null,
       };
       await db.insertInto('mail_outbox').values(row).execute();
       await deliver(row);

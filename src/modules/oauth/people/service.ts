@@ -23,7 +23,12 @@ export interface UserView {
 }
 
 export const userView = (u: UserRow): UserView => ({
-  id: u.id, email: u.email, role: u.role, status: u.status as UserStatus, email_verified: !!u.email_verified_at, created_at: u.created_at,
+  id: u.id,
+  email: u.email,
+  role: u.role,
+  status: u.status as UserStatus,
+  email_verified: !!u.email_verified_at,
+  created_at: u.created_at,
 });
 
 export const invitationPath = (token: string) => `/v1/oauth/invitations/${token}`;
@@ -64,15 +69,26 @@ export function createPeopleService(deps: {
     async invite(actor: { orgId: string; userId: string }, input: { email: string; role: string }) {
       const inviter = await assertManager(actor.orgId, actor.userId);
       if (input.role === 'owner' && inviter.role !== 'owner') {
-        throw new DomainError('OWNER_OR_ADMIN_REQUIRED', 'Only an owner can invite another owner.', { nextStep: 'Invite the person as admin or member, or ask an owner.' });
+        throw new DomainError('OWNER_OR_ADMIN_REQUIRED', 'Only an owner can invite another owner.', {
+          nextStep: 'Invite the person as admin or member, or ask an owner.',
+        });
       }
       const user = await organizations.addUser({ orgId: actor.orgId, email: input.email, role: input.role, invited: true });
       const token = randomBase62(43);
       const now = clock.now();
       const expiresAt = new Date(now.getTime() + deps.invitationTtlHours * 3600_000);
-      await db.insertInto('invitations').values({
-        id: newId('inv'), org_id: actor.orgId, user_id: user.id, token_hash: sha256Hex(token), invited_by: actor.userId, created_at: now, expires_at: expiresAt,
-      }).execute();
+      await db
+        .insertInto('invitations')
+        .values({
+          id: newId('inv'),
+          org_id: actor.orgId,
+          user_id: user.id,
+          token_hash: sha256Hex(token),
+          invited_by: actor.userId,
+          created_at: now,
+          expires_at: expiresAt,
+        })
+        .execute();
       const org = await organizations.findOrganization(actor.orgId);
       await mailer.send({
         to: user.email,
@@ -105,14 +121,20 @@ export function createPeopleService(deps: {
       return (await organizations.listUsers(orgId)).filter((u) => u.status !== 'removed').map(userView);
     },
 
-    async setStatus(actor: { orgId: string; userId: string }, userId: string, status: 'active' | 'suspended' | 'removed'): Promise<UserView> {
+    async setStatus(
+      actor: { orgId: string; userId: string },
+      userId: string,
+      status: 'active' | 'suspended' | 'removed',
+    ): Promise<UserView> {
       await assertManager(actor.orgId, actor.userId);
       if (userId === actor.userId) {
         throw new DomainError('FORBIDDEN', 'You cannot suspend or remove yourself.', { nextStep: 'Ask another owner or admin.' });
       }
       const current = await organizations.findUser(actor.orgId, userId);
       if (!current || current.status === 'removed') {
-        throw new DomainError('USER_NOT_FOUND', `User ${userId} was not found.`, { nextStep: 'List the users with GET /v1/settings/users.' });
+        throw new DomainError('USER_NOT_FOUND', `User ${userId} was not found.`, {
+          nextStep: 'List the users with GET /v1/settings/users.',
+        });
       }
       if (status === 'active' && current.status === 'invited') {
         throw new DomainError('INVALID_STATUS_TRANSITION', 'An invited person becomes active by accepting the invitation.', {

@@ -23,10 +23,13 @@ export function createAudienceChanges(ctx: SegmentsContext, segments: SegmentSer
      */
     async refresh(viewer: Viewer, id: string, input: RefreshAudienceInput) {
       if (!input.segment_id) {
-        throw new DomainError('SEGMENT_ID_REQUIRED', 'segment_id is required: name the member segment to refresh.', { nextStep: 'Send one of the audience\'s segment_ids.' });
+        throw new DomainError('SEGMENT_ID_REQUIRED', 'segment_id is required: name the member segment to refresh.', {
+          nextStep: "Send one of the audience's segment_ids.",
+        });
       }
       const audience = await ctx.findVisibleAudience(viewer, id);
-      if (audience.status === 'archived') throw SegmentErrors.transition('archived', 'active', 'Reactivate the audience with PATCH {"status":"active"} first.');
+      if (audience.status === 'archived')
+        throw SegmentErrors.transition('archived', 'active', 'Reactivate the audience with PATCH {"status":"active"} first.');
       // An id that resolves to nothing the caller can see (unknown, deleted, another organization's or
       // another user's private segment) is 404 SEGMENT_NOT_FOUND (spec 4.4, 7); only an existing
       // segment outside the audience is 400 SEGMENT_NOT_A_MEMBER.
@@ -34,7 +37,8 @@ export function createAudienceChanges(ctx: SegmentsContext, segments: SegmentSer
       const refs = (await audienceStore.refs(db, viewer.orgId, [id])).get(id)!;
       if (!refs.some((r) => r.segment_id === segment.id)) {
         throw new DomainError('SEGMENT_NOT_A_MEMBER', `Segment ${segment.id} is not part of audience ${id}.`, {
-          details: { segment_ids: refs.map((r) => r.segment_id) }, nextStep: 'Send one of the audience\'s segment_ids.',
+          details: { segment_ids: refs.map((r) => r.segment_id) },
+          nextStep: "Send one of the audience's segment_ids.",
         });
       }
       const { segment_id: _s, ...segmentInput } = input;
@@ -44,9 +48,16 @@ export function createAudienceChanges(ctx: SegmentsContext, segments: SegmentSer
       const release = requireRelease(graph);
       const version = audience.snapshot_version + 1;
       await audienceStore.update(db, viewer.orgId, id, {
-        status: pending ? 'pending' : 'active', snapshot_version: version, version_created_at: now, expires_at: persistentExpiry(now),
-        record_count: null, record_count_reason: 'not_counted', matched_record_count: null,
-        release_major: release.major, release_minor: release.minor, updated_at: now,
+        status: pending ? 'pending' : 'active',
+        snapshot_version: version,
+        version_created_at: now,
+        expires_at: persistentExpiry(now),
+        record_count: null,
+        record_count_reason: 'not_counted',
+        matched_record_count: null,
+        release_major: release.major,
+        release_minor: release.minor,
+        updated_at: now,
       });
       return {
         audience_id: id,
@@ -58,7 +69,10 @@ export function createAudienceChanges(ctx: SegmentsContext, segments: SegmentSer
         subtype: segment.subtype,
         refreshed: true,
         segment_refreshed: refreshed.refreshed,
-        next_step: refreshed.upload_url || refreshed.upload_urls ? refreshed.next_step : 'record_count was cleared: recount with POST /v1/audiences/{id}/count.',
+        next_step:
+          refreshed.upload_url || refreshed.upload_urls
+            ? refreshed.next_step
+            : 'record_count was cleared: recount with POST /v1/audiences/{id}/count.',
         upload_url: refreshed.upload_url ?? null,
         upload_urls: refreshed.upload_urls ?? null,
         compression: refreshed.upload_url || refreshed.upload_urls ? (input.compression ?? 'none') : null,
@@ -73,7 +87,15 @@ export function createAudienceChanges(ctx: SegmentsContext, segments: SegmentSer
       await ctx.checkCampaign(viewer.orgId, input.campaign_id);
       const refs = (await audienceStore.refs(db, viewer.orgId, [id])).get(id)!;
       // Deleted segments are gone from the parent's composition already; the fork does not carry their ids.
-      const alive = new Set((await segmentStore.findMany(db, viewer.orgId, refs.map((r) => r.segment_id))).map((s) => s.id));
+      const alive = new Set(
+        (
+          await segmentStore.findMany(
+            db,
+            viewer.orgId,
+            refs.map((r) => r.segment_id),
+          )
+        ).map((s) => s.id),
+      );
       const forkRefs = refs.filter((r) => alive.has(r.segment_id));
       if (!forkRefs.some((r) => r.role === 'include')) throw AudienceErrors.missingSegments();
       const release = requireRelease(graph);
@@ -81,13 +103,18 @@ export function createAudienceChanges(ctx: SegmentsContext, segments: SegmentSer
       const forkId = newId('aud');
       const counted = parent.counted_version === parent.snapshot_version && forkRefs.length === refs.length;
       const row = audienceRow({
-        id: forkId, orgId: viewer.orgId, name: input.name ?? `${parent.name} (fork)`.slice(0, 200),
-        visibility: input.visibility ?? (parent.visibility as 'org' | 'private'), createdBy: viewer.userId,
+        id: forkId,
+        orgId: viewer.orgId,
+        name: input.name ?? `${parent.name} (fork)`.slice(0, 200),
+        visibility: input.visibility ?? (parent.visibility as 'org' | 'private'),
+        createdBy: viewer.userId,
         setLogic: parent.set_logic as 'union' | 'intersection',
         count: counted
           ? { record_count: parent.record_count, record_count_reason: parent.record_count_reason as never }
           : { record_count: null, record_count_reason: 'not_counted' },
-        release, campaignId: input.campaign_id ?? null, now,
+        release,
+        campaignId: input.campaign_id ?? null,
+        now,
         parent: { id: parent.id, snapshotVersion: parent.snapshot_version },
       });
       row.matched_record_count = counted ? parent.matched_record_count : null;

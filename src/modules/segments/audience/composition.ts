@@ -14,9 +14,26 @@ export interface LoadedComposition {
   excludeRows: SegmentRow[];
 }
 
-export async function loadComposition(ctx: SegmentsContext, orgId: string, refs: readonly SegmentRef[], setLogic: 'union' | 'intersection'): Promise<LoadedComposition> {
-  const rows = new Map((await segmentStore.findMany(ctx.db, orgId, refs.map((r) => r.segment_id))).map((r) => [r.id, r]));
-  const pick = (role: SegmentRef['role']) => refs.filter((r) => r.role === role).map((r) => rows.get(r.segment_id)).filter((r): r is SegmentRow => !!r);
+export async function loadComposition(
+  ctx: SegmentsContext,
+  orgId: string,
+  refs: readonly SegmentRef[],
+  setLogic: 'union' | 'intersection',
+): Promise<LoadedComposition> {
+  const rows = new Map(
+    (
+      await segmentStore.findMany(
+        ctx.db,
+        orgId,
+        refs.map((r) => r.segment_id),
+      )
+    ).map((r) => [r.id, r]),
+  );
+  const pick = (role: SegmentRef['role']) =>
+    refs
+      .filter((r) => r.role === role)
+      .map((r) => rows.get(r.segment_id))
+      .filter((r): r is SegmentRow => !!r);
   const includeRows = pick('include');
   const excludeRows = pick('exclude');
   return {
@@ -37,7 +54,9 @@ export async function countComposition(ctx: SegmentsContext, loaded: LoadedCompo
     const s = includeRows[0]!;
     return {
       record_count: s.record_count,
-      record_count_reason: (s.record_count === null ? (s.record_count_reason ?? 'not_counted') : null) as CountOutcome['record_count_reason'],
+      record_count_reason: (s.record_count === null
+        ? (s.record_count_reason ?? 'not_counted')
+        : null) as CountOutcome['record_count_reason'],
       deferred: s.record_count_reason === 'counting',
     };
   }

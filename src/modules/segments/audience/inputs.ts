@@ -35,7 +35,15 @@ export function createInputResolver(ctx: SegmentsContext) {
       }
       const refs = refsOf({ segment_ids: input.segmentIds, excluded_segment_ids: input.excludedSegmentIds });
       if (!refs.some((r) => r.role === 'include')) throw AudienceErrors.missingSegments();
-      const rows = new Map((await segmentStore.findMany(db, viewer.orgId, refs.map((r) => r.segment_id))).map((s) => [s.id, s]));
+      const rows = new Map(
+        (
+          await segmentStore.findMany(
+            db,
+            viewer.orgId,
+            refs.map((r) => r.segment_id),
+          )
+        ).map((s) => [s.id, s]),
+      );
       for (const r of refs) {
         const s = rows.get(r.segment_id);
         if (!s || !visibleTo(s, viewer)) throw SegmentErrors.notFound();

@@ -9,17 +9,30 @@ import { audienceStore, type AudienceRow, type SegmentRef } from './store.ts';
 
 /** `isCustomerList(subtype)`: whether a member subtype is the customer's own list (matched_record_count shown). */
 export async function presentAudiences(
-  db: Kysely<DB>, orgId: string, rows: readonly AudienceRow[], isCustomerList: (subtype: string) => boolean,
+  db: Kysely<DB>,
+  orgId: string,
+  rows: readonly AudienceRow[],
+  isCustomerList: (subtype: string) => boolean,
 ): Promise<AudienceDoc[]> {
-  const refsById = await audienceStore.refs(db, orgId, rows.map((r) => r.id));
+  const refsById = await audienceStore.refs(
+    db,
+    orgId,
+    rows.map((r) => r.id),
+  );
   const segIds = [...new Set([...refsById.values()].flat().map((r) => r.segment_id))];
   const segments = new Map((await segmentStore.findMany(db, orgId, segIds)).map((s) => [s.id, s]));
   return rows.map((row) => {
     const refs = refsById.get(row.id) ?? [];
     const ids = (role: SegmentRef['role']) => refs.filter((r) => r.role === role).map((r) => r.segment_id);
     // Best effort (spec 2): deleted segments are skipped, so summaries may be shorter than the id lists.
-    const summaries = (role: SegmentRef['role']) => ids(role).flatMap((id) => { const s = segments.get(id); return s ? [segmentSummary(s)] : []; });
-    const included = ids('include').map((id) => segments.get(id)).filter((s) => !!s);
+    const summaries = (role: SegmentRef['role']) =>
+      ids(role).flatMap((id) => {
+        const s = segments.get(id);
+        return s ? [segmentSummary(s)] : [];
+      });
+    const included = ids('include')
+      .map((id) => segments.get(id))
+      .filter((s) => !!s);
     const doc: AudienceDoc = {
       audience_id: row.id,
       name: row.name,
@@ -54,5 +67,3 @@ export async function presentAudiences(
     return doc;
   });
 }
-
-

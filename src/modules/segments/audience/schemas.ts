@@ -4,7 +4,7 @@ import { DataReleaseSchema, RecordCountReason } from '../segment/schemas.ts';
 const SetLogic = lit('union', 'intersection');
 
 export const SegmentSummarySchema = Type.Object({
-  id: Type.String({ description: "The segment id (spec 2 names it `id` in summaries)" }),
+  id: Type.String({ description: 'The segment id (spec 2 names it `id` in summaries)' }),
   name: Type.String(),
   subtype: Type.String(),
   status: Type.String(),
@@ -16,7 +16,10 @@ export const SegmentSummarySchema = Type.Object({
   record_limit: Nullable(Type.Integer()),
 });
 
-const SegmentRefSchema = Type.Object({ segment_id: Type.String({ minLength: 1 }), role: lit('include', 'exclude') }, { additionalProperties: false });
+const SegmentRefSchema = Type.Object(
+  { segment_id: Type.String({ minLength: 1 }), role: lit('include', 'exclude') },
+  { additionalProperties: false },
+);
 
 export const AudienceSchema = Type.Object({
   audience_id: Type.String(),
@@ -51,14 +54,19 @@ export const AudienceSchema = Type.Object({
 
 const AudienceItem = {
   name: Type.String({ minLength: 1, maxLength: 200 }),
-  segment_refs: Type.Optional(Type.Array(SegmentRefSchema, { maxItems: 100, description: 'Takes precedence over segment_ids / excluded_segment_ids' })),
+  segment_refs: Type.Optional(
+    Type.Array(SegmentRefSchema, { maxItems: 100, description: 'Takes precedence over segment_ids / excluded_segment_ids' }),
+  ),
   segment_ids: Type.Optional(Type.Array(Type.String({ minLength: 1 }), { maxItems: 100 })),
   excluded_segment_ids: Type.Optional(Type.Array(Type.String({ minLength: 1 }), { maxItems: 100 })),
   set_logic: Type.Optional(SetLogic),
   visibility: Type.Optional(lit('org', 'private')),
 };
 
-export const CreateAudienceBody = Type.Object({ ...AudienceItem, campaign_id: Type.Optional(Type.String()) }, { additionalProperties: false });
+export const CreateAudienceBody = Type.Object(
+  { ...AudienceItem, campaign_id: Type.Optional(Type.String()) },
+  { additionalProperties: false },
+);
 
 export const BulkCreateBody = Type.Object(
   {
@@ -73,13 +81,16 @@ export const BulkCreateBody = Type.Object(
 
 export const BulkCreateResponse = Type.Object({
   audiences: Type.Array(AudienceSchema),
-  errors: Type.Array(Type.Object({
-    index: Type.Integer(),
-    name: Type.String(),
-    error: Type.String(),
-    message: Type.String(),
-    segment_ids: Type.Optional(Type.Array(Type.String())),
-  }), { description: 'Items not created (missing, deleted, inaccessible or archived segments)' }),
+  errors: Type.Array(
+    Type.Object({
+      index: Type.Integer(),
+      name: Type.String(),
+      error: Type.String(),
+      message: Type.String(),
+      segment_ids: Type.Optional(Type.Array(Type.String())),
+    }),
+    { description: 'Items not created (missing, deleted, inaccessible or archived segments)' },
+  ),
 });
 
 export const ListAudiencesQuery = Type.Object(

@@ -30,7 +30,10 @@ export function refsOf(item: Pick<AudienceItem, 'segment_refs' | 'segment_ids' |
   for (const r of refs) {
     const prior = seen.get(r.segment_id);
     if (prior === r.role) continue; // the same segment twice in one role is one member
-    if (prior) throw new DomainError('INVALID_REQUEST', `Segment ${r.segment_id} is both included and excluded.`, { nextStep: 'Give each segment one role.' });
+    if (prior)
+      throw new DomainError('INVALID_REQUEST', `Segment ${r.segment_id} is both included and excluded.`, {
+        nextStep: 'Give each segment one role.',
+      });
     seen.set(r.segment_id, r.role);
     out.push(r);
   }
@@ -44,17 +47,32 @@ export function createAudienceService(ctx: SegmentsContext) {
   /** Checks that every ref can enter a new composition; returns the problem as an error, or null. */
   async function checkRefs(viewer: Viewer, refs: SegmentRef[]): Promise<DomainError | null> {
     if (!refs.some((r) => r.role === 'include')) return AudienceErrors.missingSegments();
-    const rows = new Map((await segmentStore.findMany(db, viewer.orgId, refs.map((r) => r.segment_id))).map((s) => [s.id, s]));
-    const missing = refs.filter((r) => { const s = rows.get(r.segment_id); return !s || !visibleTo(s, viewer); }).map((r) => r.segment_id);
+    const rows = new Map(
+      (
+        await segmentStore.findMany(
+          db,
+          viewer.orgId,
+          refs.map((r) => r.segment_id),
+        )
+      ).map((s) => [s.id, s]),
+    );
+    const missing = refs
+      .filter((r) => {
+        const s = rows.get(r.segment_id);
+        return !s || !visibleTo(s, viewer);
+      })
+      .map((r) => r.segment_id);
     if (missing.length) {
       return new DomainError('SEGMENT_NOT_FOUND', `Segment(s) not found: ${missing.join(', ')}.`, {
-        details: { segment_ids: missing }, nextStep: 'Only existing segments can be composed; check the ids.',
+        details: { segment_ids: missing },
+        nextStep: 'Only existing segments can be composed; check the ids.',
       });
     }
     const archived = refs.filter((r) => rows.get(r.segment_id)!.status === 'archived').map((r) => r.segment_id);
     if (archived.length) {
       return new DomainError('SEGMENT_ARCHIVED', `Archived segments cannot enter new compositions: ${archived.join(', ')}.`, {
-        details: { segment_ids: archived }, nextStep: 'Reactivate them with PATCH /v1/segments/{id} {"status":"active"}.',
+        details: { segment_ids: archived },
+        nextStep: 'Reactivate them with PATCH /v1/segments/{id} {"status":"active"}.',
       });
     }
     return null;
@@ -67,9 +85,10 @@ export function createAudienceService(ctx: SegmentsContext) {
     if (problem) throw problem;
     const setLogic = item.set_logic ?? 'union';
     const loaded = await loadComposition(ctx, viewer.orgId, refs, setLogic);
-    const count: CountOutcome = item.record_count !== undefined
-      ? { ...floorCount(item.record_count, ctx.floor), deferred: false }
-      : await countComposition(ctx, loaded, ctx.timeoutMs);
+    const count: CountOutcome =
+      item.record_count !== undefined
+        ? { ...floorCount(item.record_count, ctx.floor), deferred: false }
+        : await countComposition(ctx, loaded, ctx.timeoutMs);
     return { item, refs, setLogic, count, customerList: includesCustomerList(ctx, loaded) };
   }
 
@@ -81,8 +100,16 @@ export function createAudienceService(ctx: SegmentsContext) {
     await db.transaction().execute(async (trx) => {
       for (const [i, p] of list.entries()) {
         const row = audienceRow({
-          id: ids[i]!, orgId: viewer.orgId, name: p.item.name, visibility: p.item.visibility ?? 'org', createdBy: viewer.userId,
-          setLogic: p.setLogic, count: p.count, release, campaignId, now,
+          id: ids[i]!,
+          orgId: viewer.orgId,
+          name: p.item.name,
+          visibility: p.item.visibility ?? 'org',
+          createdBy: viewer.userId,
+          setLogic: p.setLogic,
+          count: p.count,
+          release,
+          campaignId,
+          now,
         });
         if (p.customerList) row.matched_record_count = p.count.matched_record_count ?? null;
         await audienceStore.insert(trx, row, p.refs);
@@ -105,23 +132,37 @@ export function createAudienceService(ctx: SegmentsContext) {
     /** Up to 25 items; items naming a missing segment are reported in `errors` and not created. */
     async bulkCreate(viewer: Viewer, input: BulkCreateInput) {
       await ctx.checkCampaign(viewer.orgId, input.campaign_id);
-      const settled = await Promise.all(input.audiences.map(async (item, index) => {
-        try {
-          return { ok: true as const, index, prepared: await prepare(viewer, item) };
-        } catch (error) {
-          if (!isDomainError(error) || !ITEM_ERRORS.has(error.code)) throw error;
-          return { ok: false as const, index, error };
-        }
-      }));
+      const settled = await Promise.all(
+        input.audiences.map(async (item, index) => {
+          try {
+            return { ok: true as const, index, prepared: await prepare(viewer, item) };
+          } catch (error) {
+            if (!isDomainError(error) || !ITEM_ERRORS.has(error.code)) throw error;
+            return { ok: false as const, index, error };
+          }
+        }),
+      );
       const good = settled.flatMap((s) => (s.ok ? [s.prepared] : []));
       const ids = good.length ? await insertPrepared(viewer, good, input.campaign_id ?? null) : [];
       const byId = new Map((await audienceStore.findMany(db, viewer.orgId, ids)).map((r) => [r.id, r]));
       return {
-        audiences: await ctx.presentAudiences(viewer.orgId, ids.map((id) => byId.get(id)!)),
-        errors: settled.flatMap((s) => (s.ok ? [] : [{
-          index: s.index, name: input.audiences[s.index]!.name, error: s.error.code, message: s.error.message,
-          ...(Array.isArray(s.error.details?.segment_ids) ? { segment_ids: s.error.details!.segment_ids as string[] } : {}),
-        }])),
+        audiences: await ctx.presentAudiences(
+          viewer.orgId,
+          ids.map((id) => byId.get(id)!),
+        ),
+        errors: settled.flatMap((s) =>
+          s.ok
+            ? []
+            : [
+                {
+                  index: s.index,
+                  name: input.audiences[s.index]!.name,
+                  error: s.error.code,
+                  message: s.error.message,
+                  ...(Array.isArray(s.error.details?.segment_ids) ? { segment_ids: s.error.details!.segment_ids as string[] } : {}),
+                },
+              ],
+        ),
       };
     },
 
@@ -131,7 +172,9 @@ export function createAudienceService(ctx: SegmentsContext) {
 
     async list(viewer: Viewer, q: ListAudiencesInput) {
       if (q.campaign_id && q.unlinked) {
-        throw new DomainError('CONFLICTING_FILTERS', 'campaign_id and unlinked=true cannot be combined.', { nextStep: 'Send one of them.' });
+        throw new DomainError('CONFLICTING_FILTERS', 'campaign_id and unlinked=true cannot be combined.', {
+          nextStep: 'Send one of them.',
+        });
       }
       if (q.campaign_id && !(await campaignStore.exists(db, viewer.orgId, q.campaign_id))) {
         throw new DomainError('INVALID_CAMPAIGN_ID', `Campaign ${q.campaign_id} does not exist in this organization.`, {
@@ -142,9 +185,19 @@ export function createAudienceService(ctx: SegmentsContext) {
       const scope = q.campaign_id ? `audiences:campaign:${q.campaign_id}` : q.unlinked ? 'audiences:unlinked' : 'audiences';
       const page = pageQuery(scope, q);
       const rows = await audienceStore.list(db, viewer, {
-        includeArchived: q.include_archived ?? false, campaignId: q.campaign_id ?? null, unlinked: q.unlinked ?? false, after: page.after, limit: page.fetch,
+        includeArchived: q.include_archived ?? false,
+        campaignId: q.campaign_id ?? null,
+        unlinked: q.unlinked ?? false,
+        after: page.after,
+        limit: page.fetch,
       });
-      const { items, next_cursor } = toPage(scope, rows, page.limit, (r) => ({ at: q.campaign_id ? r.linked_at! : r.created_at, id: r.id }), (r) => r);
+      const { items, next_cursor } = toPage(
+        scope,
+        rows,
+        page.limit,
+        (r) => ({ at: q.campaign_id ? r.linked_at! : r.created_at, id: r.id }),
+        (r) => r,
+      );
       return { audiences: await ctx.presentAudiences(viewer.orgId, items), count: items.length, next_cursor };
     },
 
@@ -155,8 +208,14 @@ export function createAudienceService(ctx: SegmentsContext) {
       if (input.name !== undefined) patch.name = input.name;
       if (input.status && input.status !== current.status) {
         if (input.status === 'archived') Object.assign(patch, { status: 'archived', archived_from_status: current.status });
-        else if (current.status !== 'archived') throw SegmentErrors.transition(current.status, 'active', 'Refresh the audience (POST /v1/audiences/{id}/refresh) to renew an expired one.');
-        else if (current.expires_at <= now) throw SegmentErrors.transition('archived', 'active', 'The audience passed its 90-day expiry while archived; refresh or fork it.');
+        else if (current.status !== 'archived')
+          throw SegmentErrors.transition(
+            current.status,
+            'active',
+            'Refresh the audience (POST /v1/audiences/{id}/refresh) to renew an expired one.',
+          );
+        else if (current.expires_at <= now)
+          throw SegmentErrors.transition('archived', 'active', 'The audience passed its 90-day expiry while archived; refresh or fork it.');
         else Object.assign(patch, { status: current.archived_from_status ?? 'active', archived_from_status: null });
       }
       await audienceStore.update(db, viewer.orgId, id, patch);
@@ -172,7 +231,8 @@ export function createAudienceService(ctx: SegmentsContext) {
       await recount.ready();
       await db.transaction().execute(async (trx) => {
         await audienceStore.landCount(trx, viewer.orgId, id, row.snapshot_version, {
-          record_count: count.record_count, record_count_reason: count.record_count_reason,
+          record_count: count.record_count,
+          record_count_reason: count.record_count_reason,
           matched_record_count: includesCustomerList(ctx, loaded) ? (count.matched_record_count ?? null) : null,
         });
         if (count.deferred) await recount.schedule(trx, { orgId: viewer.orgId, kind: 'audience', id, version: row.snapshot_version });

@@ -5,7 +5,11 @@ import type { AudiencesTable, DB } from '../../../db/schema.ts';
 import { afterKey } from '../../../db/keyset.ts';
 
 export type AudienceRow = Selectable<AudiencesTable> & {
-  created_at: Date; updated_at: Date; expires_at: Date; version_created_at: Date; linked_at: Date | null;
+  created_at: Date;
+  updated_at: Date;
+  expires_at: Date;
+  version_created_at: Date;
+  linked_at: Date | null;
 };
 export type AudiencePatch = Updateable<AudiencesTable>;
 export interface SegmentRef {
@@ -41,7 +45,13 @@ export const audienceStore = {
 
   async findMany(db: Kysely<DB>, orgId: string, ids: readonly string[]): Promise<AudienceRow[]> {
     if (!ids.length) return [];
-    return (await db.selectFrom('audiences').selectAll().where('org_id', '=', orgId).where('id', 'in', [...ids]).where('deleted_at', 'is', null).execute()) as AudienceRow[];
+    return (await db
+      .selectFrom('audiences')
+      .selectAll()
+      .where('org_id', '=', orgId)
+      .where('id', 'in', [...ids])
+      .where('deleted_at', 'is', null)
+      .execute()) as AudienceRow[];
   },
 
   /** Refs of several audiences, in their saved order (segment_ids keep deleted segments: spec 2). */

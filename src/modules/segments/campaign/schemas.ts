@@ -7,7 +7,13 @@ const Status = Type.Union([Type.Literal('active'), Type.Literal('archived')]);
 export const CampaignAudienceSchema = Type.Object({
   id: Type.String(),
   name: Type.String(),
-  status: Type.Union([Type.Literal('active'), Type.Literal('archived'), Type.Literal('expired'), Type.Literal('pending'), Type.Literal('failed')]),
+  status: Type.Union([
+    Type.Literal('active'),
+    Type.Literal('archived'),
+    Type.Literal('expired'),
+    Type.Literal('pending'),
+    Type.Literal('failed'),
+  ]),
   record_count: Nullable(Type.Integer()),
   segment_ids: Type.Array(Type.String()),
   excluded_segment_ids: Type.Array(Type.String()),
@@ -45,7 +51,14 @@ export const PatchCampaignBody = Type.Object(
 );
 
 export const CampaignAudienceParams = Type.Object({ id: Type.String({ maxLength: 200 }), audience_id: Type.String({ maxLength: 200 }) });
-export const ListCampaignsQuery = Type.Object({ ...PageQuery, include_archived: Type.Optional(Type.Boolean({ default: false })) }, { additionalProperties: false });
-export const CampaignListSchema = Type.Object({ campaigns: Type.Array(CampaignSchema), count: Type.Integer(), next_cursor: Nullable(Type.String()) });
+export const ListCampaignsQuery = Type.Object(
+  { ...PageQuery, include_archived: Type.Optional(Type.Boolean({ default: false })) },
+  { additionalProperties: false },
+);
+export const CampaignListSchema = Type.Object({
+  campaigns: Type.Array(CampaignSchema),
+  count: Type.Integer(),
+  next_cursor: Nullable(Type.String()),
+});
 export type CampaignDoc = Static<typeof CampaignSchema>;
 export type CampaignAudienceDoc = Static<typeof CampaignAudienceSchema>;

@@ -39,18 +39,35 @@ export function createCampaignService(deps: { db: Kysely<DB>; clock: Clock }) {
   /** Expanded audiences (spec 2 "Campaign"): newest link first, private ones only for their creator. */
   async function expand(viewer: Viewer, campaignId: string): Promise<CampaignAudienceDoc[]> {
     const rows = (await audienceStore.ofCampaign(db, viewer.orgId, campaignId)).filter((a) => visibleTo(a, viewer));
-    const refs = await audienceStore.refs(db, viewer.orgId, rows.map((r) => r.id));
+    const refs = await audienceStore.refs(
+      db,
+      viewer.orgId,
+      rows.map((r) => r.id),
+    );
     const segIds = [...new Set([...refs.values()].flat().map((r) => r.segment_id))];
     const segs = new Map((await segmentStore.findMany(db, viewer.orgId, segIds)).map((s) => [s.id, s]));
     return rows.map((a) => {
       const r = refs.get(a.id) ?? [];
       const ids = (role: string) => r.filter((x) => x.role === role).map((x) => x.segment_id);
-      const sums = (role: string) => ids(role).flatMap((id) => { const s = segs.get(id); return s ? [segmentSummary(s)] : []; });
+      const sums = (role: string) =>
+        ids(role).flatMap((id) => {
+          const s = segs.get(id);
+          return s ? [segmentSummary(s)] : [];
+        });
       return {
-        id: a.id, name: a.name, status: a.status as CampaignAudienceDoc['status'], record_count: a.record_count,
-        segment_ids: ids('include'), excluded_segment_ids: ids('exclude'), segments: sums('include'), excluded_segments: sums('exclude'),
-        set_logic: a.set_logic, snapshot_version: a.snapshot_version, parent_audience_id: a.parent_audience_id,
-        expires_at: dateOnly(a.expires_at), linked_at: a.linked_at!.toISOString(),
+        id: a.id,
+        name: a.name,
+        status: a.status as CampaignAudienceDoc['status'],
+        record_count: a.record_count,
+        segment_ids: ids('include'),
+        excluded_segment_ids: ids('exclude'),
+        segments: sums('include'),
+        excluded_segments: sums('exclude'),
+        set_logic: a.set_logic,
+        snapshot_version: a.snapshot_version,
+        parent_audience_id: a.parent_audience_id,
+        expires_at: dateOnly(a.expires_at),
+        linked_at: a.linked_at!.toISOString(),
       };
     });
   }
@@ -59,7 +76,16 @@ export function createCampaignService(deps: { db: Kysely<DB>; clock: Clock }) {
     async create(viewer: Viewer, input: { name: string; description?: string }) {
       const now = clock.now();
       const id = newId('cmp');
-      await campaignStore.insert(db, { id, org_id: viewer.orgId, name: input.name, description: input.description ?? '', status: 'active', created_by: viewer.userId, created_at: now, updated_at: now });
+      await campaignStore.insert(db, {
+        id,
+        org_id: viewer.orgId,
+        name: input.name,
+        description: input.description ?? '',
+        status: 'active',
+        created_by: viewer.userId,
+        created_at: now,
+        updated_at: now,
+      });
       return present((await campaignStore.find(db, viewer.orgId, id))!, []);
     },
 
@@ -70,9 +96,19 @@ export function createCampaignService(deps: { db: Kysely<DB>; clock: Clock }) {
 
     async list(viewer: Viewer, q: { limit?: number; cursor?: string; include_archived?: boolean }) {
       const page = pageQuery('campaigns', q);
-      const rows = await campaignStore.list(db, viewer.orgId, { after: page.after, limit: page.fetch, includeArchived: q.include_archived ?? false });
+      const rows = await campaignStore.list(db, viewer.orgId, {
+        after: page.after,
+        limit: page.fetch,
+        includeArchived: q.include_archived ?? false,
+      });
       // Audiences are expanded on single GET only (spec 2).
-      const { items, next_cursor } = toPage('campaigns', rows, page.limit, (r) => ({ at: r.created_at, id: r.id }), (r) => present(r, []));
+      const { items, next_cursor } = toPage(
+        'campaigns',
+        rows,
+        page.limit,
+        (r) => ({ at: r.created_at, id: r.id }),
+        (r) => present(r, []),
+      );
       return { campaigns: items, count: items.length, next_cursor };
     },
 

@@ -10,12 +10,17 @@ export const campaignStore = {
     await db.insertInto('campaigns').values(row).execute();
   },
   async find(db: Kysely<DB>, orgId: string, id: string): Promise<CampaignRow | undefined> {
-    return (await db.selectFrom('campaigns').selectAll().where('org_id', '=', orgId).where('id', '=', id).executeTakeFirst()) as CampaignRow | undefined;
+    return (await db.selectFrom('campaigns').selectAll().where('org_id', '=', orgId).where('id', '=', id).executeTakeFirst()) as
+      CampaignRow | undefined;
   },
   async exists(db: Kysely<DB>, orgId: string, id: string): Promise<boolean> {
     return !!(await db.selectFrom('campaigns').select('id').where('org_id', '=', orgId).where('id', '=', id).executeTakeFirst());
   },
-  async list(db: Kysely<DB>, orgId: string, o: { after: CursorKey | null; limit: number; includeArchived: boolean }): Promise<CampaignRow[]> {
+  async list(
+    db: Kysely<DB>,
+    orgId: string,
+    o: { after: CursorKey | null; limit: number; includeArchived: boolean },
+  ): Promise<CampaignRow[]> {
     let q = db.selectFrom('campaigns').selectAll().where('org_id', '=', orgId);
     if (!o.includeArchived) q = q.where('status', '!=', 'archived');
     if (o.after) q = q.where((eb) => afterKey(eb, o.after!, { at: 'created_at', id: 'id' }));

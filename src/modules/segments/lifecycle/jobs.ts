@@ -24,8 +24,13 @@ export async function runRecount(ctx: SegmentsContext, job: RecountJobData): Pro
     const s = await segmentStore.find(db, job.orgId, job.id);
     if (!s || s.current_version !== job.version) return;
     const count = await ctx.countSegment(s, NO_DEADLINE);
-    await db.updateTable('segments').set({ record_count: count.record_count, record_count_reason: count.record_count_reason })
-      .where('org_id', '=', job.orgId).where('id', '=', job.id).where('current_version', '=', job.version).execute();
+    await db
+      .updateTable('segments')
+      .set({ record_count: count.record_count, record_count_reason: count.record_count_reason })
+      .where('org_id', '=', job.orgId)
+      .where('id', '=', job.id)
+      .where('current_version', '=', job.version)
+      .execute();
     return;
   }
   const a = await audienceStore.find(db, job.orgId, job.id);
@@ -39,7 +44,8 @@ export async function runRecount(ctx: SegmentsContext, job: RecountJobData): Pro
     count = protectedCount(ctx.privacy, query, await graph.count(query));
   }
   await audienceStore.landCount(db, job.orgId, a.id, job.version, {
-    record_count: count.record_count, record_count_reason: count.record_count_reason,
+    record_count: count.record_count,
+    record_count_reason: count.record_count_reason,
     matched_record_count: includesCustomerList(ctx, loaded) ? (count.matched_record_count ?? null) : null,
   });
 }

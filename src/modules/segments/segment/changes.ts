@@ -21,7 +21,12 @@ export function createSegmentChanges(ctx: SegmentsContext) {
     for (const audienceId of await segmentStore.referencingAudienceIds(trx, orgId, segmentId)) {
       const a = await audienceStore.find(trx, orgId, audienceId);
       if (!a) continue;
-      await audienceStore.update(trx, orgId, audienceId, { record_count: null, record_count_reason: 'counting', matched_record_count: null, updated_at: now });
+      await audienceStore.update(trx, orgId, audienceId, {
+        record_count: null,
+        record_count_reason: 'counting',
+        matched_record_count: null,
+        updated_at: now,
+      });
       await recount.schedule(trx, { orgId, kind: 'audience', id: audienceId, version: a.snapshot_version });
     }
   }
@@ -31,10 +36,20 @@ export function createSegmentChanges(ctx: SegmentsContext) {
     if (!wanted || wanted === current.status) return {};
     if (wanted === 'archived') return { status: 'archived', archived_from_status: current.status };
     if (current.status !== 'archived') {
-      throw SegmentErrors.transition(current.status, 'active', current.status === 'expired'
-        ? 'Refresh the segment (POST /v1/segments/{id}/refresh) to renew it.' : 'The segment becomes active when processing completes.');
+      throw SegmentErrors.transition(
+        current.status,
+        'active',
+        current.status === 'expired'
+          ? 'Refresh the segment (POST /v1/segments/{id}/refresh) to renew it.'
+          : 'The segment becomes active when processing completes.',
+      );
     }
-    if (current.expires_at <= now) throw SegmentErrors.transition('archived', 'active', 'The segment passed its expiry while archived; duplicate it or create a new one.');
+    if (current.expires_at <= now)
+      throw SegmentErrors.transition(
+        'archived',
+        'active',
+        'The segment passed its expiry while archived; duplicate it or create a new one.',
+      );
     return { status: current.archived_from_status ?? 'active', archived_from_status: null };
   }
 
@@ -50,7 +65,10 @@ export function createSegmentChanges(ctx: SegmentsContext) {
         const subtype = registry.get(current.subtype, 'Editing');
         if (!subtype.editMembership) {
           if (input.record_limit !== undefined) throw SegmentErrors.recordLimitUnsupported(current.subtype);
-          throw SegmentErrors.fieldsNotForSubtype(['filters', 'filter_groups'].filter((f) => (input as Record<string, unknown>)[f] !== undefined), current.subtype);
+          throw SegmentErrors.fieldsNotForSubtype(
+            ['filters', 'filter_groups'].filter((f) => (input as Record<string, unknown>)[f] !== undefined),
+            current.subtype,
+          );
         }
         if (current.status === 'archived' || patch.status === 'archived') throw SegmentErrors.archived(id);
         edit = await subtype.editMembership(viewer, current, input);
@@ -105,26 +123,54 @@ export function createSegmentChanges(ctx: SegmentsContext) {
       await recount.ready();
       const audienceId = await db.transaction().execute(async (trx) => {
         await segmentTransitions.insert(trx, {
-          id: copyId, orgId: viewer.orgId, name, subtype: subtype.name, status: status as 'active' | 'pending', visibility, createdBy: viewer.userId,
-          count, release, now, expiresAt: persistentExpiry(now), recordLimit: parent.record_limit,
-          filterGroups: parent.filter_groups as never, details: (parent.details ?? {}) as object,
-          inputRecordCount: parent.input_record_count, matchCount: parent.match_count, membersPath: parent.members_path,
+          id: copyId,
+          orgId: viewer.orgId,
+          name,
+          subtype: subtype.name,
+          status: status as 'active' | 'pending',
+          visibility,
+          createdBy: viewer.userId,
+          count,
+          release,
+          now,
+          expiresAt: persistentExpiry(now),
+          recordLimit: parent.record_limit,
+          filterGroups: parent.filter_groups as never,
+          details: (parent.details ?? {}) as object,
+          inputRecordCount: parent.input_record_count,
+          matchCount: parent.match_count,
+          membersPath: parent.members_path,
           sharedSourceSegmentId: recounts ? null : (parent.shared_source_segment_id ?? parent.id),
           originCampaignId: input.campaign_id ?? null,
-          lineage: { parentSegmentId: parent.id, rootSegmentId: parent.root_segment_id ?? parent.id, parentVersion: parent.current_version },
+          lineage: {
+            parentSegmentId: parent.id,
+            rootSegmentId: parent.root_segment_id ?? parent.id,
+            parentVersion: parent.current_version,
+          },
         });
         if (count.deferred) await recount.schedule(trx, { orgId: viewer.orgId, kind: 'segment', id: copyId, version: 1 });
         const wrapper = input.create_audience
           ? await segmentTransitions.insertWrapperAudience(trx, {
-            orgId: viewer.orgId, segmentId: copyId, name, visibility, createdBy: viewer.userId, status: 'active', count, release,
-            campaignId: input.campaign_id ?? null, now,
-          })
+              orgId: viewer.orgId,
+              segmentId: copyId,
+              name,
+              visibility,
+              createdBy: viewer.userId,
+              status: 'active',
+              count,
+              release,
+              campaignId: input.campaign_id ?? null,
+              now,
+            })
           : null;
         if (wrapper && count.deferred) await recount.schedule(trx, { orgId: viewer.orgId, kind: 'audience', id: wrapper, version: 1 });
         if (recounts) {
           await events.emit(trx, {
-            orgId: viewer.orgId, type: 'segment.ready', subject: { kind: 'segment', id: copyId, name },
-            data: { status: 'completed', subtype: subtype.name, audience_id: wrapper, record_count: count.record_count }, webhookUrl: null,
+            orgId: viewer.orgId,
+            type: 'segment.ready',
+            subject: { kind: 'segment', id: copyId, name },
+            data: { status: 'completed', subtype: subtype.name, audience_id: wrapper, record_count: count.record_count },
+            webhookUrl: null,
           });
         }
         return wrapper;

@@ -8,9 +8,7 @@ export const SEGMENT_STATUSES = ['pending', 'active', 'failed', 'archived', 'exp
 
 export const DataReleaseSchema = DataReleaseRefSchema;
 
-export const RecordCountReason = Nullable(
-  lit('below_privacy_floor', 'counting', 'not_counted', 'count_failed'),
-);
+export const RecordCountReason = Nullable(lit('below_privacy_floor', 'counting', 'not_counted', 'count_failed'));
 const recordCountReasonDoc =
   'Why record_count is null: `below_privacy_floor` (fewer than 50 records; graph-derived counts below the floor are never shown), ' +
   '`counting` (a count is running and lands later), `not_counted` (cleared by a refresh or edit; recount), `count_failed`.';
@@ -32,7 +30,9 @@ export const SegmentSchema = Type.Object({
   current_version: Type.Integer({ minimum: 1 }),
   version_created_at: DateTime(),
   record_limit: Nullable(Type.Integer()),
-  filters: Nullable(Type.Array(FilterConditionSchema, { description: 'The conditions when the segment is a single AND group; null otherwise' })),
+  filters: Nullable(
+    Type.Array(FilterConditionSchema, { description: 'The conditions when the segment is a single AND group; null otherwise' }),
+  ),
   filter_groups: Nullable(Type.Array(FilterGroupSchema)),
   file_format: Type.Optional(Type.String()),
   compression: Type.Optional(Type.String()),
@@ -52,7 +52,7 @@ export const SegmentSchema = Type.Object({
   seed_segment_id: Type.Optional(Type.String()),
   positive_class_segment_id: Type.Optional(Type.String()),
   workflow_run_id: Type.Optional(Nullable(Type.String())),
-  shared_source_data: Type.Boolean({ description: 'True for a matched duplicate that reads its source segment\'s member set' }),
+  shared_source_data: Type.Boolean({ description: "True for a matched duplicate that reads its source segment's member set" }),
   origin_campaign_id: Nullable(Type.String()),
   data_release: DataReleaseSchema,
   lineage: Type.Object(
@@ -81,7 +81,9 @@ export const CreateSegmentBody = Type.Object(
   {
     name: Type.String({ minLength: 1, maxLength: 120 }),
     subtype: Type.Optional(lit(...SUBTYPES)),
-    create_audience: Type.Optional(Type.Boolean({ description: 'Default true for filter and matched, false for similarity, propensity and ephemeral segments' })),
+    create_audience: Type.Optional(
+      Type.Boolean({ description: 'Default true for filter and matched, false for similarity, propensity and ephemeral segments' }),
+    ),
     visibility: Type.Optional(lit('org', 'private')),
     campaign_id: Type.Optional(Type.String({ maxLength: 200 })),
     webhook_url: Type.Optional(Type.String({ format: 'uri', maxLength: 2048, pattern: '^https?://' })),
@@ -97,22 +99,31 @@ export const CreateSegmentBody = Type.Object(
     match_level: Type.Optional(Type.Array(MatchLevel, { minItems: 1, maxItems: 5 })),
     spatial_mode: Type.Optional(lit('residential', 'work', 'auto')),
     shard_count: Type.Optional(Type.Integer({ minimum: 1, maximum: 50 })),
-    session_id: Type.Optional(Type.String({ maxLength: 200, description: 'Matched: the client\'s own session label, recorded' })),
-    hitl: Type.Optional(Type.Boolean({ description: 'Matched: stage the upload for review; similarity/propensity: pause at review gates' })),
+    session_id: Type.Optional(Type.String({ maxLength: 200, description: "Matched: the client's own session label, recorded" })),
+    hitl: Type.Optional(
+      Type.Boolean({ description: 'Matched: stage the upload for review; similarity/propensity: pause at review gates' }),
+    ),
     // similarity / propensity
     seed_description: Type.Optional(Type.String({ minLength: 1, maxLength: 2000 })),
     seed_segment_id: Type.Optional(Type.String({ maxLength: 200 })),
     positive_class_segment_id: Type.Optional(Type.String({ maxLength: 200 })),
     model_type: Type.Optional(lit('BOOSTED_TREE_CLASSIFIER', 'AUTOML_CLASSIFIER', 'LOGISTIC_REG')),
-    excluded_columns: Type.Optional(Type.String({ maxLength: 2000, description: 'Comma-prefixed feature columns, e.g. ",age,income_band"' })),
+    excluded_columns: Type.Optional(
+      Type.String({ maxLength: 2000, description: 'Comma-prefixed feature columns, e.g. ",age,income_band"' }),
+    ),
     model_name: Type.Optional(Type.String({ maxLength: 200 })),
     generation_metadata_id: Type.Optional(Type.String({ maxLength: 200 })),
-    target_size: Type.Optional(Type.Integer({ minimum: 50, maximum: 100_000_000, description: 'Similarity/propensity: members to keep (default: a documented rule)' })),
+    target_size: Type.Optional(
+      Type.Integer({
+        minimum: 50,
+        maximum: 100_000_000,
+        description: 'Similarity/propensity: members to keep (default: a documented rule)',
+      }),
+    ),
   },
   { additionalProperties: false },
 );
 export type CreateSegmentInput = Static<typeof CreateSegmentBody>;
-
 
 export const ListSegmentsQuery = Type.Object(
   { ...PageQuery, include_archived: Type.Optional(Type.Boolean({ default: false })) },

@@ -29,8 +29,18 @@ export function createSegmentService(ctx: SegmentsContext) {
 
     async list(viewer: Viewer, q: PageRequest & { include_archived?: boolean }) {
       const page = pageQuery('segments', q);
-      const rows = await segmentStore.list(db, viewer, { includeArchived: q.include_archived ?? false, after: page.after, limit: page.fetch });
-      const { items, next_cursor } = toPage('segments', rows, page.limit, (r) => ({ at: r.created_at, id: r.id }), (r) => ctx.present(r));
+      const rows = await segmentStore.list(db, viewer, {
+        includeArchived: q.include_archived ?? false,
+        after: page.after,
+        limit: page.fetch,
+      });
+      const { items, next_cursor } = toPage(
+        'segments',
+        rows,
+        page.limit,
+        (r) => ({ at: r.created_at, id: r.id }),
+        (r) => ctx.present(r),
+      );
       return { segments: items, count: items.length, next_cursor };
     },
 

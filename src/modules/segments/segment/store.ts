@@ -27,11 +27,21 @@ export const segmentStore = {
 
   async findMany(db: Kysely<DB>, orgId: string, ids: readonly string[]): Promise<SegmentRow[]> {
     if (ids.length === 0) return [];
-    return (await db.selectFrom('segments').selectAll().where('org_id', '=', orgId).where('id', 'in', [...ids]).where('deleted_at', 'is', null).execute()) as SegmentRow[];
+    return (await db
+      .selectFrom('segments')
+      .selectAll()
+      .where('org_id', '=', orgId)
+      .where('id', 'in', [...ids])
+      .where('deleted_at', 'is', null)
+      .execute()) as SegmentRow[];
   },
 
   /** Newest first, keyset-paged; private rows of other users and (unless asked) archived rows are skipped. */
-  async list(db: Kysely<DB>, viewer: Viewer, opts: { includeArchived: boolean; after: CursorKey | null; limit: number }): Promise<SegmentRow[]> {
+  async list(
+    db: Kysely<DB>,
+    viewer: Viewer,
+    opts: { includeArchived: boolean; after: CursorKey | null; limit: number },
+  ): Promise<SegmentRow[]> {
     let q = db
       .selectFrom('segments')
       .selectAll()
@@ -77,9 +87,20 @@ export const segmentStore = {
 
 /** "major.minor" of every release a live (not deleted, not expired) segment or audience was made against. */
 export async function referencedReleases(db: Kysely<DB>): Promise<Set<string>> {
-  const rows = await db.selectFrom('segments').select(['release_major', 'release_minor']).distinct()
-    .where('deleted_at', 'is', null).where('status', '!=', 'expired')
-    .union(db.selectFrom('audiences').select(['release_major', 'release_minor']).distinct().where('deleted_at', 'is', null).where('status', '!=', 'expired'))
+  const rows = await db
+    .selectFrom('segments')
+    .select(['release_major', 'release_minor'])
+    .distinct()
+    .where('deleted_at', 'is', null)
+    .where('status', '!=', 'expired')
+    .union(
+      db
+        .selectFrom('audiences')
+        .select(['release_major', 'release_minor'])
+        .distinct()
+        .where('deleted_at', 'is', null)
+        .where('status', '!=', 'expired'),
+    )
     .execute();
   return new Set(rows.map((r) => `${r.release_major}.${r.release_minor}`));
 }

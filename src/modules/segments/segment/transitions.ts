@@ -49,10 +49,20 @@ export const segmentTransitions = {
   async insertWrapperAudience(trx: Kysely<DB>, w: WrapperAudience): Promise<string> {
     const id = newId('aud');
     const row = audienceRow({
-      id, orgId: w.orgId, name: w.name, visibility: w.visibility, createdBy: w.createdBy, setLogic: 'union', count: w.count,
-      release: w.release, campaignId: w.campaignId, now: w.now,
+      id,
+      orgId: w.orgId,
+      name: w.name,
+      visibility: w.visibility,
+      createdBy: w.createdBy,
+      setLogic: 'union',
+      count: w.count,
+      release: w.release,
+      campaignId: w.campaignId,
+      now: w.now,
     });
-    await audienceStore.insert(trx, { ...row, status: w.status, ...(w.status === 'pending' ? { counted_version: null } : {}) }, [{ segment_id: w.segmentId, role: 'include' }]);
+    await audienceStore.insert(trx, { ...row, status: w.status, ...(w.status === 'pending' ? { counted_version: null } : {}) }, [
+      { segment_id: w.segmentId, role: 'include' },
+    ]);
     return id;
   },
 
@@ -61,17 +71,35 @@ export const segmentTransitions = {
   },
 
   /** Back to pending (a new upload or a relaunch): counts cleared; audiences using it pending too. */
-  async markPending(trx: Kysely<DB>, orgId: string, id: string, o: { details?: object; newVersion?: number; now: Date; workflowRunId?: string | null }): Promise<void> {
+  async markPending(
+    trx: Kysely<DB>,
+    orgId: string,
+    id: string,
+    o: { details?: object; newVersion?: number; now: Date; workflowRunId?: string | null },
+  ): Promise<void> {
     const patch: SegmentPatch = {
-      status: 'pending', record_count: null, record_count_reason: 'counting', input_record_count: null, match_count: null, error_message: null, updated_at: o.now,
+      status: 'pending',
+      record_count: null,
+      record_count_reason: 'counting',
+      input_record_count: null,
+      match_count: null,
+      error_message: null,
+      updated_at: o.now,
     };
     if (o.details) patch.details = JSON.stringify(o.details);
-    if (o.newVersion !== undefined) Object.assign(patch, { current_version: o.newVersion, version_created_at: o.now, expires_at: persistentExpiry(o.now) });
+    if (o.newVersion !== undefined)
+      Object.assign(patch, { current_version: o.newVersion, version_created_at: o.now, expires_at: persistentExpiry(o.now) });
     if (o.workflowRunId !== undefined) patch.workflow_run_id = o.workflowRunId;
     await segmentStore.update(trx, orgId, id, patch);
     for (const audienceId of await segmentStore.referencingAudienceIds(trx, orgId, id)) {
       await audienceStore.update(trx, orgId, audienceId, {
-        status: 'pending', record_count: null, record_count_reason: 'counting', matched_record_count: null, match_count: null, input_record_count: null, updated_at: o.now,
+        status: 'pending',
+        record_count: null,
+        record_count_reason: 'counting',
+        matched_record_count: null,
+        match_count: null,
+        input_record_count: null,
+        updated_at: o.now,
       });
     }
   },
@@ -80,8 +108,14 @@ export const segmentTransitions = {
   async markResolved(trx: Kysely<DB>, orgId: string, id: string, r: Resolution): Promise<void> {
     const shown = r.shown ?? { record_count: r.recordCount, record_count_reason: null };
     await segmentStore.update(trx, orgId, id, {
-      status: 'active', ...shown, input_record_count: r.inputRecordCount, match_count: r.matchCount,
-      members_path: r.membersPath, details: JSON.stringify(r.details), error_message: null, updated_at: r.now,
+      status: 'active',
+      ...shown,
+      input_record_count: r.inputRecordCount,
+      match_count: r.matchCount,
+      members_path: r.membersPath,
+      details: JSON.stringify(r.details),
+      error_message: null,
+      updated_at: r.now,
     });
     for (const audienceId of await segmentStore.referencingAudienceIds(trx, orgId, id)) {
       const a = await audienceStore.find(trx, orgId, audienceId);
@@ -91,9 +125,12 @@ export const segmentTransitions = {
         ...(a.status === 'pending' ? { status: 'active' } : {}),
         ...(wrapper
           ? {
-            match_count: r.matchCount, input_record_count: r.inputRecordCount, ...shown,
-            matched_record_count: shown.record_count, counted_version: a.snapshot_version,
-          }
+              match_count: r.matchCount,
+              input_record_count: r.inputRecordCount,
+              ...shown,
+              matched_record_count: shown.record_count,
+              counted_version: a.snapshot_version,
+            }
           : { record_count: null, record_count_reason: 'not_counted', matched_record_count: null }),
         updated_at: r.now,
       });
@@ -101,10 +138,16 @@ export const segmentTransitions = {
   },
 
   /** -> failed with a message (spec 3); the named audiences (the wrapper, a linked one) fail with it. */
-  async markFailed(trx: Kysely<DB>, orgId: string, id: string, o: { message: string; audienceIds: readonly string[]; now: Date }): Promise<void> {
+  async markFailed(
+    trx: Kysely<DB>,
+    orgId: string,
+    id: string,
+    o: { message: string; audienceIds: readonly string[]; now: Date },
+  ): Promise<void> {
     await segmentStore.update(trx, orgId, id, { status: 'failed', error_message: o.message, record_count_reason: null, updated_at: o.now });
     for (const audienceId of new Set(o.audienceIds)) {
-      if (await audienceStore.find(trx, orgId, audienceId)) await audienceStore.update(trx, orgId, audienceId, { status: 'failed', updated_at: o.now });
+      if (await audienceStore.find(trx, orgId, audienceId))
+        await audienceStore.update(trx, orgId, audienceId, { status: 'failed', updated_at: o.now });
     }
   },
 };

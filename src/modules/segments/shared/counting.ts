@@ -34,12 +34,18 @@ export type CountOutcome = ShownCount & {
  * measured member set (graph-ports.ts), noise and threshold follow the set (docs/decisions/052), so a
  * capped segment, a new version or a forced refresh of the same people shows the same number.
  */
-export function protectedCount(privacy: Privacy, query: MembershipQuery, value: { total: number; matched: number | null; measured?: Measured }): CountOutcome {
+export function protectedCount(
+  privacy: Privacy,
+  query: MembershipQuery,
+  value: { total: number; matched: number | null; measured?: Measured },
+): CountOutcome {
   const question = privacy.question(query);
   const set = value.measured?.total;
   if (set) {
-    const matched = set.matched === null || value.matched === null ? null
-      : privacy.shownCount({ question, trueCount: set.matched.n, set: { ...set, ...set.matched }, facet: 'matched' }).record_count;
+    const matched =
+      set.matched === null || value.matched === null
+        ? null
+        : privacy.shownCount({ question, trueCount: set.matched.n, set: { ...set, ...set.matched }, facet: 'matched' }).record_count;
     return { ...privacy.shownCount({ question, trueCount: set.n, set }), matched_record_count: matched, deferred: false };
   }
   const matched = value.matched === null ? null : privacy.shownCount({ question, trueCount: value.matched, facet: 'matched' }).record_count;
@@ -50,7 +56,8 @@ export async function countWithin(graph: GraphPorts, query: MembershipQuery, tim
   const r = await within(graph.count(query), timeoutMs);
   if (r && 'value' in r) return protectedCount(privacy, query, r.value);
   // Interrupted past the statement timeout: it would be again, so no recount is scheduled.
-  if (r && r.error instanceof WarehouseTimeoutError) return { record_count: null, record_count_reason: 'count_failed', deferred: false, interrupted: r.error };
+  if (r && r.error instanceof WarehouseTimeoutError)
+    return { record_count: null, record_count_reason: 'count_failed', deferred: false, interrupted: r.error };
   return { record_count: null, record_count_reason: 'counting', deferred: true };
 }
 

@@ -27,7 +27,12 @@ export function warehouseGraphPorts(deps: {
       const catalog = await deps.catalog();
       if (deps.privacy) {
         const run = (sql: string, params: unknown[]) => deps.warehouse.query(sql, params, { timeoutMs: deps.statementTimeoutMs });
-        const measured = await deps.privacy.measure(run, query, { catalog, personsTable: deps.personsTable, matched: true, persons: deps.currentRelease()?.persons });
+        const measured = await deps.privacy.measure(run, query, {
+          catalog,
+          personsTable: deps.personsTable,
+          matched: true,
+          persons: deps.currentRelease()?.persons,
+        });
         return { total: measured.total.n, matched: measured.total.matched?.n ?? null, measured };
       }
       // Without personsTable, membershipSql scans the release's discovery table.

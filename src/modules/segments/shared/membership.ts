@@ -24,7 +24,12 @@ export function filterMembership(row: MembershipFields): SegmentMembership {
 
 /** Members materialized as a Parquet set of person keys (matched, similarity, propensity). */
 export function materializedMembership(row: MembershipFields): SegmentMembership {
-  return { kind: 'members', segmentId: row.id, subtype: row.subtype as 'matched' | 'similarity' | 'propensity', parquetPath: row.members_path };
+  return {
+    kind: 'members',
+    segmentId: row.id,
+    subtype: row.subtype as 'matched' | 'similarity' | 'propensity',
+    parquetPath: row.members_path,
+  };
 }
 
 export function compositionQuery(composition: Composition): MembershipQuery {

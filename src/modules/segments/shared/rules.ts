@@ -66,7 +66,13 @@ export async function within<T>(p: Promise<T>, ms: number): Promise<{ value: T }
     timer = setTimeout(() => resolve(undefined), ms);
   });
   try {
-    return await Promise.race([p.then((value) => ({ value }), (error: unknown) => ({ error })), timeout]);
+    return await Promise.race([
+      p.then(
+        (value) => ({ value }),
+        (error: unknown) => ({ error }),
+      ),
+      timeout,
+    ]);
   } finally {
     clearTimeout(timer);
   }

@@ -13,13 +13,20 @@ import { segmentStore, type SegmentRow } from '../segment/store.ts';
 import { segmentTransitions } from '../segment/transitions.ts';
 import { filterMembership } from '../shared/membership.ts';
 import {
-  DEFAULT_EPHEMERAL_TTL_HOURS, ephemeralExpiry, loadCatalog, parseFilters, persistentExpiry, requireRelease, sameRelease,
+  DEFAULT_EPHEMERAL_TTL_HOURS,
+  ephemeralExpiry,
+  loadCatalog,
+  parseFilters,
+  persistentExpiry,
+  requireRelease,
+  sameRelease,
 } from '../shared/rules.ts';
 import type { SegmentSubtype } from './registry.ts';
 
-export const affectedNextStep = (affected: readonly string[]) => affected.length
-  ? 'Audiences using this segment were not refreshed: refresh each (POST /v1/audiences/{id}/refresh with this segment_id) to deliver the new version.'
-  : 'The new version is ready; compose it into an audience with POST /v1/audiences.';
+export const affectedNextStep = (affected: readonly string[]) =>
+  affected.length
+    ? 'Audiences using this segment were not refreshed: refresh each (POST /v1/audiences/{id}/refresh with this segment_id) to deliver the new version.'
+    : 'The new version is ready; compose it into an audience with POST /v1/audiences.';
 
 export function createFilterSubtype(ctx: SegmentsContext) {
   const { db, recount, deps } = ctx;
@@ -39,7 +46,9 @@ export function createFilterSubtype(ctx: SegmentsContext) {
 
   async function create(viewer: Viewer, input: CreateSegmentInput): Promise<CreatedSegmentDoc> {
     if (input.ttl_hours !== undefined && !input.ephemeral) {
-      throw new DomainError('INVALID_REQUEST', 'ttl_hours applies to ephemeral segments only.', { nextStep: 'Send ephemeral: true with ttl_hours, or drop ttl_hours.' });
+      throw new DomainError('INVALID_REQUEST', 'ttl_hours applies to ephemeral segments only.', {
+        nextStep: 'Send ephemeral: true with ttl_hours, or drop ttl_hours.',
+      });
     }
     if (input.webhook_url) events.validateWebhookUrl(input.webhook_url);
     const groups = parseFilters(input, await loadCatalog(graph));
@@ -49,7 +58,14 @@ export function createFilterSubtype(ctx: SegmentsContext) {
     const now = clock.now();
     const id = newId('seg');
     const ephemeral = input.ephemeral === true;
-    const draft = { id, subtype: 'filter', filter_groups: groups, record_limit: input.record_limit ?? null, current_version: 1, members_path: null } as SegmentRow;
+    const draft = {
+      id,
+      subtype: 'filter',
+      filter_groups: groups,
+      record_limit: input.record_limit ?? null,
+      current_version: 1,
+      members_path: null,
+    } as SegmentRow;
     const count = await ctx.countSegment(draft);
     // Ephemeral segments are scratch: no wrapper audience unless asked for.
     const createAudience = input.create_audience ?? !ephemeral;
@@ -57,29 +73,61 @@ export function createFilterSubtype(ctx: SegmentsContext) {
     await recount.ready();
     const audienceId = await db.transaction().execute(async (trx) => {
       await segmentTransitions.insert(trx, {
-        id, orgId: viewer.orgId, name: input.name, subtype: 'filter', status: 'active', visibility, createdBy: viewer.userId, count,
-        release, now, ephemeral, filterGroups: groups, recordLimit: input.record_limit ?? null,
+        id,
+        orgId: viewer.orgId,
+        name: input.name,
+        subtype: 'filter',
+        status: 'active',
+        visibility,
+        createdBy: viewer.userId,
+        count,
+        release,
+        now,
+        ephemeral,
+        filterGroups: groups,
+        recordLimit: input.record_limit ?? null,
         expiresAt: ephemeral ? ephemeralExpiry(now, input.ttl_hours ?? DEFAULT_EPHEMERAL_TTL_HOURS) : persistentExpiry(now),
-        originCampaignId: input.campaign_id ?? null, webhookUrl: input.webhook_url ?? null,
+        originCampaignId: input.campaign_id ?? null,
+        webhookUrl: input.webhook_url ?? null,
       });
       if (count.deferred) await recount.schedule(trx, { orgId: viewer.orgId, kind: 'segment', id, version: 1 });
       const wrapper = createAudience
         ? await segmentTransitions.insertWrapperAudience(trx, {
-          orgId: viewer.orgId, segmentId: id, name: input.name, visibility, createdBy: viewer.userId, status: 'active', count, release,
-          campaignId: input.campaign_id ?? null, now,
-        })
+            orgId: viewer.orgId,
+            segmentId: id,
+            name: input.name,
+            visibility,
+            createdBy: viewer.userId,
+            status: 'active',
+            count,
+            release,
+            campaignId: input.campaign_id ?? null,
+            now,
+          })
         : null;
       if (wrapper && count.deferred) await recount.schedule(trx, { orgId: viewer.orgId, kind: 'audience', id: wrapper, version: 1 });
-      await emitReady(trx, viewer.orgId, { id, name: input.name, audienceId: wrapper, recordCount: count.record_count, webhookUrl: input.webhook_url ?? null });
+      await emitReady(trx, viewer.orgId, {
+        id,
+        name: input.name,
+        audienceId: wrapper,
+        recordCount: count.record_count,
+        webhookUrl: input.webhook_url ?? null,
+      });
       return wrapper;
     });
     const row = (await segmentStore.find(db, viewer.orgId, id))!;
     return { ...ctx.present(row), ...(audienceId ? { audience_id: audienceId } : {}) };
   }
 
-  async function emitReady(trx: typeof db, orgId: string, s: { id: string; name: string; audienceId: string | null; recordCount: number | null; webhookUrl: string | null }) {
+  async function emitReady(
+    trx: typeof db,
+    orgId: string,
+    s: { id: string; name: string; audienceId: string | null; recordCount: number | null; webhookUrl: string | null },
+  ) {
     await events.emit(trx, {
-      orgId, type: 'segment.ready', subject: { kind: 'segment', id: s.id, name: s.name },
+      orgId,
+      type: 'segment.ready',
+      subject: { kind: 'segment', id: s.id, name: s.name },
       data: { status: 'completed', subtype: 'filter', audience_id: s.audienceId, record_count: s.recordCount },
       webhookUrl: s.webhookUrl,
     });
@@ -91,13 +139,16 @@ export function createFilterSubtype(ctx: SegmentsContext) {
    */
   async function refresh(viewer: Viewer, current: SegmentRow, input: RefreshSegmentInput): Promise<RefreshedSegmentDoc> {
     for (const field of ['hitl', 'shard_count', 'compression'] as const) {
-      if (input[field] !== undefined) throw new DomainError('INVALID_REQUEST', `${field} applies to matched segments only.`, { nextStep: `Remove ${field}.` });
+      if (input[field] !== undefined)
+        throw new DomainError('INVALID_REQUEST', `${field} applies to matched segments only.`, { nextStep: `Remove ${field}.` });
     }
     const release = requireRelease(graph);
     const affected = (await segmentStore.usage(db, viewer.orgId, current.id)).map((u) => u.id);
     if (current.status === 'active' && sameRelease(release, current) && !input.force) {
       return {
-        ...ctx.present(current), refreshed: false, affected_audiences: affected,
+        ...ctx.present(current),
+        refreshed: false,
+        affected_audiences: affected,
         next_step: 'Nothing changed since the last version (same filters, same data release); send force: true to bump the version anyway.',
       };
     }
@@ -106,24 +157,43 @@ export function createFilterSubtype(ctx: SegmentsContext) {
     await recount.ready();
     await db.transaction().execute(async (trx) => {
       await segmentStore.update(trx, viewer.orgId, current.id, {
-        status: 'active', current_version: version, version_created_at: now, record_count: null, record_count_reason: 'counting',
-        release_major: release.major, release_minor: release.minor, updated_at: now,
+        status: 'active',
+        current_version: version,
+        version_created_at: now,
+        record_count: null,
+        record_count_reason: 'counting',
+        release_major: release.major,
+        release_minor: release.minor,
+        updated_at: now,
         expires_at: current.ephemeral ? ephemeralExpiry(now, DEFAULT_EPHEMERAL_TTL_HOURS) : persistentExpiry(now),
       });
       await recount.schedule(trx, { orgId: viewer.orgId, kind: 'segment', id: current.id, version });
-      await emitReady(trx, viewer.orgId, { id: current.id, name: current.name, audienceId: null, recordCount: null, webhookUrl: current.webhook_url });
+      await emitReady(trx, viewer.orgId, {
+        id: current.id,
+        name: current.name,
+        audienceId: null,
+        recordCount: null,
+        webhookUrl: current.webhook_url,
+      });
     });
     return {
-      ...ctx.present((await segmentStore.find(db, viewer.orgId, current.id))!), refreshed: true, affected_audiences: affected,
+      ...ctx.present((await segmentStore.find(db, viewer.orgId, current.id))!),
+      refreshed: true,
+      affected_audiences: affected,
       next_step: `record_count was cleared and the new version is being counted (read the segment again shortly). ${affectedNextStep(affected)}`,
     };
   }
 
   /** PATCH of filters / record_limit: a new version, validated and capped like a create, counted now. */
-  async function editMembership(_viewer: Viewer, current: SegmentRow, input: { filters?: unknown; filter_groups?: unknown; record_limit?: number | null }) {
-    const groups = input.filters !== undefined || input.filter_groups !== undefined
-      ? parseFilters(input, await loadCatalog(graph))
-      : (current.filter_groups as FilterGroup[]);
+  async function editMembership(
+    _viewer: Viewer,
+    current: SegmentRow,
+    input: { filters?: unknown; filter_groups?: unknown; record_limit?: number | null },
+  ) {
+    const groups =
+      input.filters !== undefined || input.filter_groups !== undefined
+        ? parseFilters(input, await loadCatalog(graph))
+        : (current.filter_groups as FilterGroup[]);
     const recordLimit = input.record_limit !== undefined ? input.record_limit : current.record_limit;
     await checkCap(groups, recordLimit);
     const release = requireRelease(graph);
@@ -131,10 +201,17 @@ export function createFilterSubtype(ctx: SegmentsContext) {
     const count = await ctx.countSegment({ ...current, filter_groups: groups, record_limit: recordLimit, current_version: version });
     const now = clock.now();
     return {
-      version, count,
+      version,
+      count,
       patch: {
-        filter_groups: JSON.stringify(groups), record_limit: recordLimit, current_version: version, version_created_at: now,
-        record_count: count.record_count, record_count_reason: count.record_count_reason, release_major: release.major, release_minor: release.minor,
+        filter_groups: JSON.stringify(groups),
+        record_limit: recordLimit,
+        current_version: version,
+        version_created_at: now,
+        record_count: count.record_count,
+        record_count_reason: count.record_count_reason,
+        release_major: release.major,
+        release_minor: release.minor,
       },
     };
   }

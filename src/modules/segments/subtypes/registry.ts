@@ -19,9 +19,23 @@ export type Subtype = (typeof SUBTYPE_NAMES)[number];
 export const COMMON_CREATE_FIELDS = ['name', 'subtype', 'create_audience', 'visibility', 'campaign_id', 'webhook_url'] as const;
 
 /** Fields of the segment document a subtype adds (all optional in the schema). */
-export type SubtypeFields = Partial<Pick<SegmentDoc,
-  'file_format' | 'compression' | 'shard_count' | 'column_mappings' | 'mapping_confirmed' | 'input_record_count' | 'match_count' | 'match_rate'
-  | 'seed_description' | 'seed_segment_id' | 'positive_class_segment_id' | 'workflow_run_id'>>;
+export type SubtypeFields = Partial<
+  Pick<
+    SegmentDoc,
+    | 'file_format'
+    | 'compression'
+    | 'shard_count'
+    | 'column_mappings'
+    | 'mapping_confirmed'
+    | 'input_record_count'
+    | 'match_count'
+    | 'match_rate'
+    | 'seed_description'
+    | 'seed_segment_id'
+    | 'positive_class_segment_id'
+    | 'workflow_run_id'
+  >
+>;
 
 /** A PATCH that changes membership (filters, record_limit): the row patch of the new version and its count. */
 export interface MembershipEdit {
@@ -46,7 +60,11 @@ export interface SegmentSubtype {
   membership(row: SegmentRow): SegmentMembership;
   presentFields(row: SegmentRow): SubtypeFields;
   /** PATCH of filters / record_limit; subtypes without it refuse such a PATCH. */
-  editMembership?(viewer: Viewer, row: SegmentRow, input: { filters?: unknown; filter_groups?: unknown; record_limit?: number | null }): Promise<MembershipEdit>;
+  editMembership?(
+    viewer: Viewer,
+    row: SegmentRow,
+    input: { filters?: unknown; filter_groups?: unknown; record_limit?: number | null },
+  ): Promise<MembershipEdit>;
 }
 
 export interface SubtypeRegistry {
