@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CATALOG_FIELDS } from '../../src/graph/person-fields.ts';
 import { seededRandom } from '../../src/lib/random.ts';
 import { BREAKDOWN_CODES_TABLE } from '../../src/graph/discovery-table.ts';
-import type { FilterCondition } from '../../src/graph/filters/index.ts';
+import type { FilterCondition, FilterGroup } from '../../src/graph/filters/index.ts';
 import type { MembershipQuery } from '../../src/graph/membership/types.ts';
 import { openWarehouse, type Warehouse } from '../../src/graph/warehouse.ts';
 import { createPrivacyWithSecret, type Measured, type MeasureOptions } from '../../src/modules/privacy/index.ts';
@@ -135,5 +135,59 @@ describe('measuring raw filters by masks gives what measuring by forms gives', (
       sampled += 1;
     }
     expect(sampled).toBe(80);
+  }, 300_000);
+});
+
+describe('a capped segment whose cap keeps everyone is measured uncapped, with the same answer', () => {
+  let w: Warehouse;
+  let qs: MembershipQuery[];
+  const run = (sql: string, params: unknown[]) => w.query(sql, params);
+
+  beforeAll(async () => {
+    const dataDir = await sharedGraph(join(tmpdir(), 'ads-privacy-attacks-graph'), {
+      persons: GRAPH_PERSONS,
+      seed: 11,
+      releaseDate: '2026-01-01',
+      threads: 1,
+      memoryLimit: '512MB',
+    });
+    w = await openWarehouse({ dataDir, threads: 1, connections: 1, memoryLimit: '512MB' });
+    qs = questions(await readPersons(dataDir), 12, 2);
+  }, 300_000);
+  afterAll(() => w?.close());
+
+  const capped = (q: MembershipQuery, limit: number, version: string): MembershipQuery => ({
+    kind: 'composition',
+    composition: {
+      include: [
+        {
+          kind: 'filter',
+          segmentId: `seg_${version}`,
+          groups: (q as { groups: FilterGroup[] }).groups,
+          recordLimit: limit,
+          subsetSeed: version,
+        },
+      ],
+      exclude: [],
+      setLogic: 'union',
+    },
+  });
+
+  it('caps of 1,000,000 (vacuous) and of 60 (not): the same Measured as by forms, the cap kept in the question answered', async () => {
+    for (const q of qs) {
+      for (const limit of [1_000_000, 60]) {
+        const c = capped(q, limit, `v${limit}`);
+        const byForms = await privacy.measure(run, c, { catalog: CATALOG_FIELDS, strategy: 'forms' });
+        const measured = await privacy.measure(run, c, { catalog: CATALOG_FIELDS, persons: GRAPH_PERSONS });
+        expect(comparable(measured), JSON.stringify(c)).toEqual(comparable(byForms));
+        const answered = measured.query as { composition: { include: { recordLimit: number }[] } };
+        expect(answered.composition.include[0]?.recordLimit ?? limit).toBe(limit);
+      }
+      // A vacuous cap answers exactly what the segment answers uncapped.
+      const uncapped = await privacy.measure(run, capped(q, 1_000_000, 'u'), { catalog: CATALOG_FIELDS });
+      expect(uncapped.total).toEqual(
+        (await privacy.measure(run, capped(q, 1_000_000, 'other-version'), { catalog: CATALOG_FIELDS })).total,
+      );
+    }
   }, 300_000);
 });

@@ -16,6 +16,7 @@ import { patternSets, statsByForms, type FormsScan } from './by-forms.ts';
 import { maskable, statsByMasks } from './by-masks.ts';
 import { formsOf, withoutItems, type Item } from './forms.ts';
 import { setLayers } from './question.ts';
+import { uncapVacuous } from './vacuous-caps.ts';
 import {
   minBucket,
   NOBODY,
@@ -62,10 +63,12 @@ async function setsWithout(
 }
 
 export function createSetMeasure(secret: string) {
-  return async function measure(run: Run, asked: MembershipQuery, o: MeasureOptions): Promise<Measured> {
+  return async function measure(run: Run, askedAsIs: MembershipQuery, o: MeasureOptions): Promise<Measured> {
+    const caps = o.strategy === 'forms' ? null : await uncapVacuous(run, askedAsIs, o);
+    const asked = caps?.query ?? askedAsIs;
     const { query, forms, items } = formsOf(asked);
     const includes = query.kind === 'composition' ? query.composition.include.length : 0;
-    let statements = 0;
+    let statements = caps?.statements ?? 0;
     const s: FormsScan = {
       run,
       o,
@@ -122,9 +125,11 @@ export function createSetMeasure(secret: string) {
     const removedTotal = removedOf.get('')!;
     return {
       total: shown('', buckets.get('')!),
-      query: withoutItems(
-        query,
-        removedTotal.map((i) => items[i]!),
+      query: (caps?.restore ?? ((q: MembershipQuery) => q))(
+        withoutItems(
+          query,
+          removedTotal.map((i) => items[i]!),
+        ),
       ),
       lowEffect: removedTotal.length,
       buckets: out,
