@@ -5,8 +5,6 @@
  * layer of decision 015, which they beat. The full-size measurement (10,000 requests per target) is
  * bench/privacy-attacks.ts.
  */
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CATALOG_FIELDS } from '../../src/graph/person-fields.ts';
 import type { FilterGroup } from '../../src/graph/filters/index.ts';
@@ -26,9 +24,9 @@ import {
   type AttackContext,
   type AttackEnv,
   type Target,
+  privacyGraph,
 } from '../helpers/privacy-attacks.ts';
-import { sharedGraph } from '../helpers/shared-graph.ts';
-import { GRAPH_PERSONS, readPersons, type PersonRow } from './graph.ts';
+import { readPersons, type PersonRow } from './graph.ts';
 
 const privacy = createPrivacyWithSecret({ secret: TEST_NOISE_SECRET, floor: 50, lookupK: 10 });
 
@@ -42,13 +40,7 @@ describe('issue #32 attack classes against the privacy layer by member set', () 
   const run = (sql: string, params: unknown[]) => w.query(sql, params);
 
   beforeAll(async () => {
-    const dataDir = await sharedGraph(join(tmpdir(), 'ads-privacy-attacks-graph'), {
-      persons: GRAPH_PERSONS,
-      seed: 11,
-      releaseDate: '2026-01-01',
-      threads: 1,
-      memoryLimit: '512MB',
-    });
+    const dataDir = await privacyGraph();
     rows = await readPersons(dataDir);
     w = await openWarehouse({ dataDir, threads: 1, connections: 1, memoryLimit: '512MB' });
     ctx = attackContext(rows);

@@ -4,14 +4,12 @@
  * question the same answer), and the record of questions flags and, when configured, refuses a run of
  * rewordings of one set (429 with Retry-After, counted in /metrics, kept in the control plane).
  */
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, createTestOrg, testApp, type TestApp } from '../helpers/app.ts';
-import { sharedGraph } from '../helpers/shared-graph.ts';
+import { privacyGraph } from '../helpers/privacy-attacks.ts';
 import { testStores } from '../helpers/stores.ts';
-import { GRAPH_PERSONS, readPersons, type PersonRow } from './graph.ts';
+import { readPersons, type PersonRow } from './graph.ts';
 
 const s = (v: unknown) => (v === null || v === undefined ? null : String(v));
 const c = (field: string, op: string, value?: unknown) => ({ field, op, ...(value === undefined ? {} : { value }) });
@@ -24,13 +22,7 @@ describe('privacy by member set through the app (issue #32)', () => {
   let rows: PersonRow[];
 
   beforeAll(async () => {
-    const dataDir = await sharedGraph(join(tmpdir(), 'ads-privacy-attacks-graph'), {
-      persons: GRAPH_PERSONS,
-      seed: 11,
-      releaseDate: '2026-01-01',
-      threads: 1,
-      memoryLimit: '512MB',
-    });
+    const dataDir = await privacyGraph();
     rows = await readPersons(dataDir);
     t = await testApp({ config: { dataDir } });
     const org = await createTestOrg(t);

@@ -9,7 +9,21 @@
 import type { FilterCondition, FilterGroup } from '../../src/graph/filters/index.ts';
 import type { Composition, MembershipQuery, SegmentMembership } from '../../src/graph/membership/types.ts';
 import { questionOf, type Measured, type Privacy } from '../../src/modules/privacy/index.ts';
-import type { PersonRow } from '../discovery/graph.ts';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { GRAPH_PERSONS, type PersonRow } from '../discovery/graph.ts';
+import { sharedGraph } from './shared-graph.ts';
+
+/** The 20,000-person graph the privacy attack and honest-use tests share (one copy per machine). */
+export function privacyGraph(): Promise<string> {
+  return sharedGraph(join(tmpdir(), 'ads-privacy-attacks-graph'), {
+    persons: GRAPH_PERSONS,
+    seed: 11,
+    releaseDate: '2026-01-01',
+    threads: 1,
+    memoryLimit: '512MB',
+  });
+}
 
 export const ATTRIBUTE = 'marital_status';
 const s = (v: unknown) => (v === null || v === undefined ? null : String(v));

@@ -4,8 +4,6 @@
  * exact counts of what is left) and by forms (by-forms.ts, one scan per form plus the removal patterns).
  * Over many varied questions, each grouping: no grouping, group_by, the default breakdowns.
  */
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CATALOG_FIELDS } from '../../src/graph/person-fields.ts';
 import { seededRandom } from '../../src/lib/random.ts';
@@ -15,8 +13,7 @@ import type { MembershipQuery } from '../../src/graph/membership/types.ts';
 import { openWarehouse, type Warehouse } from '../../src/graph/warehouse.ts';
 import { createPrivacyWithSecret, type Measured, type MeasureOptions } from '../../src/modules/privacy/index.ts';
 import { TEST_NOISE_SECRET } from '../helpers/privacy.ts';
-import { anyOf, c } from '../helpers/privacy-attacks.ts';
-import { sharedGraph } from '../helpers/shared-graph.ts';
+import { anyOf, c, privacyGraph } from '../helpers/privacy-attacks.ts';
 import { GRAPH_PERSONS, readPersons, type PersonRow } from '../discovery/graph.ts';
 
 const privacy = createPrivacyWithSecret({ secret: TEST_NOISE_SECRET, floor: 50, lookupK: 10 });
@@ -83,13 +80,7 @@ describe('measuring raw filters by masks gives what measuring by forms gives', (
   const run = (sql: string, params: unknown[]) => w.query(sql, params);
 
   beforeAll(async () => {
-    const dataDir = await sharedGraph(join(tmpdir(), 'ads-privacy-attacks-graph'), {
-      persons: GRAPH_PERSONS,
-      seed: 11,
-      releaseDate: '2026-01-01',
-      threads: 1,
-      memoryLimit: '512MB',
-    });
+    const dataDir = await privacyGraph();
     w = await openWarehouse({ dataDir, threads: 1, connections: 1, memoryLimit: '512MB' });
     const rows = await readPersons(dataDir);
     qs = questions(rows, 40);
@@ -144,13 +135,7 @@ describe('a capped segment whose cap keeps everyone is measured uncapped, with t
   const run = (sql: string, params: unknown[]) => w.query(sql, params);
 
   beforeAll(async () => {
-    const dataDir = await sharedGraph(join(tmpdir(), 'ads-privacy-attacks-graph'), {
-      persons: GRAPH_PERSONS,
-      seed: 11,
-      releaseDate: '2026-01-01',
-      threads: 1,
-      memoryLimit: '512MB',
-    });
+    const dataDir = await privacyGraph();
     w = await openWarehouse({ dataDir, threads: 1, connections: 1, memoryLimit: '512MB' });
     qs = questions(await readPersons(dataDir), 12, 2);
   }, 300_000);
