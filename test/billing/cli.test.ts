@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
-const TSX = join(process.cwd(), 'node_modules/.bin/tsx');
+// The `ads` command as operators run it (bin/ads.mjs: Node 24's own TypeScript, no loader).
+const BIN = join(process.cwd(), 'bin/ads.mjs');
 
 /** `ads billing` as operators run it, on the same store as the test run (PGlite, or DATABASE_URL). */
 describe('ads billing (CLI)', () => {
@@ -12,7 +13,7 @@ describe('ads billing (CLI)', () => {
   const env = { ...process.env, DATA_DIR: dataDir, GRAPH_PERSONS: '0' };
   const exec = (...args: string[]) =>
     new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
-      execFile(TSX, ['src/main.ts', ...args], { env }, (error, stdout, stderr) =>
+      execFile(process.execPath, [BIN, ...args], { env }, (error, stdout, stderr) =>
         resolve({ code: error ? (error.code as number) : 0, stdout, stderr }),
       );
     });

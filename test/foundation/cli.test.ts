@@ -8,7 +8,6 @@ import { describe, expect, it } from 'vitest';
 import { serveProcess } from '../helpers/serve-process.ts';
 
 const run = promisify(execFile);
-const TSX = join(process.cwd(), 'node_modules/.bin/tsx');
 /** The command as operators run it. */
 const BIN = join(process.cwd(), 'bin/ads.mjs');
 
@@ -16,7 +15,7 @@ const BIN = join(process.cwd(), 'bin/ads.mjs');
 describe('ads CLI', () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'ads-cli-'));
   const env = { ...process.env, DATA_DIR: dataDir, GRAPH_PERSONS: '0' };
-  const ads = async (...args: string[]) => JSON.parse((await run(TSX, ['src/main.ts', ...args], { env })).stdout);
+  const ads = async (...args: string[]) => JSON.parse((await run(process.execPath, [BIN, ...args], { env })).stdout);
 
   it('creates an organization, a user and a key, printing JSON', async () => {
     const org = await ads('org', 'create', 'Acme Corp', '--tier', 'growth');
@@ -32,7 +31,7 @@ describe('ads CLI', () => {
   it('sets a password from standard input (users add --password-stdin); a short one is refused', async () => {
     const withStdin = (args: string[], input: string) =>
       new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-        const child = execFile(TSX, ['src/main.ts', ...args], { env }, (error, stdout, stderr) =>
+        const child = execFile(process.execPath, [BIN, ...args], { env }, (error, stdout, stderr) =>
           resolve({ code: error ? (error.code as number) : 0, stdout, stderr }),
         );
         child.stdin!.end(input);
@@ -56,7 +55,7 @@ describe('ads CLI', () => {
     // Retention counts the releases live segments name. On PostgreSQL the worker's database holds other test
     // files' segments (at the shared graph's release 1.0), so this case runs on an embedded store of its own.
     const graphEnv = { ...env, DATABASE_URL: '' };
-    const graphAds = async (...args: string[]) => JSON.parse((await run(TSX, ['src/main.ts', ...args], { env: graphEnv })).stdout);
+    const graphAds = async (...args: string[]) => JSON.parse((await run(process.execPath, [BIN, ...args], { env: graphEnv })).stdout);
     const generated = await graphAds('graph', 'generate', '--persons', '2000', '--seed', '5');
     expect(generated).toMatchObject({ current_release_major: 1, current_release_minor: 0, persons: 2000 });
     const minor = await graphAds('graph', 'release', '--minor');
@@ -75,7 +74,7 @@ describe('ads CLI', () => {
     const mapping = join(dataDir, 'mapping.json');
     writeFileSync(csv, 'id,given\n1,Ann\n');
     writeFileSync(mapping, JSON.stringify({ person_key: 'nope' }));
-    const failure = await run(TSX, ['src/main.ts', 'graph', 'import', csv, '--mapping', mapping], { env }).catch((e) => e);
+    const failure = await run(process.execPath, [BIN, 'graph', 'import', csv, '--mapping', mapping], { env }).catch((e) => e);
     expect(failure.code).toBe(1);
     expect(failure.stderr).toContain('Column "nope" (mapped to "person_key") is not in the file');
   }, 120_000);
@@ -157,7 +156,7 @@ describe('ads CLI', () => {
         },
         60_000,
       );
-      const failure = await run(TSX, ['src/main.ts', 'org', 'create', 'Other'], {
+      const failure = await run(process.execPath, [BIN, 'org', 'create', 'Other'], {
         env: { ...process.env, DATA_DIR: busyDir, DATABASE_URL: '' },
       }).catch((e) => e);
       await server.stop();
