@@ -8,6 +8,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CATALOG_FIELDS } from '../../src/graph/person-fields.ts';
 import type { FilterGroup } from '../../src/graph/filters/index.ts';
+import { membershipSql } from '../../src/graph/membership/sql.ts';
+import type { MembershipQuery } from '../../src/graph/membership/types.ts';
 import { openWarehouse, type Warehouse } from '../../src/graph/warehouse.ts';
 import { createPrivacyWithSecret } from '../../src/modules/privacy/index.ts';
 import { TEST_NOISE_SECRET } from '../helpers/privacy.ts';
@@ -25,8 +27,14 @@ import {
   type AttackEnv,
   type Target,
   privacyGraph,
+  ATTRIBUTE,
 } from '../helpers/privacy-attacks.ts';
 import { readPersons, type PersonRow } from './graph.ts';
+
+const countOf = (q: MembershipQuery) => {
+  const m = membershipSql(q, { catalog: CATALOG_FIELDS });
+  return [m.count, m.params] as const;
+};
 
 const privacy = createPrivacyWithSecret({ secret: TEST_NOISE_SECRET, floor: 50, lookupK: 10 });
 
@@ -131,5 +139,32 @@ describe('issue #32 attack classes against the privacy layer by member set', () 
     );
     expect(m.statements).toBe(1);
     expect(m.lowEffect).toBe(0);
+  });
+  // Known defect, found by bench/privacy-attacks.ts at 10,000 requests per target (threshold oracle, 8 of 16
+  // against a baseline of 6): removing several conditions of one branch, each of low effect alone, can change
+  // the set by many persons at once (a target's branch zip AND age AND gender AND attribute becomes the whole
+  // ZIP), and which conditions are low depends on the target at the boundary. Marked as failing so that the
+  // fix (a joint effect bound on what is removed together) turns this test red as a reminder to flip it.
+  it.fails('the set answered differs from the question asked by fewer than a few persons, whatever is removed together', async () => {
+    let worst = 0;
+    for (const t of targets.slice(0, 4)) {
+      if (worst >= 4) break;
+      const sets = ctx.nearThreshold.filter((x) => x[0]!.value !== String(t.row.state));
+      for (const x of sets.slice(0, 20)) {
+        for (const v of ctx.values) {
+          // With a rewording of x as a third branch, as the attack words it.
+          const q = anyOf(
+            x,
+            [c('zip5', '=', t.zip), c('age', '=', t.age), c('gender', '=', t.gender), c(ATTRIBUTE, '=', v)],
+            [...x, c('age', '!=', 999)],
+          );
+          const measured = await privacy.measure(run, q, { catalog: CATALOG_FIELDS });
+          const asked = await privacy.measure(run, q, { catalog: CATALOG_FIELDS, strategy: 'forms' });
+          const exact = (await run(...countOf(q)))[0] as { n: unknown };
+          worst = Math.max(worst, Math.abs(measured.total.n - Number(exact.n)), Math.abs(asked.total.n - Number(exact.n)));
+        }
+      }
+    }
+    expect(worst).toBeLessThan(4);
   });
 });
