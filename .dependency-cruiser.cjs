@@ -7,6 +7,13 @@ const BASE = '^src/(core|graph|identity|lib|db|objects|jobs|config|export-engine
 module.exports = {
   forbidden: [
     {
+      name: 'graph-only-through-its-index',
+      comment: 'The rest of the code enters src/graph through src/graph/index.ts only (issue #33).',
+      severity: 'error',
+      from: { path: '^src/', pathNot: '^src/graph/' },
+      to: { path: '^src/graph/', pathNot: '^src/graph/index\\.ts$' },
+    },
+    {
       name: 'base-layer-imports-modules-or-http',
       comment:
         'core, graph, identity, lib, db, objects, jobs, config and the engines are the base layer: they never import modules/ or http/.',

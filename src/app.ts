@@ -2,7 +2,7 @@ import Fastify, { type FastifyInstance, type RouteOptions } from 'fastify';
 import { sql } from 'kysely';
 import type { Config } from './config/index.ts';
 import type { Database } from './db/database.ts';
-import { WarehouseUnavailableError } from './graph/errors.ts';
+import { WarehouseUnavailableError } from './graph/index.ts';
 import type { JobQueue } from './jobs/queue.ts';
 import { systemClock, type Clock } from './lib/clock.ts';
 import { registerAuth } from './http/auth.ts';

@@ -69,7 +69,7 @@ export async function graphCommand(args: string[]): Promise<void> {
  */
 async function releasesCommand(prune: boolean): Promise<void> {
   const config = loadConfig();
-  const { planPrune, applyPrune } = await import('../graph/retention.ts');
+  const { planPrune, applyPrune } = await import('../graph/index.ts');
   const { MATCH_INDEX_VERSION } = await import('../identity/matcher/index.ts');
   const { isCurrentRenderedRows } = await import('../export-engine/index.ts');
   // The match index of the current version, the recorded matching parameters (ads matching refit) and

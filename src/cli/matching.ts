@@ -30,7 +30,7 @@ export async function matchingCommand(args: string[]): Promise<void> {
   });
   if (positionals[0] !== 'refit' || positionals.length > 1) throw new UsageError(USAGE);
   const config = loadConfig();
-  const { readCurrentRelease, releaseFilePath } = await import('../graph/releases.ts');
+  const { readCurrentRelease, releaseFilePath } = await import('../graph/index.ts');
   const info = readCurrentRelease(config.dataDir);
   if (!info) throw new UsageError(`no graph release in ${config.dataDir}: run "ads graph generate" or "ads graph import" first`);
   const releaseFile = releaseFilePath(config.dataDir, info);

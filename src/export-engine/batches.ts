@@ -18,7 +18,7 @@ import { randomBytes } from 'node:crypto';
 import type { DuckDBDataChunk, DuckDBMaterializedResult } from '@duckdb/node-api';
 import { basesTableSql } from './bases.ts';
 import { sqlIdent, sqlLiteral, type OutputColumn } from './columns.ts';
-import { int64Copy, rawColumn, strings } from '../graph/vectors.ts';
+import { int64Copy, rawColumn, strings } from '../graph/index.ts';
 import type { ExportMembers, ExportWarehouse, MatchedRowsSource, MemberBases } from './types.ts';
 
 /** One chunk of export rows: the person keys (for tier 01 ids) and each output column's values. */

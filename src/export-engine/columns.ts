@@ -11,7 +11,7 @@
 import type { DuckDBDataChunk } from '@duckdb/node-api';
 import { ExportRequestError } from './errors.ts';
 import type { ExportField } from './types.ts';
-import { booleans, float64s, int32s, rawColumn, strings, uint32Pairs, uint8s } from '../graph/vectors.ts';
+import { booleans, float64s, int32s, rawColumn, strings, uint32Pairs, uint8s } from '../graph/index.ts';
 
 export type ValueKind = 'string' | 'int' | 'double' | 'boolean' | 'date' | 'array';
 

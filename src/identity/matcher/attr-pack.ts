@@ -13,7 +13,7 @@
  * value column of the same type as the persons column, so a decoded value is exactly what reading the
  * column returns). `m_attr_layout` says where each packed column lives.
  */
-import { lit } from '../../graph/duck.ts';
+import { lit } from '../../graph/index.ts';
 
 /** Columns with more distinct values than this stay plain columns of m_attr (last_name at 10M: 111k). */
 export const PACK_MAX_DISTINCT = 1 << 17;

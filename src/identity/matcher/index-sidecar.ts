@@ -18,7 +18,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
-import { defaultMemoryLimit, lit, litList } from '../../graph/duck.ts';
+import { defaultMemoryLimit, lit, litList } from '../../graph/index.ts';
 import { removeAbandonedFiles } from '../../lib/abandoned-files.ts';
 import { loadStreetSuffixes } from '../reference-data.ts';
 import { DIRECTIONALS } from '../normalize/address/words.ts';

@@ -12,7 +12,7 @@ import { createHash } from 'node:crypto';
 import type { DuckDBDataChunk } from '@duckdb/node-api';
 import os from 'node:os';
 import path from 'node:path';
-import { lit } from '../../graph/duck.ts';
+import { lit } from '../../graph/index.ts';
 import type { NormalizedRecord } from '../normalize/record.ts';
 import { assertKeyHash } from './key-hash.ts';
 import { candidateSql, directSql, personsSql, streetAnchorSql } from './candidates.ts';

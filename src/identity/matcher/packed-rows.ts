@@ -7,7 +7,7 @@
  * the packed features through a per-scoring cache (the same weight() for equal features and names).
  */
 import type { DuckDBDataChunk } from '@duckdb/node-api';
-import { int32Copy, int64Copy, rawColumn, validIn, validityCopy } from '../../graph/vectors.ts';
+import { int32Copy, int64Copy, rawColumn, validIn, validityCopy } from '../../graph/index.ts';
 import { unpackFeatures } from './candidates.ts';
 import { canQualify, type ScoredCandidate } from './levels.ts';
 import { tfBits, type Scoring } from './params.ts';

@@ -15,7 +15,7 @@
  */
 import { DuckDBInstance } from '@duckdb/node-api';
 import path from 'node:path';
-import { lit, streamChunks, streamRawChunks } from '../../graph/duck.ts';
+import { lit, streamChunks, streamRawChunks } from '../../graph/index.ts';
 import { nameVariants } from '../normalize/nickname.ts';
 import { normalizeMatchInput } from '../normalize/record.ts';
 import { candidateSql, unpackFeatures } from './candidates.ts';

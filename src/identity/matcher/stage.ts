@@ -16,7 +16,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { lit } from '../../graph/duck.ts';
+import { lit } from '../../graph/index.ts';
 import type { NormalizedRecord } from '../normalize/record.ts';
 import { K64_SQL, KIND, type KeySource } from './keys.ts';
 import { matchKeySources } from './row-evidence.ts';

@@ -5,7 +5,7 @@
  * (0.4 s on the main thread); a StreetAnchor is made only for a row being decided.
  */
 import type { DuckDBDataChunk } from '@duckdb/node-api';
-import { int32Copy, int64Copy, rawColumn, validIn } from '../../graph/vectors.ts';
+import { int32Copy, int64Copy, rawColumn, validIn } from '../../graph/index.ts';
 import type { StreetAnchor } from './point.ts';
 
 const NONE = 0;

@@ -4,7 +4,7 @@
  * `ttlSeconds` and served from memory in between; `as_of` is when the snapshot was taken. A missing
  * release is never cached, so "retry shortly" works as soon as a release is published.
  */
-import type { ReleaseInfo } from '../../graph/releases.ts';
+import type { ReleaseInfo } from '../../graph/index.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { noReleaseError } from './warehouse-errors.ts';
 

@@ -2,11 +2,11 @@
  * The catalog area: the field catalog checked against the current release, the data-release registry,
  * and the mapping of warehouse unavailability to client errors that every graph reader shares.
  */
-import type { ReleaseInfo } from '../../graph/releases.ts';
-import type { WarehouseReader } from '../../graph/warehouse.ts';
+import type { ReleaseInfo } from '../../graph/index.ts';
+import type { WarehouseReader } from '../../graph/index.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { createDataReleaseService } from './data-release.ts';
-import { CATALOG_FIELDS } from '../../graph/person-fields.ts';
+import { CATALOG_FIELDS } from '../../graph/index.ts';
 import { catalogOperations } from './operations.ts';
 import { createCatalogService } from './service.ts';
 import { CATALOG_TEMPLATES } from './templates.ts';
@@ -22,7 +22,7 @@ export function createCatalogModule(deps: {
   return { catalog, dataRelease, operations: catalogOperations({ catalog, dataRelease }) };
 }
 
-export { CATALOG_FIELDS } from '../../graph/person-fields.ts';
+export { CATALOG_FIELDS } from '../../graph/index.ts';
 export { CATALOG_TEMPLATES } from './templates.ts';
 export {
   CatalogUnavailableError,

@@ -5,12 +5,12 @@
  * CatalogUnavailableError (GET /v1/catalog/fields and segment creation answer 502
  * FILTER_CATALOG_UNAVAILABLE; discovery answers the warehouse's own 502/503).
  */
-import { DISCOVERY_TABLE } from '../../graph/discovery-table.ts';
-import { WarehouseUnavailableError } from '../../graph/errors.ts';
-import type { ReleaseInfo } from '../../graph/releases.ts';
+import { DISCOVERY_TABLE } from '../../graph/index.ts';
+import { WarehouseUnavailableError } from '../../graph/index.ts';
+import type { ReleaseInfo } from '../../graph/index.ts';
 import { DomainError } from '../../core/errors.ts';
-import type { WarehouseReader } from '../../graph/warehouse.ts';
-import type { CatalogField, CatalogTemplate } from '../../graph/field-types.ts';
+import type { WarehouseReader } from '../../graph/index.ts';
+import type { CatalogField, CatalogTemplate } from '../../graph/index.ts';
 
 export class CatalogUnavailableError extends Error {
   constructor(message: string, options?: { cause?: unknown }) {

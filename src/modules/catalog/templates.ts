@@ -1,6 +1,6 @@
 /** Field templates: named field lists a customer can request in one word. */
-import type { CatalogTemplate } from '../../graph/field-types.ts';
-import { CATALOG_FIELDS } from '../../graph/person-fields.ts';
+import type { CatalogTemplate } from '../../graph/index.ts';
+import { CATALOG_FIELDS } from '../../graph/index.ts';
 
 export const CATALOG_TEMPLATES: readonly CatalogTemplate[] = [
   {

@@ -2,10 +2,10 @@
  * The one place warehouse failures become client errors. Engine messages never reach a client: typed
  * unavailability maps to 502/503 with our own text, anything else is rethrown for the 500 handler.
  */
-import { WarehouseTimeoutError, WarehouseUnavailableError } from '../../graph/errors.ts';
+import { WarehouseTimeoutError, WarehouseUnavailableError } from '../../graph/index.ts';
 import { CommonErrors, DomainError } from '../../core/errors.ts';
 
-export type { WarehouseReader } from '../../graph/warehouse.ts';
+export type { WarehouseReader } from '../../graph/index.ts';
 
 export function noReleaseError(cause?: unknown): DomainError {
   return new DomainError('DATA_RELEASE_UNAVAILABLE', 'No data release has been published yet.', {

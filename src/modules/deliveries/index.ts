@@ -9,7 +9,7 @@ import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import type { ExportWarehouse } from '../../export-engine/index.ts';
 import { createDestinationRegistry, outboundLookup } from '../../destinations/index.ts';
-import type { CatalogField, CatalogTemplate } from '../../graph/field-types.ts';
+import type { CatalogField, CatalogTemplate } from '../../graph/index.ts';
 import type { JobQueue } from '../../jobs/queue.ts';
 import type { Clock } from '../../lib/clock.ts';
 import type { OutboundPolicy } from '../../lib/outbound/index.ts';

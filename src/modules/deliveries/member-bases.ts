@@ -13,9 +13,9 @@
  */
 import fs from 'node:fs';
 import type { MemberBases } from '../../export-engine/index.ts';
-import type { CatalogField } from '../../graph/field-types.ts';
-import { membershipSql } from '../../graph/membership/sql.ts';
-import type { Composition, SegmentMembership } from '../../graph/membership/types.ts';
+import type { CatalogField } from '../../graph/index.ts';
+import { membershipSql } from '../../graph/index.ts';
+import type { Composition, SegmentMembership } from '../../graph/index.ts';
 import { scratchLevelsPath } from '../matching/index.ts';
 import type { SegmentRow } from '../segments/index.ts';
 

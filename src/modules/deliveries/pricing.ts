@@ -14,7 +14,7 @@
  */
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
-import type { MembershipQuery } from '../../graph/membership/types.ts';
+import type { MembershipQuery } from '../../graph/index.ts';
 import type { BillingService, DeliveryBillingInput, DeliveryQuote, LicenseEvaluation } from '../billing/index.ts';
 import type { ResolvedRequest } from './request.ts';
 import { quoteStore } from './store.ts';

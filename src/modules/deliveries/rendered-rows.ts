@@ -7,7 +7,7 @@
  */
 import fs from 'node:fs';
 import { buildRenderedRows, renderedRowsPathOf, type BuiltRenderedRows, type ExportWarehouse } from '../../export-engine/index.ts';
-import type { CatalogField, CatalogTemplate } from '../../graph/field-types.ts';
+import type { CatalogField, CatalogTemplate } from '../../graph/index.ts';
 import type { RenderedRowsSetting } from '../../config/exports.ts';
 import { exportFieldOf } from './request.ts';
 

@@ -10,8 +10,8 @@
  * built by graph/membership/sets.ts (with set hashes and low-effect forms per bucket). Every bucket
  * below its set's threshold is suppressed, and every shown one noised by its own set, by the privacy layer.
  */
-import { BREAKDOWN_DIMENSIONS } from '../../graph/discovery-table.ts';
-import { quoteIdent } from '../../graph/filters/text.ts';
+import { BREAKDOWN_DIMENSIONS } from '../../graph/index.ts';
+import { quoteIdent } from '../../graph/index.ts';
 import type { MeasuredBucket, Privacy, ProtectedBuckets } from '../privacy/index.ts';
 
 export interface Dimension {

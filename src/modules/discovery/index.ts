@@ -4,7 +4,7 @@
  */
 import type { DiscoverySettings, Tier } from '../../config/index.ts';
 import type { Database } from '../../db/database.ts';
-import type { WarehouseReader } from '../../graph/warehouse.ts';
+import type { WarehouseReader } from '../../graph/index.ts';
 import type { Clock } from '../../lib/clock.ts';
 import type { CatalogService } from '../catalog/index.ts';
 import { createQuestionLog, type Privacy } from '../privacy/index.ts';

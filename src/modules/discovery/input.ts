@@ -7,15 +7,9 @@
 import { createHash } from 'node:crypto';
 import type { Viewer } from '../../core/caller.ts';
 import { DomainError } from '../../core/errors.ts';
-import {
-  assertFilterBounds,
-  normalizeFilterInput,
-  validateFilterGroups,
-  type FilterCatalog,
-  type FilterIssue,
-} from '../../graph/filters/index.ts';
-import { isSingleFilterSegment } from '../../graph/membership/sql.ts';
-import type { Composition, MembershipQuery } from '../../graph/membership/types.ts';
+import { assertFilterBounds, normalizeFilterInput, validateFilterGroups, type FilterCatalog, type FilterIssue } from '../../graph/index.ts';
+import { isSingleFilterSegment } from '../../graph/index.ts';
+import type { Composition, MembershipQuery } from '../../graph/index.ts';
 
 import type { SegmentInput } from '../segments/index.ts';
 

@@ -5,10 +5,10 @@
  * PII in the catalog), person_key is never selected, and the response schema whitelists the non-PII
  * field names again, so a PII column cannot leave even if a bug let one into the SELECT.
  */
-import { indexCatalog } from '../../graph/filters/catalog-index.ts';
-import { nearest } from '../../graph/filters/text.ts';
+import { indexCatalog } from '../../graph/index.ts';
+import { nearest } from '../../graph/index.ts';
 import { DomainError, type ErrorIssue } from '../../core/errors.ts';
-import type { CatalogField } from '../../graph/field-types.ts';
+import type { CatalogField } from '../../graph/index.ts';
 
 /** Never selectable, whatever a catalog says: the internal key of the graph. */
 const NEVER = new Set(['person_key', 'household_key']);

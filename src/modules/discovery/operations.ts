@@ -1,7 +1,7 @@
 /** Discovery operations (spec 4.2): count and masked sample lookup. */
 import { callerOf, defineOperation, type Operation } from '../../core/operation.ts';
 import { EXAMPLE } from '../../core/examples.ts';
-import type { CatalogField } from '../../graph/field-types.ts';
+import type { CatalogField } from '../../graph/index.ts';
 import { CountBody, CountResponse, LookupBody, lookupResponse } from './schemas.ts';
 import type { DiscoveryService } from './service.ts';
 

@@ -1,6 +1,6 @@
 import { Type, type Static, type TSchema } from 'typebox';
 import { Nullable } from '../../core/schema.ts';
-import type { CatalogField } from '../../graph/field-types.ts';
+import type { CatalogField } from '../../graph/index.ts';
 
 const Id = Type.String({ minLength: 1, maxLength: 200 });
 

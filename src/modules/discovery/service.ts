@@ -6,16 +6,16 @@
  */
 import fs from 'node:fs';
 import type { Tier } from '../../config/index.ts';
-import { indexCatalog } from '../../graph/filters/catalog-index.ts';
-import { nearest } from '../../graph/filters/text.ts';
-import { membershipSql } from '../../graph/membership/sql.ts';
-import { BREAKDOWN_CODES_TABLE, DISCOVERY_TABLE } from '../../graph/discovery-table.ts';
-import { PERSON_COLUMNS } from '../../graph/schema.ts';
+import { indexCatalog } from '../../graph/index.ts';
+import { nearest } from '../../graph/index.ts';
+import { membershipSql } from '../../graph/index.ts';
+import { BREAKDOWN_CODES_TABLE, DISCOVERY_TABLE } from '../../graph/index.ts';
+import { PERSON_COLUMNS } from '../../graph/index.ts';
 import type { Viewer } from '../../core/caller.ts';
 import { DomainError } from '../../core/errors.ts';
-import type { CatalogField } from '../../graph/field-types.ts';
-import type { MembershipQuery } from '../../graph/membership/types.ts';
-import type { WarehouseReader } from '../../graph/warehouse.ts';
+import type { CatalogField } from '../../graph/index.ts';
+import type { MembershipQuery } from '../../graph/index.ts';
+import type { WarehouseReader } from '../../graph/index.ts';
 import {
   CatalogUnavailableError,
   catalogUnavailable,

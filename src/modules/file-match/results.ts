@@ -8,7 +8,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { lit } from '../../graph/duck.ts';
+import { lit } from '../../graph/index.ts';
 import type { StagedDecision } from '../../identity/matcher/index.ts';
 
 const cell = (v: string) => (/[",\r\n]/.test(v) ? `"${v.replace(/"/g, '""')}"` : v);

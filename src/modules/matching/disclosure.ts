@@ -8,7 +8,7 @@
  * which is `refresh`: the caller gave an id, not an identity, so no identity field comes back.
  * Only ids issued by an I match refresh at all (service.ts); ids issued at H, D, S or A fall back.
  */
-import type { CatalogField } from '../../graph/field-types.ts';
+import type { CatalogField } from '../../graph/index.ts';
 import type { MatchLevel, MatchType } from '../../identity/matcher/index.ts';
 
 export type DisclosureBasis = MatchLevel | 'refresh';

@@ -10,7 +10,7 @@
  * for D only an email/phone agreed, so returning their name, birth date or address would disclose
  * someone the caller did not identify (reverse lookup).
  */
-import type { CatalogField } from '../../graph/field-types.ts';
+import type { CatalogField } from '../../graph/index.ts';
 import { dictTable, plainColumn, splitLookup, wordColumn, type PackedColumn } from '../../identity/matcher/index.ts';
 
 export interface EnrichmentReader {

@@ -5,7 +5,7 @@
  * when asked for by name or through `standard_iag` (docs/decisions/005-match-ids-and-billing.md).
  */
 import { DomainError, type ErrorIssue } from '../../core/errors.ts';
-import type { CatalogField, CatalogTemplate } from '../../graph/field-types.ts';
+import type { CatalogField, CatalogTemplate } from '../../graph/index.ts';
 
 export interface FieldSelection {
   /** Canonical catalog fields, in request (or template) order, deduplicated. */

@@ -5,8 +5,8 @@
 import type { Kysely } from 'kysely';
 import type { Config } from '../../config/index.ts';
 import type { DB } from '../../db/schema.ts';
-import type { CatalogField, CatalogTemplate } from '../../graph/field-types.ts';
-import type { Warehouse } from '../../graph/warehouse.ts';
+import type { CatalogField, CatalogTemplate } from '../../graph/index.ts';
+import type { Warehouse } from '../../graph/index.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { PERSON_ID_SECRET, type ServerKeys } from '../../db/server-secrets.ts';
 import type { BillingService } from '../billing/index.ts';

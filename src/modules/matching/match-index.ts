@@ -6,7 +6,7 @@
  */
 import fs from 'node:fs';
 import { buildMatchIndex, matchIndexPath } from '../../identity/matcher/index.ts';
-import { releaseFilePath, type ReleaseInfo } from '../../graph/releases.ts';
+import { releaseFilePath, type ReleaseInfo } from '../../graph/index.ts';
 
 export interface MatchIndexSource {
   release(): Promise<ReleaseInfo> | ReleaseInfo;

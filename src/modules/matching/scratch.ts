@@ -8,7 +8,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { lit } from '../../graph/duck.ts';
+import { lit } from '../../graph/index.ts';
 
 export interface ParquetWriter {
   query(sql: string): Promise<unknown>;

@@ -17,14 +17,14 @@ import {
   type MatchWarehouse,
   type SpatialMode,
 } from '../../identity/matcher/index.ts';
-import type { ReleaseInfo } from '../../graph/releases.ts';
+import type { ReleaseInfo } from '../../graph/index.ts';
 import { normalizeMatchInput } from '../../identity/normalize/index.ts';
 import { decodeIssuedPersonId, deriveContinuityId, graphPersonIdEncoder } from '../../identity/person-id.ts';
 import type { Viewer } from '../../core/caller.ts';
 import { DomainError } from '../../core/errors.ts';
 import { newId } from '../../lib/ids.ts';
 import { centsToUsd, type BillingService, type Reservation } from '../billing/index.ts';
-import type { CatalogField, CatalogTemplate } from '../../graph/field-types.ts';
+import type { CatalogField, CatalogTemplate } from '../../graph/index.ts';
 import { toClientError } from '../catalog/index.ts';
 import { DEFAULT_EPHEMERAL_TTL_HOURS, ephemeralExpiry, type SegmentsApi } from '../segments/index.ts';
 import { enrichmentKey, type MatchResponse } from './schemas.ts';

@@ -17,7 +17,7 @@ import { createLauncher } from './launch.ts';
 import { workflowOperations } from './operations.ts';
 import { identityProtect, type ProtectNumbers } from './protect.ts';
 import { createSeeds } from './seeds.ts';
-import type { MembershipQuery } from '../../graph/membership/types.ts';
+import type { MembershipQuery } from '../../graph/index.ts';
 import type { MeasuredSet } from '../privacy/index.ts';
 import { createModelSubtype } from './subtypes.ts';
 import { createWorkflowService } from './workflows.ts';

@@ -6,7 +6,7 @@
 import type { Kysely } from 'kysely';
 import type { Viewer } from '../../core/caller.ts';
 import type { DB } from '../../db/schema.ts';
-import type { FilterGroup } from '../../graph/filters/index.ts';
+import type { FilterGroup } from '../../graph/index.ts';
 import type { JobQueue } from '../../jobs/queue.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { newId } from '../../lib/ids.ts';

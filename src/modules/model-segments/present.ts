@@ -3,7 +3,7 @@
  * figures, feature weights and importances) goes through `protectNumbers` here or in the job's
  * segment.ready event, and nowhere else.
  */
-import type { MembershipQuery } from '../../graph/membership/types.ts';
+import type { MembershipQuery } from '../../graph/index.ts';
 import type { ModelRunMetrics } from '../../modelling/index.ts';
 import { questionOf } from '../privacy/index.ts';
 import type { ProtectContext, ProtectNumbers } from './protect.ts';

@@ -15,7 +15,7 @@
  *   of a fixed sd and are rounded, so one person's contribution (smaller than the noise, since every
  *   figure shown is learnt from at least the floor of persons, decision 024) cannot be read.
  */
-import type { MembershipQuery } from '../../graph/membership/types.ts';
+import type { MembershipQuery } from '../../graph/index.ts';
 import type { ModelRunMetrics } from '../../modelling/index.ts';
 import { namedQuestion, type MeasuredSet, type Privacy, type Question } from '../privacy/index.ts';
 

@@ -6,8 +6,8 @@ import type { MeasuredSet } from '../privacy/index.ts';
 import type { Kysely, Selectable } from 'kysely';
 import type { DB, WorkflowRunsTable } from '../../db/schema.ts';
 import type { ModelRunMetrics, StoredModel } from '../../modelling/index.ts';
-import type { FilterGroup } from '../../graph/filters/index.ts';
-import type { MembershipQuery } from '../../graph/membership/types.ts';
+import type { FilterGroup } from '../../graph/index.ts';
+import type { MembershipQuery } from '../../graph/index.ts';
 
 export type WorkflowKind = 'similarity' | 'propensity';
 export type RunStatus = 'queued' | 'running' | 'awaiting_review' | 'completed' | 'failed' | 'cancelled';

@@ -12,9 +12,9 @@
  * SQL semantics (graph/filters/compile-condition.ts), so anything not plainly decidable is `unknown`
  * (text ranges, LIKE, trimming, non-ASCII folding, dates, arrays).
  */
-import { AGE_BANDS, BREAKDOWN_DIMENSIONS } from '../../graph/discovery-table.ts';
-import type { CatalogField } from '../../graph/field-types.ts';
-import type { FilterCatalog, FilterCondition } from '../../graph/filters/index.ts';
+import { AGE_BANDS, BREAKDOWN_DIMENSIONS } from '../../graph/index.ts';
+import type { CatalogField } from '../../graph/index.ts';
+import type { FilterCatalog, FilterCondition } from '../../graph/index.ts';
 import { conditionKey } from './canonical.ts';
 
 export type Truth = 'true' | 'false' | 'unknown';

@@ -4,8 +4,8 @@
  * bucket; each distinct set of two or more items removed at once in some bucket is counted in one more
  * statement.
  */
-import { setStatsSql, type SetForm } from '../../graph/membership/sets.ts';
-import type { MembershipQuery } from '../../graph/membership/types.ts';
+import { setStatsSql, type SetForm } from '../../graph/index.ts';
+import type { MembershipQuery } from '../../graph/index.ts';
 import { withoutItems, type Item } from './forms.ts';
 import { bucketOfRow, hex, NOBODY, xorHex, type BucketStats, type FormStat, type MeasureOptions, type Run } from './set-stats.ts';
 

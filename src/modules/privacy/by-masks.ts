@@ -16,10 +16,10 @@
  *    one more statement (by-forms.ts `patternSets`).
  * The result is the same Measured as by-forms.ts gives, item for item (a test compares them).
  */
-import { maskStatsSql, MAX_MASK_CONDITIONS } from '../../graph/membership/masks.ts';
-import { setStatsSql } from '../../graph/membership/sets.ts';
-import type { FilterCondition, FilterGroup } from '../../graph/filters/index.ts';
-import type { MembershipQuery, SegmentMembership } from '../../graph/membership/types.ts';
+import { maskStatsSql, MAX_MASK_CONDITIONS } from '../../graph/index.ts';
+import { setStatsSql } from '../../graph/index.ts';
+import type { FilterCondition, FilterGroup } from '../../graph/index.ts';
+import type { MembershipQuery, SegmentMembership } from '../../graph/index.ts';
 import { bucketFact, reducedKey, truthIn } from './bucket-logic.ts';
 import { branchesOf, withoutItems, type Item } from './forms.ts';
 import { LOW_EFFECT } from './noise.ts';

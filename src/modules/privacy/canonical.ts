@@ -16,9 +16,9 @@
  * Field types come from the catalog (src/graph/person-fields.ts); a field not found there keeps its
  * conditions as they are, apart from list order.
  */
-import { CATALOG_FIELDS } from '../../graph/person-fields.ts';
-import type { CatalogField } from '../../graph/field-types.ts';
-import type { FilterCondition } from '../../graph/filters/index.ts';
+import { CATALOG_FIELDS } from '../../graph/index.ts';
+import type { CatalogField } from '../../graph/index.ts';
+import type { FilterCondition } from '../../graph/index.ts';
 
 const FIELDS = new Map<string, CatalogField>(CATALOG_FIELDS.map((f) => [f.name, f]));
 const UNORDERED = new Set(['IN', 'NOT IN', 'ARRAY_CONTAINS_ANY']);

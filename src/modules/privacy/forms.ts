@@ -12,10 +12,10 @@
  * `withoutItems` gives the question with some items removed (the question that is answered when they
  * have low effect).
  */
-import { toDisjunctiveBranches, type FilterCondition, type FilterGroup } from '../../graph/filters/index.ts';
-import type { SetForm } from '../../graph/membership/sets.ts';
+import { toDisjunctiveBranches, type FilterCondition, type FilterGroup } from '../../graph/index.ts';
+import type { SetForm } from '../../graph/index.ts';
 import { conditionKey } from './canonical.ts';
-import type { Composition, MembershipQuery, SegmentMembership } from '../../graph/membership/types.ts';
+import type { Composition, MembershipQuery, SegmentMembership } from '../../graph/index.ts';
 
 /** Where an item sits: `m` is the member index in the composition's include + exclude list (-1: raw filters). */
 export type Item =

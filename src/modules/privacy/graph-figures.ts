@@ -3,8 +3,8 @@
  * set like discovery (decision 052): a question's measured total (model seeds, quotes) and the figures of
  * a delivery quote.
  */
-import type { FilterCatalog } from '../../graph/filters/index.ts';
-import type { MembershipQuery } from '../../graph/membership/types.ts';
+import type { FilterCatalog } from '../../graph/index.ts';
+import type { MembershipQuery } from '../../graph/index.ts';
 import type { MeasuredSet, Run } from './set-stats.ts';
 import type { Question } from './question.ts';
 import type { PrivacyService } from './service.ts';

@@ -27,7 +27,7 @@
  * Error hints ("did you mean") come from the catalog and reference vocabularies, never from counts.
  */
 import type { ServerKeys } from '../../db/server-secrets.ts';
-import type { MembershipQuery } from '../../graph/membership/types.ts';
+import type { MembershipQuery } from '../../graph/index.ts';
 import { questionOf } from './question.ts';
 import { createPrivacyService } from './service.ts';
 

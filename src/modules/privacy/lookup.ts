@@ -8,8 +8,8 @@
  *   shared by at least k persons of the eligible set.
  * The total comes from the whole filter (the caller protects it); total and sample are one statement.
  */
-import type { CatalogField } from '../../graph/field-types.ts';
-import { quoteIdent } from '../../graph/filters/text.ts';
+import type { CatalogField } from '../../graph/index.ts';
+import { quoteIdent } from '../../graph/index.ts';
 
 /** Band widths of numeric fields that identify a person when exact. */
 export const BANDS: Readonly<Record<string, number>> = { age: 10, home_value: 100_000, household_income: 25_000, length_of_residence: 5 };

@@ -15,7 +15,7 @@ import { sql, type Kysely } from 'kysely';
 import { Counter } from 'prom-client';
 import { DomainError } from '../../core/errors.ts';
 import type { Viewer } from '../../core/caller.ts';
-import type { MembershipQuery } from '../../graph/membership/types.ts';
+import type { MembershipQuery } from '../../graph/index.ts';
 import { questionOf } from './question.ts';
 import type { Measured } from './sets.ts';
 

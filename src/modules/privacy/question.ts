@@ -3,9 +3,9 @@
  * order, group order, duplicate conditions, IN-list order, equivalent bounds, case; canonical.ts) and the names of its noise layers (one per
  * distinct condition, one per materialized member set, one for the question itself).
  */
-import { toDisjunctiveBranches, type FilterGroup } from '../../graph/filters/index.ts';
+import { toDisjunctiveBranches, type FilterGroup } from '../../graph/index.ts';
 import { canonicalBranch } from './canonical.ts';
-import type { Composition, MembershipQuery, SegmentMembership } from '../../graph/membership/types.ts';
+import type { Composition, MembershipQuery, SegmentMembership } from '../../graph/index.ts';
 
 export interface Question {
   /** Canonical identity: equal for equal questions. */

@@ -2,8 +2,8 @@
  * The shapes shared by the two ways a question is measured (by-forms.ts, by-masks.ts) and the rule they
  * share: which removable items have low effect in a bucket, and which of them may be removed.
  */
-import type { FilterCatalog } from '../../graph/filters/index.ts';
-import type { MembershipQuery } from '../../graph/membership/types.ts';
+import type { FilterCatalog } from '../../graph/index.ts';
+import type { MembershipQuery } from '../../graph/index.ts';
 import { branchesOf, type Item } from './forms.ts';
 import { LOW_EFFECT, lowEffectThreshold } from './noise.ts';
 

@@ -11,7 +11,7 @@
  * So rephrasing that keeps the set (redundant OR branches, vacuous or implied conditions) keeps the
  * answer, and a condition or branch that adds or removes one person changes nothing that is shown.
  */
-import type { MembershipQuery } from '../../graph/membership/types.ts';
+import type { MembershipQuery } from '../../graph/index.ts';
 import { patternSets, statsByForms, type FormsScan } from './by-forms.ts';
 import { maskable, statsByMasks } from './by-masks.ts';
 import { formsOf, withoutItems, type Item } from './forms.ts';

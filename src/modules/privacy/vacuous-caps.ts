@@ -5,8 +5,8 @@
  * and effects that are plain differences), and the question answered keeps its cap. The answer is the
  * same either way: noise follows the member set and the conditions' layers, not the cap (decision 052).
  */
-import { membershipSql } from '../../graph/membership/sql.ts';
-import type { MembershipQuery, SegmentMembership } from '../../graph/membership/types.ts';
+import { membershipSql } from '../../graph/index.ts';
+import type { MembershipQuery, SegmentMembership } from '../../graph/index.ts';
 import { branchesOf } from './forms.ts';
 import type { MeasureOptions, Run } from './set-stats.ts';
 

@@ -7,7 +7,7 @@ import type { Viewer } from '../../core/caller.ts';
 import type { DB } from '../../db/schema.ts';
 import type { JobQueue } from '../../jobs/queue.ts';
 import type { Clock } from '../../lib/clock.ts';
-import type { SegmentMembership } from '../../graph/membership/types.ts';
+import type { SegmentMembership } from '../../graph/index.ts';
 import { presentAudiences } from './audience/present.ts';
 import { audienceStore, type AudienceRow } from './audience/store.ts';
 import { campaignStore } from './campaign/store.ts';

@@ -8,7 +8,7 @@ import type { Kysely } from 'kysely';
 import type { Viewer } from '../../core/caller.ts';
 import type { Operation } from '../../core/operation.ts';
 import type { DB } from '../../db/schema.ts';
-import type { SegmentMembership } from '../../graph/membership/types.ts';
+import type { SegmentMembership } from '../../graph/index.ts';
 import { createAudienceChanges } from './audience/changes.ts';
 import { createInputResolver } from './audience/inputs.ts';
 import { audienceOperations } from './audience/operations.ts';

@@ -2,7 +2,7 @@
  * An audience's refs -> a Composition of the segments that still exist (deleted ones drop out of
  * the composition and the count: spec 3), and the record_count rules of spec 4.4.
  */
-import type { Composition } from '../../../graph/membership/types.ts';
+import type { Composition } from '../../../graph/index.ts';
 import type { SegmentsContext } from '../context.ts';
 import { segmentStore, type SegmentRow } from '../segment/store.ts';
 import { countWithin, type CountOutcome } from '../shared/counting.ts';

@@ -4,7 +4,7 @@
  * private segment resolves for its creator only.
  */
 import type { Viewer } from '../../../core/caller.ts';
-import type { Composition } from '../../../graph/membership/types.ts';
+import type { Composition } from '../../../graph/index.ts';
 import type { SegmentsContext } from '../context.ts';
 import { segmentStore } from '../segment/store.ts';
 import { AudienceErrors, SegmentErrors } from '../shared/errors.ts';

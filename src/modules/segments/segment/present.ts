@@ -1,5 +1,5 @@
 /** Segment row -> API document. Only whitelisted fields leave (the response schema enforces it too). */
-import type { FilterGroup } from '../../../graph/filters/index.ts';
+import type { FilterGroup } from '../../../graph/index.ts';
 import type { CountReason } from '../shared/rules.ts';
 import type { SubtypeFields } from '../subtypes/registry.ts';
 import type { SegmentDoc } from './schemas.ts';

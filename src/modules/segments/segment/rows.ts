@@ -1,7 +1,7 @@
 /** The one place a segments row is built, for every subtype and every area that creates segments. */
 import type { Insertable } from 'kysely';
 import type { SegmentsTable } from '../../../db/schema.ts';
-import type { FilterGroup } from '../../../graph/filters/index.ts';
+import type { FilterGroup } from '../../../graph/index.ts';
 import type { ReleaseRef } from '../shared/ports.ts';
 import type { ShownCount } from '../shared/rules.ts';
 import type { Subtype } from '../subtypes/registry.ts';

@@ -6,8 +6,8 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../../../db/schema.ts';
 import type { JobQueue } from '../../../jobs/queue.ts';
-import { WarehouseTimeoutError } from '../../../graph/errors.ts';
-import type { MembershipQuery } from '../../../graph/membership/types.ts';
+import { WarehouseTimeoutError } from '../../../graph/index.ts';
+import type { MembershipQuery } from '../../../graph/index.ts';
 import type { Measured, Privacy } from '../../privacy/index.ts';
 import { within, type ShownCount } from './rules.ts';
 import type { GraphPorts } from './ports.ts';

@@ -2,9 +2,9 @@
  * GraphPorts over the warehouse reader, the catalog and the discovery engineer's membershipSql: the
  * one place segment counting meets SQL.
  */
-import type { FilterCatalog } from '../../../graph/filters/index.ts';
-import { membershipSql } from '../../../graph/membership/sql.ts';
-import type { WarehouseReader } from '../../../graph/warehouse.ts';
+import type { FilterCatalog } from '../../../graph/index.ts';
+import { membershipSql } from '../../../graph/index.ts';
+import type { WarehouseReader } from '../../../graph/index.ts';
 import type { Privacy } from '../../privacy/index.ts';
 import type { GraphPorts, ReleaseRef } from './ports.ts';
 import { referenceZip3Resolver } from './zip3.ts';

@@ -1,6 +1,6 @@
 /** Segment rows -> the warehouse membership contract (src/graph/membership/types.ts). */
-import type { FilterGroup } from '../../../graph/filters/index.ts';
-import type { Composition, MembershipQuery, SegmentMembership } from '../../../graph/membership/types.ts';
+import type { FilterGroup } from '../../../graph/index.ts';
+import type { Composition, MembershipQuery, SegmentMembership } from '../../../graph/index.ts';
 import type { SegmentRow } from '../segment/store.ts';
 
 export type MembershipFields = Pick<SegmentRow, 'id' | 'subtype' | 'filter_groups' | 'record_limit' | 'current_version' | 'members_path'>;

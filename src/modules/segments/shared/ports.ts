@@ -2,8 +2,8 @@
  * What the segments area needs from the graph, as one narrow port so its services stay testable and
  * do not reach into the warehouse directly (shared/graph-ports.ts builds it over the warehouse).
  */
-import type { FilterCatalog, Zip3Resolver } from '../../../graph/filters/index.ts';
-import type { MembershipQuery } from '../../../graph/membership/types.ts';
+import type { FilterCatalog, Zip3Resolver } from '../../../graph/index.ts';
+import type { MembershipQuery } from '../../../graph/index.ts';
 import type { Measured } from '../../privacy/index.ts';
 import type { EventService } from '../../webhooks/index.ts';
 

@@ -1,8 +1,8 @@
 /** Rules shared by segments and audiences: expiry, shown counts, visibility, releases, filters. */
 import { DomainError } from '../../../core/errors.ts';
 import type { Viewer } from '../../../core/caller.ts';
-import type { FilterCatalog, FilterGroup } from '../../../graph/filters/index.ts';
-import { assertFilterBounds, normalizeFilterInput, validateFilterGroups } from '../../../graph/filters/index.ts';
+import type { FilterCatalog, FilterGroup } from '../../../graph/index.ts';
+import { assertFilterBounds, normalizeFilterInput, validateFilterGroups } from '../../../graph/index.ts';
 import { DAY, HOUR } from '../../../lib/clock.ts';
 import { SegmentErrors } from './errors.ts';
 import type { GraphPorts, ReleaseRef } from './ports.ts';

@@ -4,7 +4,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Zip3Resolver } from '../../../graph/filters/index.ts';
+import type { Zip3Resolver } from '../../../graph/index.ts';
 
 const ZIPS_CSV = path.resolve(import.meta.dirname, '../../../../reference/zips.csv');
 const WS = ' \t\n\v\f\r';

@@ -5,7 +5,7 @@
  */
 import type { Viewer } from '../../../core/caller.ts';
 import { DomainError } from '../../../core/errors.ts';
-import { checkRecordLimitGeography, type FilterGroup } from '../../../graph/filters/index.ts';
+import { checkRecordLimitGeography, type FilterGroup } from '../../../graph/index.ts';
 import { newId } from '../../../lib/ids.ts';
 import type { SegmentsContext } from '../context.ts';
 import type { CreateSegmentInput, CreatedSegmentDoc, RefreshSegmentInput, RefreshedSegmentDoc } from '../segment/schemas.ts';

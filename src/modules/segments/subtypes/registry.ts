@@ -6,7 +6,7 @@
  * registers `matched`).
  */
 import type { Viewer } from '../../../core/caller.ts';
-import type { SegmentMembership } from '../../../graph/membership/types.ts';
+import type { SegmentMembership } from '../../../graph/index.ts';
 import type { SegmentPatch, SegmentRow } from '../segment/store.ts';
 import type { CountOutcome } from '../shared/counting.ts';
 import type { CreateSegmentInput, CreatedSegmentDoc, RefreshSegmentInput, RefreshedSegmentDoc, SegmentDoc } from '../segment/schemas.ts';
