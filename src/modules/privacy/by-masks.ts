@@ -21,7 +21,7 @@ import { setStatsSql } from '../../graph/index.ts';
 import type { FilterCondition, FilterGroup } from '../../graph/index.ts';
 import type { MembershipQuery, SegmentMembership } from '../../graph/index.ts';
 import { bucketFact, reducedKey, truthIn } from './bucket-logic.ts';
-import { branchesOf, withoutItems, type Item } from './forms.ts';
+import { branchesOf, groupsOf, withoutItems, type Item } from './forms.ts';
 import { LOW_EFFECT } from './noise.ts';
 import {
   bucketOfRow,
@@ -50,7 +50,7 @@ interface MaskBucket {
   dimension: string | null;
   value: BucketStats['value'];
   q: SetCount | null;
-  masks: Map<bigint, SetCount>;
+  masks: Map<bigint, MaskStat>;
 }
 
 /** Whether a question of raw filters can be measured by masks. */
@@ -60,13 +60,19 @@ export function maskable(query: MembershipQuery): query is { kind: 'filters'; gr
   return keys.size > 0 && keys.size <= MAX_MASK_CONDITIONS;
 }
 
-function sumOver(masks: ReadonlyMap<bigint, SetCount>, keep: (m: bigint) => boolean): SetCount {
+/** Persons of a (bucket, mask): their count and set hash, kept as a number to XOR without parsing. */
+interface MaskStat {
+  n: number;
+  h: bigint;
+}
+
+function sumOver(masks: ReadonlyMap<bigint, MaskStat>, keep: (m: bigint) => boolean): SetCount {
   let n = 0;
   let h = 0n;
   for (const [m, s] of masks)
     if (keep(m)) {
       n += s.n;
-      h ^= BigInt(`0x${s.h}`);
+      h ^= s.h;
     }
   return { n, h: h.toString(16) };
 }
@@ -84,9 +90,16 @@ export async function statsByMasks(
 ): Promise<MaskMeasure> {
   const o = s.o;
   const branches = branchesOf(query.groups);
-  const keys = [...new Set(branches.flat().map(conditionKey))];
-  const conditions = keys.map((k) => branches.flat().find((c) => conditionKey(c) === k)!);
-  const bit = (c: FilterCondition) => 1n << BigInt(keys.indexOf(conditionKey(c)));
+  // One bit per distinct condition; bits[branch][condition] (canonical keys computed once).
+  const index = new Map<string, number>();
+  const conditions: FilterCondition[] = [];
+  const bits = branches.map((b) =>
+    b.map((c) => {
+      const key = conditionKey(c);
+      if (!index.has(key)) index.set(key, conditions.push(c) - 1);
+      return 1n << BigInt(index.get(key)!);
+    }),
+  );
   const shapeOf = (removed: readonly number[]): Shape => {
     const gone = removed.map((i) => items[i]!);
     return branches.flatMap((b, bi) =>
@@ -94,7 +107,8 @@ export async function statsByMasks(
         ? []
         : [
             b.reduce(
-              (acc, c, ci) => (gone.some((it) => it.kind === 'condition' && it.branch === bi && it.condition === ci) ? acc : acc | bit(c)),
+              (acc, _, ci) =>
+                gone.some((it) => it.kind === 'condition' && it.branch === bi && it.condition === ci) ? acc : acc | bits[bi]![ci]!,
               0n,
             ),
           ],
@@ -121,9 +135,9 @@ export async function statsByMasks(
     const { key, dimension, value } = bucketOfRow(row, o);
     if (!raw.has(key)) raw.set(key, { dimension, value, q: exact ? null : { ...NOBODY }, masks: new Map() });
     const b = raw.get(key)!;
-    const stat = { n: Number(row.n ?? 0), h: hex(row.h) };
-    if (Number(row.__part) === 0) b.q = stat;
-    else b.masks.set(BigInt(row.__mask as bigint), stat);
+    const n = Number(row.n ?? 0);
+    if (Number(row.__part) === 0) b.q = { n, h: hex(row.h) };
+    else b.masks.set(BigInt(row.__mask as bigint), { n, h: row.h === null || row.h === undefined ? 0n : BigInt(row.h as bigint) });
   }
 
   const q = shapeOf([]);
@@ -174,7 +188,11 @@ export async function statsByMasks(
     buckets,
     known: (k, all) => {
       const b = buckets.get(k)!;
-      if (exact) return all.length === 0 ? b.q : sumOver(raw.get(k)!.masks, (m) => satisfies(m, shapeOf(all)));
+      if (exact) {
+        if (all.length === 0) return b.q;
+        const shape = shapeOf(all);
+        return sumOver(raw.get(k)!.masks, (m) => satisfies(m, shape));
+      }
       // A condition of a removed branch goes with its branch.
       const dropped = new Set(
         all
@@ -218,15 +236,13 @@ async function countEffects(
   // branch's removal takes away the persons of that branch that no other branch keeps. Each term leads
   // with one branch's conjunction, which DuckDB pushes into the scan.
   const branches = branchesOf(query.groups);
-  const groupsOf = (bs: FilterCondition[][]): FilterGroup[] =>
-    bs.map((filters, i) => ({ id: `b${i}`, combinator: i === 0 ? 'AND' : 'OR', filters }));
   const diffs = which.map((i) => {
     const it = items[i]!;
     if (it.kind === 'member') throw new Error('raw filters have no segment items');
     const [more, less] =
       it.kind === 'condition'
-        ? [groupsOf([branches[it.branch]!.filter((_, ci) => ci !== it.condition)]), query.groups]
-        : [groupsOf([branches[it.branch]!]), groupsOf(branches.filter((_, bi) => bi !== it.branch))];
+        ? [groupsOf([branches[it.branch]!.filter((_, ci) => ci !== it.condition)])!, query.groups]
+        : [groupsOf([branches[it.branch]!])!, groupsOf(branches.filter((_, bi) => bi !== it.branch))!];
     return {
       query: {
         kind: 'composition' as const,

@@ -31,7 +31,7 @@ export function branchesOf(groups: readonly FilterGroup[]): Branches {
 }
 
 /** Filter groups of branches: one group per branch, ORed. No branch: nobody; an empty branch: everyone. */
-function groupsOf(branches: Branches): FilterGroup[] | null {
+export function groupsOf(branches: Branches): FilterGroup[] | null {
   if (branches.length === 0) return null;
   if (branches.some((b) => b.length === 0)) return [];
   return branches.map((filters, i) => ({ id: `b${i}`, combinator: i === 0 ? 'AND' : 'OR', filters }));

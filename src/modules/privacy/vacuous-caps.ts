@@ -7,15 +7,18 @@
  */
 import { membershipSql } from '../../graph/index.ts';
 import type { MembershipQuery, SegmentMembership } from '../../graph/index.ts';
-import { branchesOf } from './forms.ts';
+import { branchesOf, groupsOf } from './forms.ts';
 import type { MeasureOptions, Run } from './set-stats.ts';
 
 type FilterMember = Extract<SegmentMembership, { kind: 'filter' }>;
 
 /** Persons satisfying any condition of the member's filter: a superset of every form of it. */
 async function widest(run: Run, m: FilterMember, o: MeasureOptions): Promise<number> {
-  const conditions = branchesOf(m.groups).flat();
-  const groups = conditions.map((c, i) => ({ id: `c${i}`, combinator: i === 0 ? ('AND' as const) : ('OR' as const), filters: [c] }));
+  const groups = groupsOf(
+    branchesOf(m.groups)
+      .flat()
+      .map((c) => [c]),
+  )!;
   const sql = membershipSql({ kind: 'filters', groups }, { catalog: o.catalog, personsTable: o.personsTable });
   const [row] = await run(sql.count, sql.params);
   return Number(row?.n ?? 0);
