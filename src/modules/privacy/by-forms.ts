@@ -82,29 +82,39 @@ export async function statsByForms(
   return { buckets, formOf: (k, i) => rows.get(k)!.forms[1 + i]! };
 }
 
-/** The sets of the question without several items at once, one UNION ALL term per distinct pattern. */
+/** A removal pattern to count: its items (indices, comma-joined) and whether its change is not monotone. */
+export interface Pattern {
+  key: string;
+  symmetric: boolean;
+}
+
+/**
+ * The sets of the question without several items at once, one UNION ALL term per distinct pattern; a
+ * symmetric pattern also counts `e`, the persons in exactly one of it and the question (then the
+ * question is counted too, as form 0).
+ */
 export async function patternSets(
   s: FormsScan,
   query: MembershipQuery,
   items: readonly Item[],
-  patterns: readonly string[],
-): Promise<(k: string, pattern: string) => FormStat | undefined> {
+  patterns: readonly Pattern[],
+): Promise<(k: string, key: string) => (FormStat & { e: number }) | undefined> {
   const found = new Map<string, { rows: Map<string, Row>; at: number }>();
   for (let at = 0; at < patterns.length; at += MAX_FORMS_PER_SCAN) {
     const chunk = patterns.slice(at, at + MAX_FORMS_PER_SCAN);
-    const rows = await formStats(
-      s,
-      chunk.map((key) => ({
-        query: withoutItems(
-          query,
-          key.split(',').map((i) => items[Number(i)]!),
-        ),
-      })),
-    );
-    chunk.forEach((key, i) => found.set(key, { rows, at: i }));
+    const base = chunk.some((p) => p.symmetric) ? [{ query }] : [];
+    const forms = chunk.map((p) => ({
+      query: withoutItems(
+        query,
+        p.key.split(',').map((i) => items[Number(i)]!),
+      ),
+      symmetric: p.symmetric,
+    }));
+    const rows = await formStats(s, [...base, ...forms]);
+    chunk.forEach((p, i) => found.set(p.key, { rows, at: base.length + i }));
   }
-  return (k, pattern) => {
-    const f = found.get(pattern);
+  return (k, key) => {
+    const f = found.get(key);
     return f?.rows.get(k)?.forms[f.at];
   };
 }

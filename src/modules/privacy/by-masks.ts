@@ -79,8 +79,8 @@ function sumOver(masks: ReadonlyMap<bigint, MaskStat>, keep: (m: bigint) => bool
 
 export interface MaskMeasure {
   buckets: Map<string, BucketStats>;
-  /** The set of the question without the given items in a bucket, when known without another statement. */
-  known: (k: string, removed: readonly number[]) => SetCount | undefined;
+  /** The set of the question without the given items in a bucket and what that changes, when known without another statement. */
+  known: (k: string, removed: readonly number[]) => { set: SetCount; diff: SetCount } | undefined;
 }
 
 export async function statsByMasks(
@@ -189,9 +189,10 @@ export async function statsByMasks(
     known: (k, all) => {
       const b = buckets.get(k)!;
       if (exact) {
-        if (all.length === 0) return b.q;
+        if (all.length === 0) return { set: b.q, diff: { ...NOBODY } };
         const shape = shapeOf(all);
-        return sumOver(raw.get(k)!.masks, (m) => satisfies(m, shape));
+        const masks = raw.get(k)!.masks;
+        return { set: sumOver(masks, (m) => satisfies(m, shape)), diff: sumOver(masks, (m) => satisfies(m, shape) !== satisfies(m, q)) };
       }
       // A condition of a removed branch goes with its branch.
       const dropped = new Set(
@@ -203,14 +204,14 @@ export async function statsByMasks(
       const removed = all.filter(
         (i) => !noOp.get(k)!(i) && !(items[i]!.kind === 'condition' && dropped.has((items[i] as { branch: number }).branch)),
       );
-      if (removed.length === 0) return b.q;
+      if (removed.length === 0) return { set: b.q, diff: { ...NOBODY } };
       if (removed.length === 1) {
         const e = b.effects[removed[0]!]!;
         if (e === 'large') throw new Error('a removed item has a settled effect');
         const widens = items[removed[0]!]!.kind === 'condition';
-        return { n: b.q.n + (widens ? e.n : -e.n), h: xorHex(b.q.h, e.h) };
+        return { set: { n: b.q.n + (widens ? e.n : -e.n), h: xorHex(b.q.h, e.h) }, diff: e };
       }
-      return sameInBucket.get(k)!(removed) ? b.q : undefined;
+      return sameInBucket.get(k)!(removed) ? { set: b.q, diff: { ...NOBODY } } : undefined;
     },
   };
 }

@@ -121,7 +121,11 @@ export function removable(items: readonly Item[], low: readonly number[], includ
   });
 }
 
-/** The items to remove in each bucket: those of low effect (threshold seeded by the persons they change) that may go. */
+/**
+ * The candidates for removal in each bucket: the items of low effect (threshold seeded by the persons
+ * they change) that may go, in the order in which joint-removal.ts tries them: segments, then branches,
+ * then conditions, each smallest effect first.
+ */
 export function removedItems(
   secret: string,
   buckets: ReadonlyMap<string, BucketStats>,
@@ -134,7 +138,14 @@ export function removedItems(
     b.effects.forEach((e, i) => {
       if (e !== 'large' && e.n < lowEffectThreshold(secret, e.h)) low.push(i);
     });
-    out.set(k, removable(items, low, includes));
+    // A segment before its branches, a branch before its conditions: removed whole, what is inside goes too,
+    // whichever of them the target is in.
+    const size = (i: number) => (b.effects[i] as SetCount).n;
+    const rank = (i: number) => ['member', 'branch', 'condition'].indexOf(items[i]!.kind);
+    out.set(
+      k,
+      removable(items, low, includes).sort((x, y) => rank(x) - rank(y) || size(x) - size(y) || x - y),
+    );
   }
   return out;
 }

@@ -12,7 +12,8 @@
  * answer, and a condition or branch that adds or removes one person changes nothing that is shown.
  */
 import type { MembershipQuery } from '../../graph/index.ts';
-import { patternSets, statsByForms, type FormsScan } from './by-forms.ts';
+import { statsByForms, type FormsScan } from './by-forms.ts';
+import { jointRemovals, type KnownRemoval } from './joint-removal.ts';
 import { maskable, statsByMasks } from './by-masks.ts';
 import { formsOf, withoutItems, type Item } from './forms.ts';
 import { setLayers } from './question.ts';
@@ -44,24 +45,6 @@ export {
   type GroupValue,
 } from './set-stats.ts';
 
-/** Each bucket's set without its removed items; patterns of several items not known yet are counted in one more statement. */
-async function setsWithout(
-  s: FormsScan,
-  query: MembershipQuery,
-  items: readonly Item[],
-  removedOf: ReadonlyMap<string, number[]>,
-  known: (k: string, removed: number[]) => FormStat | undefined,
-): Promise<(k: string) => FormStat> {
-  const missing = new Set<string>();
-  for (const [k, removed] of removedOf) if (!known(k, removed)) missing.add(removed.join(','));
-  const counted = missing.size > 0 ? await patternSets(s, query, items, [...missing]) : null;
-  const nobody = (): FormStat => ({ ...NOBODY, m: s.o.matched ? { ...NOBODY } : null });
-  return (k) => {
-    const removed = removedOf.get(k)!;
-    return known(k, removed) ?? counted?.(k, removed.join(',')) ?? nobody();
-  };
-}
-
 export function createSetMeasure(secret: string) {
   return async function measure(run: Run, askedAsIs: MembershipQuery, o: MeasureOptions): Promise<Measured> {
     const caps = o.strategy === 'forms' ? null : await uncapVacuous(run, askedAsIs, o);
@@ -78,21 +61,26 @@ export function createSetMeasure(secret: string) {
     };
 
     let buckets: Map<string, BucketStats>;
-    let known: (k: string, removed: number[]) => FormStat | undefined;
+    let known: KnownRemoval;
     if (o.strategy !== 'forms' && maskable(query) && items.length > 0) {
       const m = await statsByMasks(s, query, items);
       buckets = m.buckets;
       known = (k, removed) => {
-        const set = m.known(k, removed);
-        return set ? { ...set, m: null } : undefined;
+        const r = m.known(k, removed);
+        return r ? { set: { ...r.set, m: null }, diff: r.diff } : undefined;
       };
     } else {
       const f = await statsByForms(s, forms);
       buckets = f.buckets;
-      known = (k, removed) => (removed.length === 0 ? buckets.get(k)!.q : removed.length === 1 ? f.formOf(k, removed[0]!) : undefined);
+      known = (k, removed) => {
+        const b = buckets.get(k)!;
+        if (removed.length === 0) return { set: b.q, diff: { ...NOBODY } };
+        const e = b.effects[removed[0]!]!;
+        return removed.length === 1 && e !== 'large' ? { set: f.formOf(k, removed[0]!), diff: e } : undefined;
+      };
     }
-    const removedOf = removedItems(secret, buckets, items, includes);
-    const setOf = await setsWithout(s, query, items, removedOf, known);
+    const candidates = removedItems(secret, buckets, items, includes);
+    const { removedOf, setOf } = await jointRemovals(secret, s, query, items, buckets, candidates, known);
 
     const layersCache = new Map<string, string[]>();
     const layersOf = (removed: number[]) => {
