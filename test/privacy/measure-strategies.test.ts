@@ -104,7 +104,7 @@ describe('measuring raw filters by masks gives what measuring by forms gives', (
         const byForms = await privacy.measure(run, q, { ...base, strategy: 'forms' });
         const byMasks = await privacy.measure(run, q, { ...base, persons: GRAPH_PERSONS });
         expect(comparable(byMasks), JSON.stringify(q)).toEqual(comparable(byForms));
-        // A sample of about 1,000 rows (5%): questions of at most two conditions a branch read a sample.
+        // A sample of about 1,000 rows (5%): a grouping reads only the buckets where the question has someone.
         const sampled = await privacy.measure(run, q, { ...base, persons: GRAPH_PERSONS, sampleRows: 1000 });
         expect(comparable(sampled), JSON.stringify(q)).toEqual(comparable(byForms));
         lowEffect += byForms.lowEffect + byForms.buckets.filter((b) => b.set.layers.length < byForms.total.layers.length + 1).length;

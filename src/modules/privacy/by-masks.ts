@@ -4,16 +4,16 @@
  * 1. one statement: the masks of the rows satisfying any of its conditions, so that every form and every
  *    removal pattern is a union of masks, per bucket: nothing more to read. On a table above SAMPLE_ROWS
  *    persons, the question's own set per bucket and the masks of a sample only; a grouping then reads
- *    only the buckets where the question has someone, which is exact when no branch has three or more
- *    conditions: in another bucket a removal adds fewer than LOW_EFFECT + 1 persons per branch, so the
- *    bucket is below `minBucket` (set-stats.ts) whatever is removed, and is not shown in any case;
+ *    only the buckets where the question has someone: in another, what is removed changes fewer than
+ *    LOW_EFFECT + 1 persons together (joint-removal.ts), so the bucket is below `minBucket`
+ *    (set-stats.ts) whatever is removed, and is not shown in any case;
  * 2. with a sample, each (bucket, item) is settled without reading the table where possible: an item
  *    that changes nobody by the bucket's own logic (bucket-logic.ts: `state = 'TX'` inside the TX
  *    bucket) has no effect; one that changes at least a few sampled persons is large (a sample is a
  *    subset: its counts are lower bounds). The rest, usually none or one item, are counted exactly in
  *    a second statement, as the persons each such item adds or removes;
  * 3. a bucket where several items are removed at once is settled by the bucket's logic or, rarely, by
- *    one more statement (by-forms.ts `patternSets`).
+ *    one more statement (joint-removal.ts).
  * The result is the same Measured as by-forms.ts gives, item for item (a test compares them).
  */
 import { maskStatsSql, MAX_MASK_CONDITIONS } from '../../graph/index.ts';
@@ -26,8 +26,6 @@ import { LOW_EFFECT } from './noise.ts';
 import {
   bucketOfRow,
   hex,
-  MAX_MIN_BUCKET,
-  minBucket,
   NOBODY,
   xorHex,
   type BucketStats,
@@ -116,10 +114,9 @@ export async function statsByMasks(
   };
   const persons = o.persons ?? 0;
   const sampleRows = o.sampleRows ?? SAMPLE_ROWS;
-  const grouped = o.dim !== undefined || o.breakdown !== undefined;
-  // A grouping from a sample reads only the buckets where the question has someone; the others are
-  // below the smallest bucket shown (minBucket) only when no branch can lose two conditions.
-  const exact = persons <= sampleRows || (grouped && (branches.some((b) => b.length > 2) || minBucket(query) > MAX_MIN_BUCKET));
+  // A grouping from a sample reads only the buckets where the question has someone; in the others what
+  // is removed changes fewer than LOW_EFFECT + 1 persons together, below the smallest bucket shown (minBucket).
+  const exact = persons <= sampleRows;
   const sql = maskStatsSql({
     catalog: o.catalog,
     personsTable: o.personsTable,
