@@ -19,6 +19,7 @@ export * from './field-types.ts';
 export * from './filters/catalog-index.ts';
 export * from './filters/index.ts';
 export * from './filters/text.ts';
+export * from './membership/location-facts.ts';
 export * from './membership/masks.ts';
 export * from './membership/sets.ts';
 export * from './membership/sql.ts';

@@ -15,7 +15,7 @@ import type { Viewer } from '../../core/caller.ts';
 import { DomainError } from '../../core/errors.ts';
 import type { CatalogField } from '../../graph/index.ts';
 import type { MembershipQuery } from '../../graph/index.ts';
-import type { WarehouseReader } from '../../graph/index.ts';
+import type { ReleaseInfo, WarehouseReader } from '../../graph/index.ts';
 import {
   CatalogUnavailableError,
   catalogUnavailable,
@@ -148,7 +148,7 @@ export function createDiscoveryService(deps: DiscoveryDeps) {
   async function eligibleParts(
     catalogFields: readonly CatalogField[],
     query: MembershipQuery,
-    persons: number,
+    release: ReleaseInfo,
   ): Promise<MembershipQuery[]> {
     const parts = lookupParts(query);
     if (parts.length === 1) return parts;
@@ -157,7 +157,12 @@ export function createDiscoveryService(deps: DiscoveryDeps) {
     for (const part of parts) {
       // A part is eligible when its own member set would be shown (its set-seeded threshold; a one-person
       // condition inside it has no effect).
-      const measured = await privacy.measure(run, part, { catalog: catalogFields, personsTable, persons });
+      const measured = await privacy.measure(run, part, {
+        catalog: catalogFields,
+        personsTable,
+        persons: release.persons,
+        release: release.file,
+      });
       if (!privacy.protectSet({ set: measured.total, facet: 'lookup_part' }).suppressed) out.push(measured.query);
     }
     return out;
@@ -188,6 +193,7 @@ export function createDiscoveryService(deps: DiscoveryDeps) {
         catalog: catalogFields,
         personsTable,
         persons: release.persons,
+        release: release.file,
         matched: m.matchedWhere !== null,
         ...grouping,
       });
@@ -229,7 +235,7 @@ export function createDiscoveryService(deps: DiscoveryDeps) {
         m.parquetPaths,
         conditionCount(input.query),
       );
-      const eligible = await eligibleParts(catalogFields, input.query, release.persons);
+      const eligible = await eligibleParts(catalogFields, input.query, release);
       const e =
         eligible.length === 0
           ? null
@@ -245,7 +251,12 @@ export function createDiscoveryService(deps: DiscoveryDeps) {
       const rows = await withWarehouse(() => warehouse.query(sql, [...m.params, ...(e?.params ?? [])], bounded));
       const { records } = readLookup(rows, selected);
       const run = (q: string, params: unknown[]) => withWarehouse(() => warehouse.query(q, params, bounded));
-      const measured = await privacy.measure(run, input.query, { catalog: catalogFields, personsTable, persons: release.persons });
+      const measured = await privacy.measure(run, input.query, {
+        catalog: catalogFields,
+        personsTable,
+        persons: release.persons,
+        release: release.file,
+      });
       await questions?.record(viewer, input.query, measured);
       return {
         total_matched: privacy.protectTotal({ question: privacy.question(input.query), trueCount: measured.total.n, set: measured.total }),

@@ -135,12 +135,17 @@ type Branches = readonly (readonly FilterCondition[])[];
 /**
  * The question (OR of AND branches) inside a bucket, as a canonical string: branches with a false
  * condition dropped, true conditions removed, branches that contain another branch absorbed. Equal
- * strings select the same persons of the bucket.
+ * strings select the same persons of the bucket. `sharpen` may decide more of a branch's conditions
+ * from the branch itself (location-facts.ts).
  */
-export function reducedKey(branches: Branches, truth: (c: FilterCondition) => Truth): string {
+export function reducedKey(
+  branches: Branches,
+  truth: (c: FilterCondition) => Truth,
+  sharpen: (b: readonly FilterCondition[], truths: Truth[]) => Truth[] = (_, t) => t,
+): string {
   const kept: string[][] = [];
   for (const b of branches) {
-    const truths = b.map(truth);
+    const truths = sharpen(b, b.map(truth));
     if (truths.includes('false')) continue;
     const rest = [...new Set(b.filter((_, i) => truths[i] === 'unknown').map(conditionKey))].sort();
     if (rest.length === 0) return 'everyone';

@@ -20,7 +20,8 @@ import { maskStatsSql, MAX_MASK_CONDITIONS } from '../../graph/index.ts';
 import { setStatsSql } from '../../graph/index.ts';
 import type { FilterCondition, FilterGroup } from '../../graph/index.ts';
 import type { MembershipQuery, SegmentMembership } from '../../graph/index.ts';
-import { bucketFact, reducedKey, truthIn } from './bucket-logic.ts';
+import { bucketFact, reducedKey, truthIn, type Truth } from './bucket-logic.ts';
+import { branchTruths, type LocationFacts } from './location-facts.ts';
 import { branchesOf, groupsOf, withoutItems, type Item } from './forms.ts';
 import { LOW_EFFECT } from './noise.ts';
 import {
@@ -85,6 +86,7 @@ export async function statsByMasks(
   s: FormsScan,
   query: { kind: 'filters'; groups: FilterGroup[] },
   items: readonly Item[],
+  factsOf: () => Promise<LocationFacts | null> = async () => null,
 ): Promise<MaskMeasure> {
   const o = s.o;
   const branches = branchesOf(query.groups);
@@ -139,7 +141,10 @@ export async function statsByMasks(
 
   const q = shapeOf([]);
   const forms = items.map((_, i) => shapeOf([i]));
-  const truthOf = (b: MaskBucket) => truthIn(o.catalog, b.dimension === null ? null : bucketFact(b.dimension, b.value, o.dim?.field));
+  const factOf = (b: MaskBucket) => (b.dimension === null ? null : bucketFact(b.dimension, b.value, o.dim?.field));
+  // From a sample, what the release's geography implies settles more items without reading (location-facts.ts).
+  const facts = exact ? null : await factsOf();
+  const implied = facts ? branchTruths(o.catalog, facts) : null;
   // The bucket's logic: the question without some items selects the same persons there; and the items
   // whose removal changes nothing there whatever else is removed (a condition true for everyone in the
   // bucket, a branch with a condition false for everyone).
@@ -149,8 +154,10 @@ export async function statsByMasks(
   const unsettled = new Map<number, string[]>();
   for (const [k, b] of raw) {
     if (!exact && k !== '' && b.q!.n === 0) continue;
-    const truth = truthOf(b);
-    const reduced = (g: MembershipQuery) => (g.kind === 'filters' ? reducedKey(branchesOf(g.groups), truth) : reducedKey([], truth));
+    const fact = factOf(b);
+    const truth = truthIn(o.catalog, fact);
+    const sharpen = implied ? (br: readonly FilterCondition[], t: Truth[]) => implied(fact, br, t) : undefined;
+    const reduced = (g: MembershipQuery) => reducedKey(g.kind === 'filters' ? branchesOf(g.groups) : [], truth, sharpen);
     const qKey = reduced(query);
     sameInBucket.set(
       k,
@@ -171,8 +178,8 @@ export async function statsByMasks(
     const effects: Effect[] = forms.map((f, i) => {
       const diff = sumOver(b.masks, (m) => satisfies(m, f) !== satisfies(m, q));
       if (exact) return diff;
-      if (sameInBucket.get(k)!([i])) return { ...NOBODY };
       if (diff.n > LOW_EFFECT) return 'large';
+      if (sameInBucket.get(k)!([i])) return { ...NOBODY };
       unsettled.set(i, [...(unsettled.get(i) ?? []), k]);
       return diff;
     });

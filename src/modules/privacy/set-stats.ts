@@ -47,6 +47,8 @@ export interface MeasureOptions {
   persons?: number;
   /** Default by-masks.ts SAMPLE_ROWS. */
   sampleRows?: number;
+  /** The release scanned (its file): keys the location facts a measure from a sample reads once per release (location-facts.ts). */
+  release?: string;
   /** `forms`: measure by forms even where masks apply (the reference the masks are compared with). */
   strategy?: 'forms';
 }

@@ -5,7 +5,8 @@
 import { describe, expect, it } from 'vitest';
 import { CATALOG_FIELDS } from '../../../src/graph/person-fields.ts';
 import type { FilterCondition } from '../../../src/graph/filters/index.ts';
-import { bucketFact, reducedKey, truthIn } from '../../../src/modules/privacy/bucket-logic.ts';
+import { bucketFact, reducedKey, truthIn, type BucketFact, type Truth } from '../../../src/modules/privacy/bucket-logic.ts';
+import { branchTruths, type LocationFacts } from '../../../src/modules/privacy/location-facts.ts';
 
 const c = (
   field: string,
@@ -83,5 +84,61 @@ describe('reducedKey', () => {
     expect(reducedKey([p, [...p, c('zip5', '=', '90210')]], none)).toBe(reducedKey([p], none));
     expect(reducedKey([[c('state', '=', 'TX')]], t)).toBe('everyone');
     expect(reducedKey([[c('state', '=', 'CA')]], t)).toBe('[]');
+  });
+});
+
+describe('location facts: what a branch implies of its own location conditions', () => {
+  const facts: LocationFacts = {
+    fields: ['zip5', 'city', 'state'],
+    rows: [
+      ['90001', 'LOS ANGELES', 'CA'],
+      ['92101', 'SAN DIEGO', 'CA'],
+      ['75001', 'ADDISON', 'TX'],
+      ['75001', 'DALLAS', 'TX'],
+      ['75002', 'DALLAS', 'TX'],
+      ['10001', 'NEW YORK', 'NY'],
+      ['97201', 'PORTLAND', 'OR'],
+      ['04101', 'PORTLAND', 'ME'],
+      ['00000', null, null],
+    ],
+  };
+  const implied = branchTruths(CATALOG_FIELDS, facts);
+  const truths = (branch: FilterCondition[], fact: BucketFact | null = null) =>
+    implied(fact, branch, branch.map(truthIn(CATALOG_FIELDS, fact)));
+
+  it('a state implied by the cities or the ZIP beside it is true; one they rule out is false', () => {
+    expect(truths([c('state', '=', 'CA'), c('city', 'IN', ['LOS ANGELES', 'SAN DIEGO'])])).toEqual(['true', 'unknown']);
+    expect(truths([c('state', '=', 'CA'), c('city', '=', 'PORTLAND')])).toEqual(['false', 'unknown']);
+    // PORTLAND is in OR and ME; the only city of OR here is PORTLAND: the state leaves the city implied.
+    expect(truths([c('state', '=', 'OR'), c('city', '=', 'PORTLAND')])).toEqual(['unknown', 'true']);
+    expect(truths([c('state', 'IN', ['OR', 'ME', 'TX']), c('city', '=', 'PORTLAND')])).toEqual(['true', 'unknown']);
+    expect(truths([c('zip5', '=', '75001'), c('state', '=', 'TX'), c('city', '=', 'DALLAS')])).toEqual(['unknown', 'true', 'unknown']);
+    expect(truths([c('state', '!=', 'TX'), c('city', '=', 'los angeles', { text_comparison: 'case_insensitive' })])).toEqual([
+      'true',
+      'unknown',
+    ]);
+    // The ZIP whose state is NULL: no person of it has a state, so the branch selects nobody.
+    expect(truths([c('zip5', '=', '00000'), c('state', 'IS NOT NULL')])).toEqual(['false', 'unknown']);
+    expect(truths([c('zip5', '=', '00000'), c('state', '!=', 'CA')])).toEqual(['false', 'unknown']);
+  });
+
+  it('two conditions that imply each other: only one is removed, the one kept implies it', () => {
+    expect(truths([c('state', '=', 'NY'), c('city', '=', 'NEW YORK')])).toEqual(['true', 'unknown']);
+  });
+
+  it('what it cannot be sure of constrains nothing', () => {
+    expect(truths([c('state', '=', 'CA'), c('city', '=', ' LOS ANGELES ', { trim_whitespace: true })])).toEqual(['unknown', 'unknown']);
+    expect(truths([c('state', '=', 'CA'), c('city', 'LIKE', 'LOS%')])).toEqual(['unknown', 'unknown']);
+    expect(truths([c('state', '=', 'CA'), c('age', '>=', 30)])).toEqual(['unknown', 'unknown']);
+  });
+
+  it('the bucket is one more constraint; the reduced question follows', () => {
+    expect(truths([c('city', '=', 'PORTLAND'), c('age', '>=', 30)], bucketFact('state', 'TX'))).toEqual(['false', 'unknown']);
+    expect(truths([c('city', '=', 'DALLAS')], bucketFact('state', 'TX'))).toEqual(['unknown']);
+    const none = truthIn(CATALOG_FIELDS, null);
+    const sharpen = (b: readonly FilterCondition[], t: Truth[]) => implied(null, b, t);
+    const la = c('city', 'IN', ['LOS ANGELES', 'SAN DIEGO']);
+    expect(reducedKey([[c('state', '=', 'CA'), la]], none, sharpen)).toBe(reducedKey([[la]], none, sharpen));
+    expect(reducedKey([[c('state', '=', 'CA'), la]], none)).not.toBe(reducedKey([[la]], none));
   });
 });

@@ -32,6 +32,7 @@ export function warehouseGraphPorts(deps: {
           personsTable: deps.personsTable,
           matched: true,
           persons: deps.currentRelease()?.persons,
+          release: deps.currentRelease()?.file,
         });
         return { total: measured.total.n, matched: measured.total.matched?.n ?? null, measured };
       }

@@ -12,6 +12,8 @@ export interface ReleaseRef {
   minor: number;
   /** Persons in the release (sizes the privacy layer's sample); absent where not known. */
   persons?: number;
+  /** The release's file (keys what the privacy layer reads once per release); absent where not known. */
+  file?: string;
 }
 
 export interface GraphPorts {
