@@ -21,7 +21,7 @@ import { setStatsSql } from '../../graph/index.ts';
 import type { FilterCondition, FilterGroup } from '../../graph/index.ts';
 import type { MembershipQuery, SegmentMembership } from '../../graph/index.ts';
 import { bucketFact, reducedKey, truthIn, type Truth } from './bucket-logic.ts';
-import { branchTruths, type LocationFacts } from './location-facts.ts';
+import type { BranchTruths } from './location-facts.ts';
 import { branchesOf, groupsOf, withoutItems, type Item } from './forms.ts';
 import { LOW_EFFECT } from './noise.ts';
 import {
@@ -86,7 +86,7 @@ export async function statsByMasks(
   s: FormsScan,
   query: { kind: 'filters'; groups: FilterGroup[] },
   items: readonly Item[],
-  factsOf: () => Promise<LocationFacts | null> = async () => null,
+  impliedOf: () => Promise<BranchTruths | null> = async () => null,
 ): Promise<MaskMeasure> {
   const o = s.o;
   const branches = branchesOf(query.groups);
@@ -143,8 +143,7 @@ export async function statsByMasks(
   const forms = items.map((_, i) => shapeOf([i]));
   const factOf = (b: MaskBucket) => (b.dimension === null ? null : bucketFact(b.dimension, b.value, o.dim?.field));
   // From a sample, what the release's geography implies settles more items without reading (location-facts.ts).
-  const facts = exact ? null : await factsOf();
-  const implied = facts ? branchTruths(o.catalog, facts) : null;
+  const implied = exact ? null : await impliedOf();
   // The bucket's logic: the question without some items selects the same persons there; and the items
   // whose removal changes nothing there whatever else is removed (a condition true for everyone in the
   // bucket, a branch with a condition false for everyone).
@@ -158,17 +157,19 @@ export async function statsByMasks(
     const truth = truthIn(o.catalog, fact);
     const sharpen = implied ? (br: readonly FilterCondition[], t: Truth[]) => implied(fact, br, t) : undefined;
     const reduced = (g: MembershipQuery) => reducedKey(g.kind === 'filters' ? branchesOf(g.groups) : [], truth, sharpen);
-    const qKey = reduced(query);
-    sameInBucket.set(
-      k,
-      (removed) =>
+    // Only asked of items the sample leaves low: the question's own reduction is made on first use.
+    let qKey: string | undefined;
+    sameInBucket.set(k, (removed) => {
+      qKey ??= reduced(query);
+      return (
         reduced(
           withoutItems(
             query,
             removed.map((i) => items[i]!),
           ),
-        ) === qKey,
-    );
+        ) === qKey
+      );
+    });
     noOp.set(k, (i) => {
       const it = items[i]!;
       if (it.kind === 'condition') return truth(branches[it.branch]![it.condition]!) === 'true';

@@ -24,6 +24,8 @@ export interface LocationFacts {
 const TRUE = 1;
 const FALSE = 0;
 const UNKNOWN = 2;
+/** Branches and conditions remembered per release before starting over (a served process asks many). */
+const MEMO_LIMIT = 10_000;
 
 /**
  * The truths of a branch's conditions inside a bucket, sharpened by the facts: a condition on a location
@@ -70,12 +72,18 @@ export function branchTruths(catalog: FilterCatalog, facts: LocationFacts): Bran
     }
     return buckets.get(key)!;
   };
-  // One measure asks of the same branches in many buckets and removal patterns.
+  // Measures ask of the same branches in many buckets and removal patterns; a bucket of another field
+  // (gender, an age band) constrains no tuple, so it shares the answer of the total.
   const memo = new Map<string, Truth[]>();
   return (fact, branch, truths) => {
     if (truths.includes('false')) return [...truths];
-    const key = JSON.stringify([fact, branch.map(conditionKey), truths]);
-    if (!memo.has(key)) memo.set(key, sharpen(fact, branch, truths));
+    const located = fact && column.has(fact.field) ? fact : null;
+    const key = JSON.stringify([located, branch.map(conditionKey), truths]);
+    if (!memo.has(key)) {
+      if (memo.size >= MEMO_LIMIT) memo.clear();
+      if (vectors.size >= MEMO_LIMIT) vectors.clear();
+      memo.set(key, sharpen(located, branch, truths));
+    }
     return [...memo.get(key)!];
   };
 

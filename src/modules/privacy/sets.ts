@@ -12,7 +12,7 @@
  * answer, and a condition or branch that adds or removes one person changes nothing that is shown.
  */
 import { locationFactsSql, type MembershipQuery } from '../../graph/index.ts';
-import type { LocationFacts } from './location-facts.ts';
+import { branchTruths, type BranchTruths } from './location-facts.ts';
 import { statsByForms, type FormsScan } from './by-forms.ts';
 import { jointRemovals, type KnownRemoval } from './joint-removal.ts';
 import { maskable, statsByMasks } from './by-masks.ts';
@@ -48,17 +48,19 @@ export {
 
 /** Location facts per (release, table), read once: the last few releases a process serves. */
 function locationFactsCache() {
-  const cache = new Map<string, Promise<LocationFacts | null>>();
-  return (run: Run, o: MeasureOptions): Promise<LocationFacts | null> => {
+  const cache = new Map<string, Promise<BranchTruths | null>>();
+  return (run: Run, o: MeasureOptions): Promise<BranchTruths | null> => {
     const sql = o.release ? locationFactsSql(o.catalog, o.personsTable) : null;
     if (!sql) return Promise.resolve(null);
     const key = `${o.release}|${o.personsTable ?? ''}`;
     if (!cache.has(key)) {
       if (cache.size >= 4) cache.delete(cache.keys().next().value!);
-      const read = run(sql.sql, []).then((rows) => ({
-        fields: sql.fields,
-        rows: rows.map((r) => sql.fields.map((_, i) => (r[`f${i}`] === null || r[`f${i}`] === undefined ? null : String(r[`f${i}`])))),
-      }));
+      const read = run(sql.sql, []).then((rows) =>
+        branchTruths(o.catalog, {
+          fields: sql.fields,
+          rows: rows.map((r) => sql.fields.map((_, i) => (r[`f${i}`] === null || r[`f${i}`] === undefined ? null : String(r[`f${i}`])))),
+        }),
+      );
       // A failed read (a timeout under load) is not kept: the measure counts exactly instead.
       cache.set(
         key,
@@ -73,7 +75,7 @@ function locationFactsCache() {
 }
 
 export function createSetMeasure(secret: string) {
-  const factsOf = locationFactsCache();
+  const impliedOf = locationFactsCache();
   return async function measure(run: Run, askedAsIs: MembershipQuery, o: MeasureOptions): Promise<Measured> {
     const caps = o.strategy === 'forms' ? null : await uncapVacuous(run, askedAsIs, o);
     const asked = caps?.query ?? askedAsIs;
@@ -91,7 +93,7 @@ export function createSetMeasure(secret: string) {
     let buckets: Map<string, BucketStats>;
     let known: KnownRemoval;
     if (o.strategy !== 'forms' && maskable(query) && items.length > 0) {
-      const m = await statsByMasks(s, query, items, () => factsOf(run, o));
+      const m = await statsByMasks(s, query, items, () => impliedOf(run, o));
       buckets = m.buckets;
       known = (k, removed) => {
         const r = m.known(k, removed);
