@@ -56,35 +56,35 @@ export function maskStatsSql(o: MaskStatsOptions): MaskStatsSql {
   };
   const group = o.breakdown ? ', p.breakdown_key AS __k' : o.dim !== undefined ? `, ${o.dim} AS d0` : '';
   const terms: string[] = [];
-  if (o.question) terms.push(`SELECT -1::BIGINT AS __mask, hash(p.person_key) AS __h${group} FROM ${table} p WHERE ${where(o.question)}`);
+  if (o.question)
+    terms.push(`SELECT 0 AS __part, 0::BIGINT AS __mask, hash(p.person_key) AS __h${group} FROM ${table} p WHERE ${where(o.question)}`);
   const tests = o.conditions.map((c) => where({ kind: 'filters', groups: [{ id: 'c', combinator: 'AND', filters: [c] }] }));
   const mask = tests.map((t, i) => `CASE WHEN ${t} THEN ${2n ** BigInt(i)} ELSE 0 END`).join(' + ');
   const percent = Math.min(100, Math.max(0.001, o.samplePercent));
   const sample = percent < 100 ? ` TABLESAMPLE ${percent.toFixed(3)}% (system)` : '';
   // The tests again in WHERE: the same parameters, so DuckDB can prune by each condition's zone maps.
-  terms.push(`SELECT (${mask})::BIGINT AS __mask, hash(p.person_key) AS __h${group} FROM ${table} p${sample} WHERE ${tests.join(' OR ')}`);
+  terms.push(
+    `SELECT 1 AS __part, (${mask})::BIGINT AS __mask, hash(p.person_key) AS __h${group} FROM ${table} p${sample} WHERE ${tests.join(' OR ')}`,
+  );
   const t = terms.join('\n      UNION ALL ');
   const aggregates = 'count(*) AS n, bit_xor(__h) AS h';
-  // Part 0 is mask -1 (no mask of conditions is negative): one grouping key fewer, which costs as much
-  // as a column even when constant. `__part` is given back in the result.
-  const part = 'CASE WHEN __mask = -1 THEN 0 ELSE 1 END AS __part';
   let sql: string;
   if (o.breakdown) {
     columns.add('breakdown_key');
     sql = `WITH t AS (${t}),
-      b AS (SELECT __mask, __k, ${aggregates} FROM t GROUP BY __mask, __k)
-      SELECT ${part}, greatest(__mask, 0) AS __mask, NULL::VARCHAR AS dimension, NULL::VARCHAR AS value, sum(n)::BIGINT AS n, bit_xor(h) AS h FROM b GROUP BY b.__mask
+      b AS (SELECT __part, __mask, __k, ${aggregates} FROM t GROUP BY __part, __mask, __k)
+      SELECT __part, __mask, NULL::VARCHAR AS dimension, NULL::VARCHAR AS value, sum(n)::BIGINT AS n, bit_xor(h) AS h FROM b GROUP BY __part, __mask
       UNION ALL
-      SELECT ${part}, greatest(__mask, 0) AS __mask, c.dimension, c.value, sum(b.n)::BIGINT AS n, bit_xor(b.h) AS h
-      FROM b JOIN ${o.breakdown} c ON (b.__k // c.stride) % c.radix = c.code GROUP BY b.__mask, c.dimension, c.value`;
+      SELECT b.__part, b.__mask, c.dimension, c.value, sum(b.n)::BIGINT AS n, bit_xor(b.h) AS h
+      FROM b JOIN ${o.breakdown} c ON (b.__k // c.stride) % c.radix = c.code GROUP BY b.__part, b.__mask, c.dimension, c.value`;
   } else if (o.dim !== undefined) {
     // The total re-aggregated from the buckets (every row is in one), as in sets.ts.
-    sql = `WITH b AS (SELECT __mask, d0, ${aggregates} FROM (${t}) t GROUP BY __mask, d0)
-      SELECT ${part}, greatest(__mask, 0) AS __mask, 1 AS g0, NULL AS d0, sum(n)::BIGINT AS n, bit_xor(h) AS h FROM b GROUP BY b.__mask
+    sql = `WITH b AS (SELECT __part, __mask, d0, ${aggregates} FROM (${t}) t GROUP BY __part, __mask, d0)
+      SELECT __part, __mask, 1 AS g0, NULL AS d0, sum(n)::BIGINT AS n, bit_xor(h) AS h FROM b GROUP BY __part, __mask
       UNION ALL
-      SELECT ${part}, greatest(__mask, 0) AS __mask, 0 AS g0, d0, n, h FROM b`;
+      SELECT __part, __mask, 0 AS g0, d0, n, h FROM b`;
   } else {
-    sql = `SELECT ${part}, greatest(__mask, 0) AS __mask, ${aggregates} FROM (${t}) t GROUP BY t.__mask`;
+    sql = `SELECT __part, __mask, ${aggregates} FROM (${t}) t GROUP BY __part, __mask`;
   }
   return { sql, params, columns: [...columns] };
 }
