@@ -20,6 +20,8 @@ export * from './filters/catalog-index.ts';
 export * from './filters/index.ts';
 export * from './filters/text.ts';
 export * from './membership/location-facts.ts';
+export * from './member-files.ts';
+export * from './membership/masked-sample.ts';
 export * from './membership/masks.ts';
 export * from './membership/sets.ts';
 export * from './membership/sql.ts';

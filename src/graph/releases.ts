@@ -98,3 +98,23 @@ export function publishReleaseFile(dataDir: string, tmpPath: string, file: strin
 export function nextMajor(current: ReleaseInfo | null): { major: number; minor: number } {
   return { major: (current?.major ?? 0) + 1, minor: 0 };
 }
+
+/** What a statement over the attached release needs (graph/warehouse.ts `WarehouseReader` has it). */
+interface ReleaseStatements {
+  query(sql: string): Promise<Record<string, unknown>[]>;
+}
+
+/** The columns of the attached release's tables, by table (a table the release lacks: absent). */
+export async function releaseColumns(w: ReleaseStatements, tables: readonly string[]): Promise<Map<string, Set<string>>> {
+  const rows = await w.query(
+    `SELECT table_name, column_name FROM duckdb_columns()
+     WHERE database_name = 'graph' AND schema_name = 'main' AND table_name IN (${tables.map((t) => `'${t.replace(/'/g, "''")}'`).join(', ')})`,
+  );
+  const out = new Map<string, Set<string>>();
+  for (const r of rows) {
+    const t = String(r.table_name);
+    if (!out.has(t)) out.set(t, new Set());
+    out.get(t)!.add(String(r.column_name));
+  }
+  return out;
+}

@@ -75,7 +75,7 @@ export function setEnv(
       return privacy.protectSet({ set: m.total }).count;
     },
     async askGroups(q) {
-      const m = await privacy.measure(run, q, { catalog, dim: { name: ATTRIBUTE, expr: `p.${ATTRIBUTE}` } });
+      const m = await privacy.measure(run, q, { catalog, dim: { name: ATTRIBUTE, column: ATTRIBUTE } });
       return new Map(privacy.protectMeasuredGroups(m.buckets).groups.map((g) => [s(g.group_value), g.count]));
     },
   };

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CATALOG_FIELDS } from '../../src/graph/person-fields.ts';
 import { openWarehouse, type Warehouse } from '../../src/graph/warehouse.ts';
 import { codeBits, createPackedAttrs, packLayout } from '../../src/identity/matcher/attr-pack.ts';
-import { decode, readEnrichment, warmEnrichment, type EnrichmentReader } from '../../src/modules/matching/enrichment.ts';
+import { decode, readEnrichment, warmEnrichment, type EnrichmentReader } from '../../src/identity/matcher/enrichment.ts';
 import { openWarehouseOn, testGraph, TEST_GRAPH_DIR, type TestGraph } from './helpers.ts';
 
 let g: TestGraph;

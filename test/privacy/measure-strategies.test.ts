@@ -7,7 +7,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CATALOG_FIELDS } from '../../src/graph/person-fields.ts';
 import { seededRandom } from '../../src/lib/random.ts';
-import { BREAKDOWN_CODES_TABLE } from '../../src/graph/discovery-table.ts';
 import type { FilterCondition, FilterGroup } from '../../src/graph/filters/index.ts';
 import type { MembershipQuery } from '../../src/graph/membership/types.ts';
 import { openWarehouse, type Warehouse } from '../../src/graph/warehouse.ts';
@@ -91,9 +90,9 @@ describe('measuring raw filters by masks gives what measuring by forms gives', (
 
   const groupings: [string, Partial<MeasureOptions>][] = [
     ['no grouping', {}],
-    ['group_by state', { dim: { name: 'state', expr: 'p.state', field: 'state' } }],
-    ['group_by age', { dim: { name: 'age', expr: 'p.age', field: 'age' } }],
-    ['default breakdowns', { breakdown: `graph.${BREAKDOWN_CODES_TABLE}` }],
+    ['group_by state', { dim: { name: 'state', column: 'state', field: 'state' } }],
+    ['group_by age', { dim: { name: 'age', column: 'age', field: 'age' } }],
+    ['default breakdowns', { breakdown: true }],
   ];
   it.each(groupings)(
     '%s: 80 questions, the same sets, layers and removed items, read whole or from a sample',

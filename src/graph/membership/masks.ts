@@ -15,7 +15,8 @@
  * Result columns per row: `__part`, `__mask` (0 in part 0), `n`, `h`; with `dim`: `g0` (0 on bucket
  * rows), `d0`; with `breakdown`: `dimension`, `value` (NULL dimension: the total row).
  */
-import { DISCOVERY_TABLE } from '../discovery-table.ts';
+import { BREAKDOWN_CODES_TABLE, DISCOVERY_TABLE } from '../discovery-table.ts';
+import { quoteIdent } from '../filters/text.ts';
 import type { FilterCatalog, FilterCondition, FilterParam } from '../filters/index.ts';
 import { membershipSql } from './sql.ts';
 import type { MembershipQuery } from './types.ts';
@@ -32,8 +33,9 @@ export interface MaskStatsOptions {
   conditions: readonly FilterCondition[];
   /** Percent of the table part 1 reads (100: all of it). */
   samplePercent: number;
-  dim?: string;
-  breakdown?: string;
+  /** As in sets.ts. */
+  dimColumn?: string;
+  breakdown?: boolean;
 }
 
 export interface MaskStatsSql {
@@ -54,7 +56,7 @@ export function maskStatsSql(o: MaskStatsOptions): MaskStatsSql {
     m.columns.forEach((c) => columns.add(c));
     return m.where;
   };
-  const group = o.breakdown ? ', p.breakdown_key AS __k' : o.dim !== undefined ? `, ${o.dim} AS d0` : '';
+  const group = o.breakdown ? ', p.breakdown_key AS __k' : o.dimColumn !== undefined ? `, p.${quoteIdent(o.dimColumn)} AS d0` : '';
   const terms: string[] = [];
   if (o.question)
     terms.push(`SELECT 0 AS __part, 0::BIGINT AS __mask, hash(p.person_key) AS __h${group} FROM ${table} p WHERE ${where(o.question)}`);
@@ -76,8 +78,8 @@ export function maskStatsSql(o: MaskStatsOptions): MaskStatsSql {
       SELECT __part, __mask, NULL::VARCHAR AS dimension, NULL::VARCHAR AS value, sum(n)::BIGINT AS n, bit_xor(h) AS h FROM b GROUP BY __part, __mask
       UNION ALL
       SELECT b.__part, b.__mask, c.dimension, c.value, sum(b.n)::BIGINT AS n, bit_xor(b.h) AS h
-      FROM b JOIN ${o.breakdown} c ON (b.__k // c.stride) % c.radix = c.code GROUP BY b.__part, b.__mask, c.dimension, c.value`;
-  } else if (o.dim !== undefined) {
+      FROM b JOIN graph.${BREAKDOWN_CODES_TABLE} c ON (b.__k // c.stride) % c.radix = c.code GROUP BY b.__part, b.__mask, c.dimension, c.value`;
+  } else if (o.dimColumn !== undefined) {
     // The total re-aggregated from the buckets (every row is in one), as in sets.ts.
     sql = `WITH b AS (SELECT __part, __mask, d0, ${aggregates} FROM (${t}) t GROUP BY __part, __mask, d0)
       SELECT __part, __mask, 1 AS g0, NULL AS d0, sum(n)::BIGINT AS n, bit_xor(h) AS h FROM b GROUP BY __part, __mask

@@ -15,7 +15,8 @@
  * `breakdown`, `dimension` and `value` (NULL dimension: the total row). A form selecting nobody may
  * have no total row.
  */
-import { DISCOVERY_TABLE } from '../discovery-table.ts';
+import { BREAKDOWN_CODES_TABLE, DISCOVERY_TABLE } from '../discovery-table.ts';
+import { quoteIdent } from '../filters/text.ts';
 import type { FilterCatalog, FilterParam } from '../filters/index.ts';
 import { membershipSql } from './sql.ts';
 import type { MembershipQuery } from './types.ts';
@@ -31,10 +32,10 @@ export interface SetStatsOptions {
   personsTable?: string;
   /** Also count members of included matched segments (per form). */
   matched?: boolean;
-  /** One group_by expression over `p` (GROUPING SETS with the total). */
-  dim?: string;
-  /** The default breakdowns: the codes table decoding `breakdown_key` (graph/discovery-table.ts). */
-  breakdown?: string;
+  /** group_by one column of the scanned table (the total is re-aggregated from its buckets). */
+  dimColumn?: string;
+  /** The default breakdowns, decoded from `breakdown_key` by the release's codes table (graph/discovery-table.ts). */
+  breakdown?: boolean;
 }
 
 export interface SetStatsSql {
@@ -91,7 +92,7 @@ export function setStatsSql(forms: readonly SetForm[], o: SetStatsOptions): SetS
   const terms = forms.map((f, i) => {
     const m = predicate(f.query);
     matchedOf[i] = m.matchedWhere;
-    const group = o.breakdown ? 'p.breakdown_key AS __k' : o.dim !== undefined ? `${o.dim} AS d0` : null;
+    const group = o.breakdown ? 'p.breakdown_key AS __k' : o.dimColumn !== undefined ? `p.${quoteIdent(o.dimColumn)} AS d0` : null;
     let inForm = 'TRUE';
     let differs = 'FALSE';
     let where = m.where;
@@ -123,9 +124,9 @@ export function setStatsSql(forms: readonly SetForm[], o: SetStatsOptions): SetS
       SELECT ${form}, NULL::VARCHAR AS dimension, NULL::VARCHAR AS value, ${REAGGREGATES(matched, '').join(', ')} FROM b${byForm ? ' GROUP BY __form' : ''}
       UNION ALL
       SELECT ${byForm ? 'b.__form' : '0 AS __form'}, c.dimension, c.value, ${REAGGREGATES(matched, 'b.').join(', ')}
-      FROM b JOIN ${o.breakdown} c ON (b.__k // c.stride) % c.radix = c.code GROUP BY ${byForm ? 'b.__form, ' : ''}c.dimension, c.value`;
+      FROM b JOIN graph.${BREAKDOWN_CODES_TABLE} c ON (b.__k // c.stride) % c.radix = c.code GROUP BY ${byForm ? 'b.__form, ' : ''}c.dimension, c.value`;
     columns.add('breakdown_key');
-  } else if (o.dim !== undefined) {
+  } else if (o.dimColumn !== undefined) {
     // Every row is in one bucket (NULL included): the total is re-aggregated from the buckets.
     sql = `WITH b AS (SELECT ${keys('d0')}, ${aggregates} FROM (${t}) t GROUP BY ${keys('d0')})
       SELECT ${form}, 1 AS g0, NULL AS d0, ${REAGGREGATES(matched, '').join(', ')} FROM b${byForm ? ' GROUP BY __form' : ''}

@@ -12,3 +12,4 @@ export { jaroWinkler, compareRecord } from './compare.ts';
 export { warmMatchIndex, type WarmOptions, type WarmResult } from './warm.ts';
 export { splitLookup } from './point.ts';
 export { dictTable, plainColumn, wordColumn, PACK_MAX_DISTINCT, type PackedColumn } from './attr-pack.ts';
+export { readEnrichment, warmEnrichment, decode, type EnrichmentReader } from './enrichment.ts';

@@ -5,7 +5,7 @@
  * CatalogUnavailableError (GET /v1/catalog/fields and segment creation answer 502
  * FILTER_CATALOG_UNAVAILABLE; discovery answers the warehouse's own 502/503).
  */
-import { DISCOVERY_TABLE } from '../../graph/index.ts';
+import { DISCOVERY_TABLE, releaseColumns } from '../../graph/index.ts';
 import { WarehouseUnavailableError } from '../../graph/index.ts';
 import type { ReleaseInfo } from '../../graph/index.ts';
 import { DomainError } from '../../core/errors.ts';
@@ -47,11 +47,8 @@ export function createCatalogService(deps: {
   let verified: { file: string; catalog: Catalog } | null = null;
 
   async function verify(release: ReleaseInfo): Promise<Catalog> {
-    const rows = await warehouse.query(
-      `SELECT table_name, column_name FROM duckdb_columns()
-       WHERE database_name = 'graph' AND schema_name = 'main' AND table_name IN ('persons', '${DISCOVERY_TABLE}')`,
-    );
-    const columnsOf = (table: string) => new Set(rows.filter((r) => r.table_name === table).map((r) => String(r.column_name)));
+    const columns = await releaseColumns(warehouse, ['persons', DISCOVERY_TABLE]);
+    const columnsOf = (table: string) => columns.get(table) ?? new Set<string>();
     const persons = columnsOf('persons');
     const discovery = columnsOf(DISCOVERY_TABLE);
     if (persons.size === 0) throw new CatalogUnavailableError(`release ${release.file} has no persons table`);

@@ -13,7 +13,7 @@ import type { DB } from '../../db/schema.ts';
 import type { ExportField, MemberBases } from '../../export-engine/index.ts';
 import type { CatalogField, CatalogTemplate } from '../../graph/index.ts';
 import { WarehouseTimeoutError } from '../../graph/index.ts';
-import { membershipSql } from '../../graph/index.ts';
+import { memberKeys, membershipSql } from '../../graph/index.ts';
 import type { Composition, MembershipQuery } from '../../graph/index.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { basesAllowing, DISCLOSURE_BASES, selectFields } from '../matching/index.ts';
@@ -184,13 +184,7 @@ export function createRequestResolver(deps: RequestDeps) {
 
   return {
     /** The distinct person keys of the request's members (the identities a delivery licenses), exact. */
-    async identities(r: ResolvedRequest): Promise<bigint[]> {
-      const rows = await deps.warehouse.query<{ k: bigint }>(
-        `SELECT DISTINCT CAST(person_key AS BIGINT) AS k FROM (${r.members.sql}) m WHERE person_key IS NOT NULL`,
-        r.members.params,
-      );
-      return rows.map((x) => BigInt(x.k as bigint | number));
-    },
+    identities: (r: ResolvedRequest): Promise<bigint[]> => memberKeys(deps.warehouse, r.members),
 
     async resolve(
       viewer: Viewer,

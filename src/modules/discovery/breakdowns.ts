@@ -5,20 +5,19 @@
  * audience) are what planners ask first: gender, age band, household income band, and state (top
  * 10 plus `other`). They come from ONE integer GROUP BY over the discovery table's `breakdown_key`,
  * decoded into per-dimension buckets by the release's `breakdown_codes` in the same statement (so a
- * release switch between two reads cannot mix codes; see graph/discovery-table.ts). A group_by is a
- * GROUPING SETS ((), (d)) scan: the empty set yields the total on the same pass. Both statements are
- * built by graph/membership/sets.ts (with set hashes and low-effect forms per bucket). Every bucket
+ * release switch between two reads cannot mix codes; see graph/discovery-table.ts). A group_by groups
+ * by one column, its total summed from the buckets on the same pass. Both statements are built by
+ * graph/membership (with set hashes and low-effect items per bucket). Every bucket
  * below its set's threshold is suppressed, and every shown one noised by its own set, by the privacy layer.
  */
 import { BREAKDOWN_DIMENSIONS } from '../../graph/index.ts';
-import { quoteIdent } from '../../graph/index.ts';
 import type { MeasuredBucket, Privacy, ProtectedBuckets } from '../privacy/index.ts';
 
 export interface Dimension {
   /** Name shown in the response. */
   name: string;
-  /** SQL over the persons alias `p`. */
-  expr: string;
+  /** The column grouped by (a group_by); the default breakdowns are decoded from `breakdown_key`. */
+  column?: string;
   /** Columns of the scanned table read. */
   columns: string[];
   /** Show only the largest N buckets plus `other`. */
@@ -27,7 +26,6 @@ export interface Dimension {
 
 export const DEFAULT_BREAKDOWNS: readonly Dimension[] = BREAKDOWN_DIMENSIONS.map((d) => ({
   name: d.name,
-  expr: d.expr('p.'),
   columns: ['breakdown_key'],
   ...(d.name === 'state' ? { top: 10 } : {}),
 }));
@@ -53,5 +51,5 @@ export function protectDimension(
 
 /** A group_by dimension for a plain catalog column. */
 export function columnDimension(name: string, column: string): Dimension {
-  return { name, expr: `p.${quoteIdent(column)}`, columns: [column] };
+  return { name, column, columns: [column] };
 }

@@ -9,7 +9,7 @@ import type { Tier } from '../../config/index.ts';
 import { indexCatalog } from '../../graph/index.ts';
 import { nearest } from '../../graph/index.ts';
 import { membershipSql } from '../../graph/index.ts';
-import { BREAKDOWN_CODES_TABLE, DISCOVERY_TABLE } from '../../graph/index.ts';
+import { DISCOVERY_TABLE } from '../../graph/index.ts';
 import { PERSON_COLUMNS } from '../../graph/index.ts';
 import type { Viewer } from '../../core/caller.ts';
 import { DomainError } from '../../core/errors.ts';
@@ -185,9 +185,9 @@ export function createDiscoveryService(deps: DiscoveryDeps) {
       const run = (sql: string, params: unknown[]) => withWarehouse(() => warehouse.query(sql, params, bounded));
       const grouping =
         body.group_by !== undefined
-          ? { dim: { name: dims[0]!.name, expr: dims[0]!.expr, field: dims[0]!.name } }
+          ? { dim: { name: dims[0]!.name, column: dims[0]!.column!, field: dims[0]!.name } }
           : dims.length > 0
-            ? { breakdown: `graph.${BREAKDOWN_CODES_TABLE}` }
+            ? { breakdown: true }
             : {};
       const measured = await privacy.measure(run, input.query, {
         catalog: catalogFields,

@@ -2,8 +2,8 @@
  * The collections part of the integrations area (decision 050): execution-key runs of partner clients,
  * integration match collections, their refresh job and their operations. Built by the area's factory.
  */
-import fs from 'node:fs';
 import type { Kysely } from 'kysely';
+import { readMemberSet, writeMemberSet, type FileStatements } from '../../graph/index.ts';
 import type { DB } from '../../db/schema.ts';
 import type { JobDefinition } from '../../jobs/worker.ts';
 import type { Clock } from '../../lib/clock.ts';
@@ -19,13 +19,11 @@ import { createExecutionService, type ClientStandingPort } from './execution-key
 export interface CollectionsPartDeps {
   privacy: Pick<Privacy, 'shownCount'>;
   segments: SegmentsApi;
-  /** The warehouse (DuckDB): reads and writes Parquet member sets. */
-  warehouse: { query(sql: string): Promise<Record<string, unknown>[]> };
+  /** The warehouse: reads and writes the member sets of collections (graph member-files.ts). */
+  warehouse: FileStatements;
   dataDir: string;
   clientStanding: ClientStandingPort;
 }
-
-const lit = (s: string) => `'${s.replace(/'/g, "''")}'`;
 
 export function createCollectionsPart(deps: CollectionsPartDeps & { db: Kysely<DB>; clock: Clock; events: Pick<EventService, 'emit'> }) {
   const { db, clock, warehouse } = deps;
@@ -37,17 +35,7 @@ export function createCollectionsPart(deps: CollectionsPartDeps & { db: Kysely<D
     privacy: deps.privacy,
     segments: deps.segments,
     objectPath: (key) => objects.pathOf(key),
-    async writeMembers(keys, target) {
-      const csv = `${target}.csv`;
-      fs.writeFileSync(csv, `${keys.join('\n')}\n`);
-      try {
-        await warehouse.query(
-          `COPY (SELECT DISTINCT person_key FROM read_csv(${lit(csv)}, header = false, columns = {'person_key': 'BIGINT'}) ORDER BY person_key) TO ${lit(target)} (FORMAT parquet)`,
-        );
-      } finally {
-        fs.rmSync(csv, { force: true });
-      }
-    },
+    writeMembers: (keys, target) => writeMemberSet(warehouse, target, keys),
   });
   const refresh = createCollectionRefresh({
     db,
@@ -55,10 +43,7 @@ export function createCollectionsPart(deps: CollectionsPartDeps & { db: Kysely<D
     collections,
     segments: deps.segments,
     events: deps.events,
-    readMembers: async (file) =>
-      (await warehouse.query(`SELECT CAST(person_key AS VARCHAR) AS k FROM read_parquet(${lit(file)}) ORDER BY person_key`)).map((r) =>
-        String(r.k),
-      ),
+    readMembers: (file) => readMemberSet(warehouse, file),
   });
   return {
     executions,

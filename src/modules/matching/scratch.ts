@@ -8,11 +8,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { lit } from '../../graph/index.ts';
-
-export interface ParquetWriter {
-  query(sql: string): Promise<unknown>;
-}
+import { writeLevels, writeMemberSet, type FileStatements, type RecordLevel } from '../../graph/index.ts';
 
 export function scratchMembersPath(dataDir: string, segmentId: string): string {
   return path.join(dataDir, 'objects', 'segments', segmentId, 'members-v1.parquet');
@@ -24,33 +20,16 @@ export function scratchLevelsPath(membersPath: string): string {
 }
 
 /** One matched record of the response: its person and the level and type of its match. */
-export interface ScratchMatch {
-  personKey: bigint;
-  level: string;
-  type: string | null;
-}
+export type ScratchMatch = RecordLevel;
 
 /** Writes the levels first, then the member set: a member set is never readable without them. */
-export async function writeMembersParquet(warehouse: ParquetWriter, file: string, matches: readonly ScratchMatch[]): Promise<void> {
-  fs.mkdirSync(path.dirname(file), { recursive: true });
-  const rows = matches.map(
-    (m) => `(${m.personKey.toString()}::BIGINT, ${lit(m.level)}, ${m.type === null ? 'NULL::VARCHAR' : lit(m.type)})`,
-  );
-  await writeAtomically(
+export async function writeMembersParquet(warehouse: FileStatements, file: string, matches: readonly ScratchMatch[]): Promise<void> {
+  await writeLevels(warehouse, scratchLevelsPath(file), matches);
+  await writeMemberSet(
     warehouse,
-    scratchLevelsPath(file),
-    rows.length
-      ? `SELECT * FROM (VALUES ${rows.join(', ')}) v(person_key, match_level, match_type)`
-      : 'SELECT NULL::BIGINT AS person_key, NULL::VARCHAR AS match_level, NULL::VARCHAR AS match_type WHERE false',
+    file,
+    matches.map((m) => m.personKey),
   );
-  const keys = [...new Set(matches.map((m) => m.personKey))].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-  await writeAtomically(warehouse, file, `SELECT unnest([${keys.map((k) => k.toString()).join(', ')}]::BIGINT[]) AS person_key`);
-}
-
-async function writeAtomically(warehouse: ParquetWriter, file: string, select: string): Promise<void> {
-  const tmp = `${file}.${process.pid}.tmp`;
-  await warehouse.query(`COPY (${select}) TO ${lit(tmp)} (FORMAT parquet)`);
-  fs.renameSync(tmp, file);
 }
 
 export function removeMembers(file: string): void {

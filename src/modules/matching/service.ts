@@ -9,6 +9,8 @@ import { canonicalJson, sha256Hex } from '../../lib/crypto.ts';
 import type { Clock } from '../../lib/clock.ts';
 import {
   createMatcher,
+  readEnrichment,
+  warmEnrichment,
   MATCH_LEVELS,
   type Matcher,
   type WarmOptions,
@@ -29,7 +31,6 @@ import { toClientError } from '../catalog/index.ts';
 import { DEFAULT_EPHEMERAL_TTL_HOURS, ephemeralExpiry, type SegmentsApi } from '../segments/index.ts';
 import { enrichmentKey, type MatchResponse } from './schemas.ts';
 import { disclose, disclosureBasis } from './disclosure.ts';
-import { readEnrichment, warmEnrichment } from './enrichment.ts';
 import { selectFields } from './fields.ts';
 import type { MatchIndexProvider } from './match-index.ts';
 import { checkRecords, echoOf, unknownFieldWarnings } from './rows.ts';

@@ -31,7 +31,7 @@ async function formStats(s: FormsScan, forms: readonly SetForm[]): Promise<Map<s
     catalog: s.o.catalog,
     personsTable: s.o.personsTable,
     matched,
-    dim: s.o.dim?.expr,
+    dimColumn: s.o.dim?.column,
     breakdown: s.o.breakdown,
   });
   s.count();

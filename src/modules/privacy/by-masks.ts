@@ -125,7 +125,7 @@ export async function statsByMasks(
     question: exact ? null : query,
     conditions,
     samplePercent: exact ? 100 : (100 * sampleRows) / persons,
-    dim: o.dim?.expr,
+    dimColumn: o.dim?.column,
     breakdown: o.breakdown,
   });
   s.count();
@@ -256,7 +256,12 @@ async function countEffects(
       },
     };
   });
-  const sql = setStatsSql(diffs, { catalog: s.o.catalog, personsTable: s.o.personsTable, dim: s.o.dim?.expr, breakdown: s.o.breakdown });
+  const sql = setStatsSql(diffs, {
+    catalog: s.o.catalog,
+    personsTable: s.o.personsTable,
+    dimColumn: s.o.dim?.column,
+    breakdown: s.o.breakdown,
+  });
   s.count();
   const found = new Map<string, SetCount>();
   for (const row of await s.run(sql.sql, sql.params)) {

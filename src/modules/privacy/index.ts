@@ -73,7 +73,7 @@ export {
   type QuestionRecorder,
 } from './question-log.ts';
 export { canonicalBranch, conditionKey } from './canonical.ts';
-export { maskedLookupSql, generalizedExpr, generalizationOf, BANDS } from './lookup.ts';
+export { maskedLookupSql, shownAs, generalizationOf, BANDS } from './lookup.ts';
 export {
   LAYER_SD,
   THRESHOLD_BAND,

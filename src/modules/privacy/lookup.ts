@@ -8,37 +8,29 @@
  *   shared by at least k persons of the eligible set.
  * The total comes from the whole filter (the caller protects it); total and sample are one statement.
  */
-import type { CatalogField } from '../../graph/index.ts';
-import { quoteIdent } from '../../graph/index.ts';
+import { maskedSampleSql, type CatalogField, type Generalization } from '../../graph/index.ts';
 
 /** Band widths of numeric fields that identify a person when exact. */
 export const BANDS: Readonly<Record<string, number>> = { age: 10, home_value: 100_000, household_income: 25_000, length_of_residence: 5 };
 const ZIPS = new Set(['zip5', 'work_zip5']);
 
-/** The SQL of one returned value, generalized where it would identify. */
-export function generalizedExpr(field: CatalogField, alias = 'p'): string {
+/** The masking rule of one returned value, as data for the warehouse's masked sample: generalized where it would identify. */
+export function shownAs(field: CatalogField): Generalization {
   const column = field.storage.column;
-  const x = `${alias}.${quoteIdent(column)}`;
   const width = BANDS[column];
-  if (width !== undefined) {
-    const lo = `(${x} // ${width} * ${width})`;
-    return `CASE WHEN ${x} IS NULL THEN NULL ELSE ${lo}::VARCHAR || '-' || (${lo} + ${width - 1})::VARCHAR END`;
-  }
-  if (ZIPS.has(column)) return `CASE WHEN ${x} IS NULL THEN NULL ELSE left(${x}, 3) || 'xx' END`;
-  if (field.type === 'DATE') return `year(${x})::VARCHAR`;
-  return x;
+  if (width !== undefined) return { kind: 'band', width };
+  if (ZIPS.has(column)) return { kind: 'prefix', keep: 3, pad: 'xx' };
+  if (field.type === 'DATE') return { kind: 'year' };
+  return { kind: 'exact' };
 }
 
 /** How a field's value is shown in a lookup row (for the response description). */
 export function generalizationOf(field: CatalogField): string | null {
-  const column = field.storage.column;
-  if (BANDS[column] !== undefined) return `band of ${BANDS[column]}`;
-  if (ZIPS.has(column)) return '3-digit prefix';
-  if (field.type === 'DATE') return 'year';
-  return null;
+  const g = shownAs(field);
+  return g.kind === 'band' ? `band of ${g.width}` : g.kind === 'prefix' ? `${g.keep}-digit prefix` : g.kind === 'year' ? 'year' : null;
 }
 
-export interface MaskedLookupSql {
+export interface MaskedLookup {
   personsTable: string;
   /** Predicate of the whole filter (its total). */
   totalWhere: string;
@@ -49,16 +41,7 @@ export interface MaskedLookupSql {
   k: number;
 }
 
-/**
- * Total and masked sample in one statement: `__total`, then `c0..cn` and `__row` (NULL on the one row of an empty sample) of at most `limit` rows in a
- * stable pseudo-random order, each row's combination shared by >= k eligible persons.
- */
-export function maskedLookupSql(o: MaskedLookupSql): string {
-  const cols = o.fields.map((f, i) => `${generalizedExpr(f)} AS c${i}`);
-  const names = o.fields.map((_, i) => `c${i}`);
-  return `WITH t AS (SELECT count(*) AS n FROM ${o.personsTable} p WHERE ${o.totalWhere}),
-    g AS (SELECT ${[...cols, 'hash(p.person_key) AS __h', 'p.person_key AS __key'].join(', ')} FROM ${o.personsTable} p WHERE ${o.eligibleWhere}),
-    w AS (SELECT *, count(*) OVER (PARTITION BY ${names.join(', ')}) AS __k FROM g),
-    s AS (SELECT ${names.join(', ')}, TRUE AS __row FROM w WHERE __k >= ${Math.trunc(o.k)} ORDER BY __h, __key LIMIT ${Math.trunc(o.limit)})
-    SELECT t.n AS __total, s.* FROM t LEFT JOIN s ON TRUE`;
+/** Total and masked sample in one statement (graph `maskedSampleSql`), each field shown by this layer's rule. */
+export function maskedLookupSql(o: MaskedLookup): string {
+  return maskedSampleSql({ ...o, fields: o.fields.map((field) => ({ field, shown: shownAs(field) })) });
 }

@@ -39,10 +39,10 @@ export interface MeasureOptions {
   catalog: FilterCatalog;
   personsTable?: string;
   matched?: boolean;
-  /** group_by: the dimension's name, SQL over `p` and, for a catalog column, its field name. */
-  dim?: { name: string; expr: string; field?: string };
-  /** Default breakdowns: the codes table. */
-  breakdown?: string;
+  /** group_by: the dimension's name, the column grouped by and, for a catalog field, its name. */
+  dim?: { name: string; column: string; field?: string };
+  /** The default breakdowns (decoded by the release's codes). */
+  breakdown?: boolean;
   /** Persons in the scanned table (the release's): above `sampleRows`, a total's low-effect detection starts from a sample. */
   persons?: number;
   /** Default by-masks.ts SAMPLE_ROWS. */

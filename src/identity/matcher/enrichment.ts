@@ -4,14 +4,12 @@
  * Low-cardinality columns are dictionary codes packed into 64-bit words (identity/matcher/attr-pack.ts):
  * the read fetches the words holding the selected fields and the selected unpacked columns, and decodes
  * the codes here with the index's dictionaries (loaded once per index and warehouse, or by `warmEnrichment`).
- * Only the selected catalog fields are read (the response schema whitelists them too). Which of them a
- * row may carry depends on its match level (disclosure.ts, decision 051): identity fields only for an I
- * match of the caller's own input, since for H/A/S the person is the household's reference person and
- * for D only an email/phone agreed, so returning their name, birth date or address would disclose
- * someone the caller did not identify (reverse lookup).
+ * Only the selected catalog fields are read; which of them a row may carry by its match level is the
+ * matching area's rule (src/modules/matching/disclosure.ts, decision 051).
  */
 import type { CatalogField } from '../../graph/index.ts';
-import { dictTable, plainColumn, splitLookup, wordColumn, type PackedColumn } from '../../identity/matcher/index.ts';
+import { dictTable, plainColumn, wordColumn, type PackedColumn } from './attr-pack.ts';
+import { splitLookup } from './point.ts';
 
 export interface EnrichmentReader {
   query(sql: string): Promise<Record<string, unknown>[]>;
