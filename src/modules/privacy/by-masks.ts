@@ -32,7 +32,6 @@ import {
   type BucketStats,
   type Effect,
   type FormStat,
-  type MeasureOptions,
   type SetCount,
 } from './set-stats.ts';
 import type { FormsScan } from './by-forms.ts';

@@ -1,6 +1,6 @@
 /**
  * The shapes shared by the two ways a question is measured (by-forms.ts, by-masks.ts) and the rule they
- * share: which removable items have low effect in a bucket, and which of them may be removed.
+ * share: which items have low effect in a bucket, in the order they are tried for removal.
  */
 import type { FilterCatalog } from '../../graph/index.ts';
 import type { MembershipQuery } from '../../graph/index.ts';
@@ -106,45 +106,25 @@ export function bucketOfRow(
   return { key: dimension === null ? '' : JSON.stringify([dimension, value]), dimension, value };
 }
 
-/** Items of low effect that may be removed: never every branch of a filter, condition of a branch or included segment. */
-export function removable(items: readonly Item[], low: readonly number[], includes: number): number[] {
-  const level = (it: Item) => (it.kind === 'condition' ? `c${it.m}:${it.branch}` : it.kind === 'branch' ? `b${it.m}` : 'm');
-  const total = new Map<string, number>();
-  items.forEach((it) => total.set(level(it), (total.get(level(it)) ?? 0) + 1));
-  const lowBy = new Map<string, number>();
-  for (const i of low) lowBy.set(level(items[i]!), (lowBy.get(level(items[i]!)) ?? 0) + 1);
-  // Included members only count against each other; excluded ones may all go.
-  return low.filter((i) => {
-    const it = items[i]!;
-    if (it.kind === 'member' && it.m >= includes) return true;
-    return lowBy.get(level(it))! < total.get(level(it))!;
-  });
-}
-
 /**
  * The candidates for removal in each bucket: the items of low effect (threshold seeded by the persons
- * they change) that may go, in the order in which joint-removal.ts tries them: segments, then branches,
- * then conditions, each smallest effect first.
+ * they change), in the order in which joint-removal.ts tries them: segments, then branches, then
+ * conditions, each kind in the question's order. Not by effect: an item's effect is 0 or 1 by whether
+ * the target is in it, and the order must not follow that. No item is kept for being the last of its
+ * kind (every branch, every condition of a branch): the joint bound keeps what removing it would change
+ * too much, and a branch redundant beside another must still go when a one-person branch sits between.
  */
-export function removedItems(
-  secret: string,
-  buckets: ReadonlyMap<string, BucketStats>,
-  items: readonly Item[],
-  includes: number,
-): Map<string, number[]> {
+export function removedItems(secret: string, buckets: ReadonlyMap<string, BucketStats>, items: readonly Item[]): Map<string, number[]> {
+  const rank = (i: number) => ['member', 'branch', 'condition'].indexOf(items[i]!.kind);
   const out = new Map<string, number[]>();
   for (const [k, b] of buckets) {
     const low: number[] = [];
     b.effects.forEach((e, i) => {
       if (e !== 'large' && e.n < lowEffectThreshold(secret, e.h)) low.push(i);
     });
-    // A segment before its branches, a branch before its conditions: removed whole, what is inside goes too,
-    // whichever of them the target is in.
-    const size = (i: number) => (b.effects[i] as SetCount).n;
-    const rank = (i: number) => ['member', 'branch', 'condition'].indexOf(items[i]!.kind);
     out.set(
       k,
-      removable(items, low, includes).sort((x, y) => rank(x) - rank(y) || size(x) - size(y) || x - y),
+      low.sort((x, y) => rank(x) - rank(y) || x - y),
     );
   }
   return out;

@@ -16,7 +16,7 @@ import { branchTruths, type BranchTruths } from './location-facts.ts';
 import { statsByForms, type FormsScan } from './by-forms.ts';
 import { jointRemovals, type KnownRemoval } from './joint-removal.ts';
 import { maskable, statsByMasks } from './by-masks.ts';
-import { formsOf, withoutItems, type Item } from './forms.ts';
+import { formsOf, withoutItems } from './forms.ts';
 import { setLayers } from './question.ts';
 import { uncapVacuous } from './vacuous-caps.ts';
 import {
@@ -24,13 +24,11 @@ import {
   NOBODY,
   removedItems,
   type BucketStats,
-  type FormStat,
   type Measured,
   type MeasuredBucket,
   type MeasuredSet,
   type MeasureOptions,
   type Run,
-  type SetCount,
 } from './set-stats.ts';
 
 export { MAX_FORMS_PER_SCAN } from './by-forms.ts';
@@ -80,7 +78,6 @@ export function createSetMeasure(secret: string) {
     const caps = o.strategy === 'forms' ? null : await uncapVacuous(run, askedAsIs, o);
     const asked = caps?.query ?? askedAsIs;
     const { query, forms, items } = formsOf(asked);
-    const includes = query.kind === 'composition' ? query.composition.include.length : 0;
     let statements = caps?.statements ?? 0;
     const s: FormsScan = {
       run,
@@ -109,7 +106,7 @@ export function createSetMeasure(secret: string) {
         return removed.length === 1 && e !== 'large' ? { set: f.formOf(k, removed[0]!), diff: e } : undefined;
       };
     }
-    const candidates = removedItems(secret, buckets, items, includes);
+    const candidates = removedItems(secret, buckets, items);
     const { removedOf, setOf } = await jointRemovals(secret, s, query, items, buckets, candidates, known);
 
     const layersCache = new Map<string, string[]>();
