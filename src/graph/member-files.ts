@@ -7,6 +7,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { DUCKDB as sql } from './dialect.ts';
 import { lit } from './duck.ts';
 
 /** What member files need of the warehouse: statements over files. */
@@ -17,7 +18,7 @@ export interface FileStatements {
 async function copyAtomically(w: FileStatements, target: string, select: string): Promise<void> {
   fs.mkdirSync(path.dirname(target), { recursive: true });
   const tmp = `${target}.${process.pid}.tmp`;
-  await w.query(`COPY (${select}) TO ${lit(tmp)} (FORMAT parquet)`);
+  await w.query(sql.copyToParquet(select, tmp));
   fs.renameSync(tmp, target);
 }
 
@@ -31,7 +32,7 @@ export async function writeMemberSet(w: FileStatements, target: string, keys: re
       w,
       target,
       keys.length
-        ? `SELECT DISTINCT person_key FROM read_csv(${lit(csv)}, header = false, columns = {'person_key': 'BIGINT'}) ORDER BY person_key`
+        ? `SELECT DISTINCT person_key FROM ${sql.csv(csv, { person_key: 'BIGINT' })} ORDER BY person_key`
         : 'SELECT NULL::BIGINT AS person_key WHERE false',
     );
   } finally {
@@ -41,7 +42,7 @@ export async function writeMemberSet(w: FileStatements, target: string, keys: re
 
 /** The keys of a member set, as decimal text, in key order. */
 export async function readMemberSet(w: FileStatements, file: string): Promise<string[]> {
-  const rows = await w.query(`SELECT CAST(person_key AS VARCHAR) AS k FROM read_parquet(${lit(file)}) ORDER BY person_key`);
+  const rows = await w.query(`SELECT CAST(person_key AS VARCHAR) AS k FROM ${sql.parquet(file)} ORDER BY person_key`);
   return rows.map((r) => String(r.k));
 }
 
@@ -91,22 +92,29 @@ export interface MatchRowFiles {
 export async function joinMatchRows(w: FileStatements, dir: string, files: MatchRowFiles) {
   const rows = path.join(dir, 'rows.parquet');
   const members = path.join(dir, 'members.parquet');
-  const csv = (file: string, columns: string) => `read_csv(${lit(file)}, header = true, quote = '"', escape = '"', columns = {${columns}})`;
-  await w.query(`COPY (
-    SELECT i.row_id, d.person_key, d.match_level, d.match_type, d.match_confidence
-    FROM ${csv(files.ids, `'r': 'INTEGER', 'row_id': 'VARCHAR'`)} i
-    LEFT JOIN ${csv(files.decisions, `'r': 'INTEGER', 'person_key': 'BIGINT', 'match_level': 'VARCHAR', 'match_type': 'VARCHAR', 'match_confidence': 'DOUBLE'`)} d USING (r)
-    ORDER BY i.r) TO ${lit(rows)} (FORMAT parquet)`);
+  const ids = sql.csv(files.ids, { r: 'INTEGER', row_id: 'VARCHAR' }, { header: true });
+  const decisions = sql.csv(
+    files.decisions,
+    { r: 'INTEGER', person_key: 'BIGINT', match_level: 'VARCHAR', match_type: 'VARCHAR', match_confidence: 'DOUBLE' },
+    { header: true },
+  );
+  await w.query(
+    sql.copyToParquet(
+      `SELECT i.row_id, d.person_key, d.match_level, d.match_type, d.match_confidence
+       FROM ${ids} i LEFT JOIN ${decisions} d USING (r) ORDER BY i.r`,
+      rows,
+    ),
+  );
   // The duplicate check and the member set read rows.parquet independently: at once, on two connections of a pool.
   const [dupes, [c]] = await Promise.all([
-    w.query(`SELECT row_id FROM read_parquet(${lit(rows)}) GROUP BY row_id HAVING count(*) > 1 ORDER BY row_id LIMIT 5`),
+    w.query(`SELECT row_id FROM ${sql.parquet(rows)} GROUP BY row_id HAVING count(*) > 1 ORDER BY row_id LIMIT 5`),
     w
       .query(
-        `COPY (SELECT DISTINCT person_key FROM read_parquet(${lit(rows)}) WHERE person_key IS NOT NULL ORDER BY person_key) TO ${lit(members)} (FORMAT parquet)`,
+        sql.copyToParquet(`SELECT DISTINCT person_key FROM ${sql.parquet(rows)} WHERE person_key IS NOT NULL ORDER BY person_key`, members),
       )
       .then(() =>
         w.query(
-          `SELECT count(*) AS n, count(person_key) AS matched, (SELECT count(*) FROM read_parquet(${lit(members)})) AS members FROM read_parquet(${lit(rows)})`,
+          `SELECT count(*) AS n, count(person_key) AS matched, (SELECT count(*) FROM ${sql.parquet(members)}) AS members FROM ${sql.parquet(rows)}`,
         ),
       ),
   ]);

@@ -6,6 +6,7 @@
  */
 import type { CatalogField } from '../field-types.ts';
 import { quoteIdent } from '../filters/text.ts';
+import { DUCKDB } from '../dialect.ts';
 
 /** How one field's value is shown: exact, in bands of `width`, as its first `keep` characters then `pad`, or as its year. */
 export type Generalization =
@@ -48,7 +49,7 @@ export function maskedSampleSql(o: MaskedSampleQuestion): string {
   const cols = o.fields.map((f, i) => `${shownExpr(f.field, f.shown)} AS c${i}`);
   const names = o.fields.map((_, i) => `c${i}`);
   return `WITH t AS (SELECT count(*) AS n FROM ${o.personsTable} p WHERE ${o.totalWhere}),
-    g AS (SELECT ${[...cols, 'hash(p.person_key) AS __h', 'p.person_key AS __key'].join(', ')} FROM ${o.personsTable} p WHERE ${o.eligibleWhere}),
+    g AS (SELECT ${[...cols, `${DUCKDB.personHash()} AS __h`, 'p.person_key AS __key'].join(', ')} FROM ${o.personsTable} p WHERE ${o.eligibleWhere}),
     w AS (SELECT *, count(*) OVER (PARTITION BY ${names.join(', ')}) AS __k FROM g),
     s AS (SELECT ${names.join(', ')}, TRUE AS __row FROM w WHERE __k >= ${Math.trunc(o.k)} ORDER BY __h, __key LIMIT ${Math.trunc(o.limit)})
     SELECT t.n AS __total, s.* FROM t LEFT JOIN s ON TRUE`;

@@ -17,6 +17,7 @@
  */
 import { BREAKDOWN_CODES_TABLE, DISCOVERY_TABLE } from '../discovery-table.ts';
 import { quoteIdent } from '../filters/text.ts';
+import { DUCKDB } from '../dialect.ts';
 import type { FilterCatalog, FilterCondition, FilterParam } from '../filters/index.ts';
 import { membershipSql } from './sql.ts';
 import type { MembershipQuery } from './types.ts';
@@ -59,14 +60,12 @@ export function maskStatsSql(o: MaskStatsOptions): MaskStatsSql {
   const group = o.breakdown ? ', p.breakdown_key AS __k' : o.dimColumn !== undefined ? `, p.${quoteIdent(o.dimColumn)} AS d0` : '';
   const terms: string[] = [];
   if (o.question)
-    terms.push(`SELECT 0 AS __part, 0::BIGINT AS __mask, hash(p.person_key) AS __h${group} FROM ${table} p WHERE ${where(o.question)}`);
+    terms.push(`SELECT 0 AS __part, 0::BIGINT AS __mask, ${DUCKDB.personHash()} AS __h${group} FROM ${table} p WHERE ${where(o.question)}`);
   const tests = o.conditions.map((c) => where({ kind: 'filters', groups: [{ id: 'c', combinator: 'AND', filters: [c] }] }));
   const mask = tests.map((t, i) => `CASE WHEN ${t} THEN ${2n ** BigInt(i)} ELSE 0 END`).join(' + ');
-  const percent = Math.min(100, Math.max(0.001, o.samplePercent));
-  const sample = percent < 100 ? ` TABLESAMPLE ${percent.toFixed(3)}% (system)` : '';
   // The tests again in WHERE: the same parameters, so DuckDB can prune by each condition's zone maps.
   terms.push(
-    `SELECT 1 AS __part, (${mask})::BIGINT AS __mask, hash(p.person_key) AS __h${group} FROM ${table} p${sample} WHERE ${tests.join(' OR ')}`,
+    `SELECT 1 AS __part, (${mask})::BIGINT AS __mask, ${DUCKDB.personHash()} AS __h${group} FROM ${DUCKDB.sampled(table, 'p', o.samplePercent)} WHERE ${tests.join(' OR ')}`,
   );
   const t = terms.join('\n      UNION ALL ');
   const aggregates = 'count(*) AS n, bit_xor(__h) AS h';

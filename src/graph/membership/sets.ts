@@ -17,6 +17,7 @@
  */
 import { BREAKDOWN_CODES_TABLE, DISCOVERY_TABLE } from '../discovery-table.ts';
 import { quoteIdent } from '../filters/text.ts';
+import { DUCKDB } from '../dialect.ts';
 import type { FilterCatalog, FilterParam } from '../filters/index.ts';
 import { membershipSql } from './sql.ts';
 import type { MembershipQuery } from './types.ts';
@@ -106,7 +107,7 @@ export function setStatsSql(forms: readonly SetForm[], o: SetStatsOptions): SetS
     const matched = o.matched && m.matchedWhere ? `coalesce((${m.matchedWhere}), FALSE)` : 'FALSE';
     const cols = [
       ...(byForm ? [`${i} AS __form`] : []),
-      'hash(p.person_key) AS __h',
+      `${DUCKDB.personHash()} AS __h`,
       ...(symmetric ? [`${inForm} AS __in`, `${differs} AS __e`] : []),
       ...(o.matched ? [`${matched} AS __m`] : []),
       ...(group ? [group] : []),
