@@ -12,6 +12,7 @@ export { readCurrentRelease, type ReleaseInfo } from './releases.ts';
 export { acquireGenerateLock } from './generate-lock.ts';
 export type { ProgressEvent, ProgressFn } from './build.ts';
 export { GraphImportError, GraphReleaseError, WarehouseUnavailableError } from './errors.ts';
+export * from './client-errors.ts';
 export * from './dialect.ts';
 export * from './discovery-table.ts';
 export * from './duck.ts';

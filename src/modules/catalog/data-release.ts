@@ -6,7 +6,7 @@
  */
 import type { ReleaseInfo } from '../../graph/index.ts';
 import type { Clock } from '../../lib/clock.ts';
-import { noReleaseError } from './warehouse-errors.ts';
+import { noReleaseError } from '../../graph/index.ts';
 
 export interface DataReleaseView {
   current_release_major: number;

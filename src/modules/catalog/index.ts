@@ -33,4 +33,3 @@ export {
   type CatalogService,
 } from './service.ts';
 export type { DataReleaseService, DataReleaseView } from './data-release.ts';
-export { noReleaseError, releaseMissingError, toClientError, withWarehouse } from './warehouse-errors.ts';

@@ -8,11 +8,11 @@
 import { createHash } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Viewer } from '../../core/caller.ts';
-import { CommonErrors, DomainError } from '../../core/errors.ts';
+import { DomainError } from '../../core/errors.ts';
 import type { DB } from '../../db/schema.ts';
 import type { ExportField, MemberBases } from '../../export-engine/index.ts';
 import type { CatalogField, CatalogTemplate } from '../../graph/index.ts';
-import { WarehouseTimeoutError } from '../../graph/index.ts';
+import { toClientError } from '../../graph/index.ts';
 import { memberKeys, membershipSql } from '../../graph/index.ts';
 import type { Composition, MembershipQuery } from '../../graph/index.ts';
 import type { Clock } from '../../lib/clock.ts';
@@ -225,11 +225,7 @@ export function createRequestResolver(deps: RequestDeps) {
       const [counted] = await deps.warehouse
         .query<{ n: unknown }>(m.count, m.params, { timeoutMs: deps.statementTimeoutMs })
         .catch((cause: unknown) => {
-          if (!(cause instanceof WarehouseTimeoutError)) throw cause;
-          throw CommonErrors.queryTimeout(cause.timeoutMs, {
-            cause,
-            nextStep: "Narrow the filters of the audience's segments (fewer conditions, fewer OR groups), then ask again.",
-          });
+          throw toClientError(cause, "Narrow the filters of the audience's segments (fewer conditions, fewer OR groups), then ask again.");
         });
       const matchedSegment = include.find((s) => s.subtype === 'matched') ?? null;
       const run = matchedSegment ? await deps.matchedRun(viewer.orgId, matchedSegment.id) : null;

@@ -15,15 +15,8 @@ import type { Viewer } from '../../core/caller.ts';
 import { DomainError } from '../../core/errors.ts';
 import type { CatalogField } from '../../graph/index.ts';
 import type { MembershipQuery } from '../../graph/index.ts';
-import type { ReleaseInfo, WarehouseReader } from '../../graph/index.ts';
-import {
-  CatalogUnavailableError,
-  catalogUnavailable,
-  isGroupable,
-  toClientError,
-  withWarehouse,
-  type CatalogService,
-} from '../catalog/index.ts';
+import { toClientError, withWarehouse, type ReleaseInfo, type WarehouseReader } from '../../graph/index.ts';
+import { CatalogUnavailableError, catalogUnavailable, isGroupable, type CatalogService } from '../catalog/index.ts';
 import { estimateScanBytes, type ComputeBudget } from './budget.ts';
 import { DEFAULT_BREAKDOWNS, columnDimension, protectDimension, type Dimension } from './breakdowns.ts';
 import { resolveDiscoveryInput, type DiscoveryInputBody, type SegmentInputResolver } from './input.ts';

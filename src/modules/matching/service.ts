@@ -27,7 +27,7 @@ import { DomainError } from '../../core/errors.ts';
 import { newId } from '../../lib/ids.ts';
 import { centsToUsd, type BillingService, type Reservation } from '../billing/index.ts';
 import type { CatalogField, CatalogTemplate } from '../../graph/index.ts';
-import { toClientError } from '../catalog/index.ts';
+import { toClientError } from '../../graph/index.ts';
 import { DEFAULT_EPHEMERAL_TTL_HOURS, ephemeralExpiry, type SegmentsApi } from '../segments/index.ts';
 import { enrichmentKey, type MatchResponse } from './schemas.ts';
 import { disclose, disclosureBasis } from './disclosure.ts';

@@ -238,7 +238,7 @@ export function createAudienceService(ctx: SegmentsContext) {
         if (count.deferred) await recount.schedule(trx, { orgId: viewer.orgId, kind: 'audience', id, version: row.snapshot_version });
       });
       // Asked to count now: a statement stopped by the timeout is 503 QUERY_TIMEOUT (the audience shows count_failed).
-      if (count.interrupted) throw SegmentErrors.queryTimeout(count.interrupted.timeoutMs, count.interrupted);
+      if (count.interrupted) throw SegmentErrors.queryTimeout(count.interrupted);
       return presentOne(viewer.orgId, id);
     },
   };

@@ -1,5 +1,6 @@
 /** Errors of the segments area (segments, audiences, campaigns), one factory per code. */
-import { CommonErrors, DomainError } from '../../../core/errors.ts';
+import { DomainError } from '../../../core/errors.ts';
+import { toClientError, type WarehouseTimeoutError } from '../../../graph/index.ts';
 
 export const SegmentErrors = {
   notFound: () =>
@@ -25,12 +26,11 @@ export const SegmentErrors = {
       'The field catalog could not be read, so filters cannot be validated; nothing was created.',
       { cause, nextStep: 'Retry shortly.' },
     ),
-  queryTimeout: (timeoutMs: number, cause?: unknown) =>
-    CommonErrors.queryTimeout(timeoutMs, {
-      cause,
-      nextStep:
-        'Narrow the filters of the segments (fewer conditions, fewer OR groups), then count again; until then record_count is null with count_failed.',
-    }),
+  queryTimeout: (timeout: WarehouseTimeoutError) =>
+    toClientError(
+      timeout,
+      'Narrow the filters of the segments (fewer conditions, fewer OR groups), then count again; until then record_count is null with count_failed.',
+    ),
   noRelease: () =>
     new DomainError('DATA_RELEASE_UNAVAILABLE', 'No data release is published yet.', {
       nextStep: 'Retry shortly; the identity graph is being loaded.',
