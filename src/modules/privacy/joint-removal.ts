@@ -2,12 +2,16 @@
  * What is removed together (docs/decisions/052-privacy-by-member-set.md, decision 2). Items are found of
  * low effect one at a time, but removing several at once can change the set by many persons: the
  * conditions of `zip AND age AND gender AND attribute`, each of low effect beside a broad other branch,
- * together turn one person into a whole ZIP. So in each bucket the candidates are tried in order
- * (set-stats.ts `removedItems`) and each is removed only if the persons changed by it *and* every item
- * already removed, together, stay below the low-effect threshold (seeded by exactly those persons).
+ * together turn one person into a whole ZIP. So in each bucket the candidates of one group (the
+ * conditions of one branch, the branches of one filter, the segments of a composition) are tried in
+ * order (set-stats.ts `removedItems`) and each is removed only if the persons changed by it *and* by the
+ * group's items already removed, together, stay below the low-effect threshold (seeded by exactly
+ * those persons). Groups are decided apart: the answered set differs from the asked by at most 3
+ * persons per group.
  * The sets this needs are known from the measure (masks, the bucket's logic, single forms) or counted:
- * one statement for the chains of every bucket assuming each candidate is removed, and one more after
- * each bucket's refusal (rare: it takes items of low effect alone and not together).
+ * one statement for the chains of every group assuming each candidate is removed, one more after a
+ * refusal (rare: it takes items of low effect alone and not together), and one for the final set of a
+ * bucket where several groups remove something.
  */
 import type { MembershipQuery } from '../../graph/index.ts';
 import { patternSets, type FormsScan, type Pattern } from './by-forms.ts';
@@ -37,11 +41,13 @@ function monotone(items: readonly Item[], removed: readonly number[]): boolean {
   return kinds.size === 1 && !kinds.has('other');
 }
 
+/** Where an item sits: the conditions of one branch, the branches of one filter, the segments of a composition. */
+const groupOf = (it: Item) => (it.kind === 'condition' ? `c${it.m}:${it.branch}` : it.kind === 'branch' ? `b${it.m}` : 'm');
+
 interface Walk {
   candidates: number[];
   at: number;
   accepted: number[];
-  set: FormStat;
 }
 
 export async function jointRemovals(
@@ -66,35 +72,57 @@ export async function jointRemovals(
     const n = c.symmetric ? (row?.e ?? q.n) : Math.abs(set.n - q.n);
     return { set, diff: { n, h: xorHex(q.h, set.h) } };
   };
-  /** Tries the bucket's candidates in order while their removals are known; false when one must be counted first. */
+  // A branch without any of its conditions is everyone: never a few persons (and not in the masks).
+  const sizes = new Map<string, number>();
+  for (const it of items) sizes.set(groupOf(it), (sizes.get(groupOf(it)) ?? 0) + 1);
+  const empties = (p: readonly number[]) => items[p[0]!]!.kind === 'condition' && p.length === sizes.get(groupOf(items[p[0]!]!));
+  /** Tries a group's candidates in order while their removals are known; false when one must be counted first. */
   const advance = (k: string, w: Walk): boolean => {
     for (; w.at < w.candidates.length; w.at++) {
       const p = [...w.accepted, w.candidates[w.at]!];
+      if (empties(p)) continue;
       const r = removalOf(k, p);
       if (!r) return false;
-      if (r.diff.n < lowEffectThreshold(secret, r.diff.h)) [w.accepted, w.set] = [p, r.set];
+      if (r.diff.n < lowEffectThreshold(secret, r.diff.h)) w.accepted = p;
     }
     return true;
   };
+  const removed = (k: string) => walks.get(k)!.flatMap((w) => w.accepted);
 
-  const walks = new Map<string, Walk>([...buckets].map(([k, b]) => [k, { candidates: candidates.get(k)!, at: 0, accepted: [], set: b.q }]));
+  // One walk per group of each bucket: a group's decisions never weigh another group's removals, so a
+  // one-person branch removed (the target's, or not) cannot change what is decided about the conditions
+  // of another branch.
+  const walks = new Map<string, Walk[]>(
+    [...buckets.keys()].map((k) => {
+      const groups = new Map<string, number[]>();
+      for (const i of candidates.get(k)!) groups.set(groupOf(items[i]!), [...(groups.get(groupOf(items[i]!)) ?? []), i]);
+      return [k, [...groups.values()].map((c) => ({ candidates: c, at: 0, accepted: [] }))];
+    }),
+  );
   for (;;) {
     const missing = new Map<string, Pattern>();
-    for (const [k, w] of walks) {
-      if (advance(k, w)) continue;
-      // The rest of this bucket's chain, as if every candidate left were removed.
-      let p = w.accepted;
-      for (const i of w.candidates.slice(w.at)) {
-        p = [...p, i];
-        if (!removalOf(k, p)) missing.set(keyOf(p), { key: keyOf(p), symmetric: !monotone(items, p) });
+    const need = (p: readonly number[]) => missing.set(keyOf(p), { key: keyOf(p), symmetric: !monotone(items, p) });
+    for (const [k, ws] of walks) {
+      let done = true;
+      for (const w of ws) {
+        if (advance(k, w)) continue;
+        done = false;
+        // The rest of this group's chain, as if every candidate left were removed.
+        let p = w.accepted;
+        for (const i of w.candidates.slice(w.at)) {
+          p = [...p, i];
+          if (!empties(p) && !removalOf(k, p)) need(p);
+        }
       }
+      // Every group decided: the set of the question without all that they remove.
+      if (done && !removalOf(k, removed(k))) need(removed(k));
     }
     if (missing.size === 0) break;
     const found = await patternSets(s, query, items, [...missing.values()]);
     for (const p of missing.values()) counted.set(p.key, { symmetric: p.symmetric, row: (k) => found(k, p.key) });
   }
   return {
-    removedOf: new Map([...walks].map(([k, w]) => [k, [...w.accepted].sort((x, y) => x - y)])),
-    setOf: (k) => walks.get(k)!.set,
+    removedOf: new Map([...walks.keys()].map((k) => [k, removed(k).sort((x, y) => x - y)])),
+    setOf: (k) => removalOf(k, removed(k))!.set,
   };
 }
