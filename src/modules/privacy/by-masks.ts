@@ -24,16 +24,7 @@ import { bucketFact, reducedKey, truthIn, type Truth } from './bucket-logic.ts';
 import type { BranchTruths } from './location-facts.ts';
 import { branchesOf, groupsOf, withoutItems, type Item } from './forms.ts';
 import { LOW_EFFECT } from './noise.ts';
-import {
-  bucketOfRow,
-  hex,
-  NOBODY,
-  xorHex,
-  type BucketStats,
-  type Effect,
-  type FormStat,
-  type SetCount,
-} from './set-stats.ts';
+import { bucketOfRow, hex, NOBODY, xorHex, type BucketStats, type Effect, type FormStat, type SetCount } from './set-stats.ts';
 import type { FormsScan } from './by-forms.ts';
 import { conditionKey } from './canonical.ts';
 
