@@ -24,7 +24,18 @@ import { bucketFact, reducedKey, truthIn, type Truth } from './bucket-logic.ts';
 import type { BranchTruths } from './location-facts.ts';
 import { branchesOf, groupsOf, withoutItems, type Item } from './forms.ts';
 import { LOW_EFFECT } from './noise.ts';
-import { bucketOfRow, hex, NOBODY, xorHex, type BucketStats, type Effect, type FormStat, type SetCount } from './set-stats.ts';
+import {
+  bucketOfRow,
+  hex,
+  MAX_MIN_BUCKET,
+  minBucket,
+  NOBODY,
+  xorHex,
+  type BucketStats,
+  type Effect,
+  type FormStat,
+  type SetCount,
+} from './set-stats.ts';
 import type { FormsScan } from './by-forms.ts';
 import { conditionKey } from './canonical.ts';
 
@@ -108,7 +119,7 @@ export async function statsByMasks(
   const sampleRows = o.sampleRows ?? SAMPLE_ROWS;
   // A grouping from a sample reads only the buckets where the question has someone; in the others what
   // is removed changes fewer than LOW_EFFECT + 1 persons together, below the smallest bucket shown (minBucket).
-  const exact = persons <= sampleRows;
+  const exact = persons <= sampleRows || ((o.dim !== undefined || o.breakdown === true) && minBucket(query) > MAX_MIN_BUCKET);
   const sql = maskStatsSql({
     catalog: o.catalog,
     personsTable: o.personsTable,

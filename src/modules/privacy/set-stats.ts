@@ -4,7 +4,7 @@
  */
 import type { FilterCatalog } from '../../graph/index.ts';
 import type { MembershipQuery } from '../../graph/index.ts';
-import type { Item } from './forms.ts';
+import { branchesOf, type Item } from './forms.ts';
 import { LOW_EFFECT, lowEffectThreshold } from './noise.ts';
 
 export type GroupValue = string | number | boolean | null;
@@ -74,15 +74,19 @@ export const NOBODY: SetCount = { n: 0, h: '0' };
 /**
  * The fewest persons a bucket of a grouping must have, after low-effect removal, to be reported at all
  * (shown, counted as suppressed, or merged into `other`). A bucket where the question selects nobody can
- * still show the persons that removed items change together, fewer than LOW_EFFECT + 1 (joint-removal.ts):
- * whether it exists must not tell whether the question itself selects someone there (say, the one person
- * a condition isolates), so no bucket that small is reported; and a grouping read from a sample can then
- * leave such buckets unread (by-masks.ts). Raw filters only; a composition's buckets are all found
- * exactly (by-forms.ts) and any nonempty one is reported.
+ * still show the persons that removed conditions add, fewer than LOW_EFFECT + 1 per OR branch (each
+ * branch's conditions are one group, joint-removal.ts): whether it exists must not tell whether the
+ * question itself selects someone there (say, the one person a condition isolates), so no bucket that
+ * small is reported; and a grouping read from a sample can then leave such buckets unread (by-masks.ts).
+ * Raw filters only; a composition's buckets are all found exactly (by-forms.ts) and any nonempty one is
+ * reported.
  */
 export function minBucket(query: MembershipQuery): number {
-  return query.kind === 'filters' ? LOW_EFFECT + 1 : 1;
+  if (query.kind !== 'filters') return 1;
+  return LOW_EFFECT * Math.max(1, branchesOf(query.groups).length) + 1;
 }
+/** Above this minBucket a grouping is measured exactly (by-masks.ts): the bound stays well under the floor's threshold band. */
+export const MAX_MIN_BUCKET = 40;
 
 export function plain(v: unknown): GroupValue {
   if (v === null || v === undefined) return null;
